@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LITE: /dev/lite, the application interface.
+ *
+ * The misc device's fops carry THIS_MODULE, so the module cannot be unloaded
+ * while any file is open: every ioctl runs with the module pinned.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "lite_internal.h"
+
+struct lite_query_ctx {
+	struct lite_device_info __user *devices;
+	u32 max_devices;
+	u32 num_devices;
+};
+
+static u32 lite_mtu_bytes(enum ib_mtu mtu)
+{
+	int bytes = ib_mtu_enum_to_int(mtu);
+
+	return bytes > 0 ? bytes : 0;
+}
+
+static u32 lite_link_layer(struct ib_device *ibdev, u32 port)
+{
+	switch (rdma_port_get_link_layer(ibdev, port)) {
+	case IB_LINK_LAYER_INFINIBAND:
+		return LITE_LINK_LAYER_INFINIBAND;
+	case IB_LINK_LAYER_ETHERNET:
+		return LITE_LINK_LAYER_ETHERNET;
+	default:
+		return LITE_LINK_LAYER_UNSPECIFIED;
+	}
+}
+
+static void lite_fill_device_info(struct lite_device *ldev,
+				  struct lite_device_info *info)
+{
+	struct ib_device *ibdev = ldev->ibdev;
+	struct ib_port_attr attr;
+
+	memset(info, 0, sizeof(*info));
+	strscpy(info->name, dev_name(&ibdev->dev), sizeof(info->name));
+	info->node_guid = be64_to_cpu(ibdev->node_guid);
+	info->port = ldev->port;
+	info->link_layer = lite_link_layer(ibdev, ldev->port);
+	if (!ib_query_port(ibdev, ldev->port, &attr)) {
+		info->port_state = attr.state;
+		if (attr.state == IB_PORT_ACTIVE)
+			info->active_mtu_bytes = lite_mtu_bytes(attr.active_mtu);
+	}
+	info->global_key_errno = ldev->global_key_errno;
+	if (!ldev->global_key_errno)
+		info->flags |= LITE_DEVICE_GLOBAL_KEY_READY;
+}
+
+static int lite_query_one(struct lite_device *ldev, void *arg)
+{
+	struct lite_query_ctx *ctx = arg;
+	struct lite_device_info info;
+
+	if (ctx->num_devices < ctx->max_devices) {
+		lite_fill_device_info(ldev, &info);
+		if (copy_to_user(&ctx->devices[ctx->num_devices], &info,
+				 sizeof(info)))
+			return -EFAULT;
+	}
+	ctx->num_devices++;
+	return 0;
+}
+
+static long lite_ioctl_query(struct lite_query __user *uarg)
+{
+	struct lite_query q;
+	struct lite_query_ctx ctx;
+	int ret;
+
+	if (copy_from_user(&q, uarg, sizeof(q)))
+		return -EFAULT;
+	if (q.flags || q.reserved)
+		return -EINVAL;
+	if (q.max_devices && !q.devices)
+		return -EINVAL;
+
+	ctx.devices = u64_to_user_ptr(q.devices);
+	ctx.max_devices = q.max_devices;
+	ctx.num_devices = 0;
+	ret = lite_for_each_device(lite_query_one, &ctx);
+	if (ret)
+		return ret;
+
+	q.abi_version = LITE_ABI_VERSION;
+	q.num_devices = ctx.num_devices;
+	if (copy_to_user(uarg, &q, sizeof(q)))
+		return -EFAULT;
+	return 0;
+}
+
+static long lite_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case LITE_IOC_QUERY:
+		return lite_ioctl_query(uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations lite_fops = {
+	.owner = THIS_MODULE,
+	.open = nonseekable_open,
+	.unlocked_ioctl = lite_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = no_llseek,
+};
+
+static struct miscdevice lite_miscdev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "lite",
+	.fops = &lite_fops,
+	.mode = 0666,
+};
+
+int lite_chardev_init(void)
+{
+	return misc_register(&lite_miscdev);
+}
+
+void lite_chardev_exit(void)
+{
+	misc_deregister(&lite_miscdev);
+}

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LITE: per-RDMA-device resources, managed through an ib_client.
+ *
+ * Every device the RDMA core knows about gets a protection domain allocated
+ * with IB_PD_UNSAFE_GLOBAL_RKEY: one rkey that covers all of the node's
+ * memory, which is what lets LITE serve any LMR without registering it.
+ * Peers only ever learn that key through lite.ko itself, never userspace.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+
+#include "lite_internal.h"
+
+static LIST_HEAD(lite_devices);
+static DEFINE_MUTEX(lite_devices_lock);
+
+static struct ib_client lite_ib_client;
+
+static void lite_device_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct lite_device, ref));
+}
+
+static int lite_device_alloc_resources(struct lite_device *ldev)
+{
+	struct ib_device *ibdev = ldev->ibdev;
+
+	ldev->pd = ib_alloc_pd(ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	if (IS_ERR(ldev->pd)) {
+		int err = PTR_ERR(ldev->pd);
+
+		ldev->pd = NULL;
+		return err;
+	}
+
+	ldev->cq = ib_alloc_cq(ibdev, ldev, LITE_CQ_DEPTH, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(ldev->cq)) {
+		int err = PTR_ERR(ldev->cq);
+
+		ldev->cq = NULL;
+		ib_dealloc_pd(ldev->pd);
+		ldev->pd = NULL;
+		return err;
+	}
+	return 0;
+}
+
+static void lite_device_free_resources(struct lite_device *ldev)
+{
+	if (ldev->cq) {
+		ib_free_cq(ldev->cq);
+		ldev->cq = NULL;
+	}
+	if (ldev->pd) {
+		ib_dealloc_pd(ldev->pd);
+		ldev->pd = NULL;
+	}
+}
+
+static int lite_ib_add(struct ib_device *ibdev)
+{
+	struct lite_device *ldev;
+
+	ldev = kzalloc(sizeof(*ldev), GFP_KERNEL);
+	if (!ldev)
+		return -ENOMEM;
+	kref_init(&ldev->ref);
+	ldev->ibdev = ibdev;
+	ldev->port = rdma_start_port(ibdev);
+
+	/*
+	 * A device without the global key is still listed, with the reason,
+	 * so an operator can see why LITE does not use it.
+	 */
+	ldev->global_key_errno = lite_device_alloc_resources(ldev);
+	if (ldev->global_key_errno)
+		pr_warn("%s: no global memory key (error %d); device not used\n",
+			dev_name(&ibdev->dev), ldev->global_key_errno);
+	else
+		pr_info("%s: serving port %u with the global memory key\n",
+			dev_name(&ibdev->dev), ldev->port);
+
+	mutex_lock(&lite_devices_lock);
+	list_add_tail(&ldev->entry, &lite_devices);
+	mutex_unlock(&lite_devices_lock);
+
+	ib_set_client_data(ibdev, &lite_ib_client, ldev);
+	return 0;
+}
+
+static void lite_ib_remove(struct ib_device *ibdev, void *client_data)
+{
+	struct lite_device *ldev = client_data;
+
+	mutex_lock(&lite_devices_lock);
+	list_del(&ldev->entry);
+	mutex_unlock(&lite_devices_lock);
+
+	/* The RDMA core requires everything on the device to be gone now. */
+	lite_device_free_resources(ldev);
+	pr_info("%s: released\n", dev_name(&ibdev->dev));
+	kref_put(&ldev->ref, lite_device_release);
+}
+
+static struct ib_client lite_ib_client = {
+	.name = "lite",
+	.add = lite_ib_add,
+	.remove = lite_ib_remove,
+};
+
+int lite_for_each_device(int (*fn)(struct lite_device *ldev, void *arg),
+			 void *arg)
+{
+	struct lite_device *ldev;
+	int ret = 0;
+
+	mutex_lock(&lite_devices_lock);
+	list_for_each_entry(ldev, &lite_devices, entry) {
+		ret = fn(ldev, arg);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&lite_devices_lock);
+	return ret;
+}
+
+int lite_device_init(void)
+{
+	return ib_register_client(&lite_ib_client);
+}
+
+void lite_device_exit(void)
+{
+	/* Calls lite_ib_remove() for every device still present. */
+	ib_unregister_client(&lite_ib_client);
+}
