@@ -1,0 +1,67 @@
+#!/bin/bash
+# Runs inside each LITE guest, chrooted into the host's filesystem (read-only),
+# started by the initramfs. Brings up the network and Soft-RoCE, loads lite.ko
+# if asked, reports readiness, then serves commands the host drops into the
+# control folder (see `litevm exec`). Parameters come from the kernel command
+# line: litevm.id, litevm.ip (address/prefix), litevm.module (path or empty).
+set -u
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp LANG=C.UTF-8
+ctl=/run/litevm
+
+arg() { sed -n "s/.*\blitevm\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
+fail() {
+	echo "$*" > "$ctl/failed"
+	echo "litevm-guest: FATAL: $*" > /dev/console
+	exec sleep infinity
+}
+
+id=$(arg id)
+ip=$(arg ip)
+module=$(arg module)
+
+hostname "litevm$id"
+ip link set lo up || fail "cannot bring up lo"
+ip link set eth0 up || fail "no eth0 (virtio-net missing?)"
+ip addr add "$ip" dev eth0 || fail "cannot set $ip on eth0"
+rdma link add rxe0 type rxe netdev eth0 || fail "cannot create Soft-RoCE device rxe0"
+
+# The RoCE GID for the address appears asynchronously; wait until it does.
+for _ in $(seq 100); do
+	grep -q . /sys/class/infiniband/rxe0/ports/1/gids/1 2>/dev/null &&
+		[ "$(cat /sys/class/infiniband/rxe0/ports/1/gids/1)" != \
+		  "0000:0000:0000:0000:0000:0000:0000:0000" ] && break
+	sleep 0.1
+done
+[ "$(cat /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null)" = "4: ACTIVE" ] ||
+	fail "rxe0 port is not ACTIVE: $(cat /sys/class/infiniband/rxe0/ports/1/state)"
+
+if [ -n "$module" ]; then
+	insmod "$module" 2> "$ctl/insmod.err" || fail "insmod $module: $(cat "$ctl/insmod.err")"
+fi
+
+mkdir -p "$ctl/req" "$ctl/jobs"
+echo "$(cut -d' ' -f1 /proc/uptime)" > "$ctl/ready"
+echo "litevm-guest: ready" > /dev/console
+
+# Serve commands: the host renames a script into req/; it is moved to jobs/
+# and run in the background, so long-running servers and their clients can
+# run side by side. Output and status land next to it. `read -t` on a FIFO
+# is the idle wait: no process is forked while nothing happens.
+idle=/tmp/litevm-idle
+mkfifo "$idle"
+while :; do
+	for req in "$ctl"/req/*.sh; do
+		[ -e "$req" ] || continue
+		job=${req##*/}
+		job=${job%.sh}
+		mv "$req" "$ctl/jobs/$job.sh" || continue
+		(
+			cd / || exit
+			bash "$ctl/jobs/$job.sh" > "$ctl/jobs/$job.out" 2> "$ctl/jobs/$job.err" < /dev/null
+			echo $? > "$ctl/jobs/$job.rc.tmp"
+			mv "$ctl/jobs/$job.rc.tmp" "$ctl/jobs/$job.rc"
+		) &
+	done
+	read -rt 0.05 <> "$idle"
+done
