@@ -1,0 +1,69 @@
+#!/bin/bash
+# LITE's whole test suite, as CI runs it:
+#   1. tools/setup.sh (installs what is missing; idempotent)
+#   2. bazel test //...  — unit tests and host integration tests
+#   3. the VM cluster tests in tests/vm/ — real RDMA in QEMU guests
+# Ends with one line "N passed, N failed"; exit status 0 only if all passed.
+# Usage: tests/run.sh [--no-vm]        (needs root, or sudo, for setup and VMs)
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+
+run_vm=1
+case ${1-} in
+--no-vm) run_vm=0 ;;
+-h|--help) sed -n '2,7s/^# \{0,1\}//p' "$0"; exit 0 ;;
+"") ;;
+*) echo "tests/run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+esac
+
+passed=0
+failed=0
+failed_names=()
+record() {  # record NAME STATUS(0=pass)
+	if (($2 == 0)); then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		failed_names+=("$1")
+	fi
+}
+stamp() { date +%s; }
+t0=$(stamp)
+
+echo "== setup"
+tools/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+echo "== bazel test //...  (unit and host integration tests)"
+bazel_log=$(mktemp)
+bazel test //... --test_summary=short 2>&1 | tee "$bazel_log" | grep -E '^(//|ERROR|FAIL|Executed)' || true
+targets=0
+while read -r target status; do
+	targets=$((targets + 1))
+	[[ $status == PASSED ]]
+	record "$target" $?
+done < <(sed -nE 's#^(//[^ ]+) +(\(cached\) )?(PASSED|FAILED|TIMEOUT|FLAKY|NO STATUS|FAILED TO BUILD|INCOMPLETE).*#\1 \3#p' "$bazel_log")
+if ((targets == 0)); then
+	echo "bazel reported no test results:"
+	tail -20 "$bazel_log"
+	record "bazel test //..." 1
+fi
+rm -f "$bazel_log"
+
+if ((run_vm)); then
+	for t in tests/vm/*.sh; do
+		name=${t%.sh}
+		echo "== $name  (VM cluster)"
+		start=$(stamp)
+		"$t"
+		rc=$?
+		echo "-- $name: $( ((rc == 0)) && echo PASSED || echo "FAILED (exit $rc)") in $(($(stamp) - start)) s"
+		record "$name" "$rc"
+	done
+fi
+
+echo
+echo "== summary: $(($(stamp) - t0)) s"
+for name in "${failed_names[@]}"; do echo "FAILED: $name"; done
+echo "$passed passed, $failed failed"
+((failed == 0))

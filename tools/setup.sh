@@ -1,0 +1,59 @@
+#!/bin/bash
+# Installs everything LITE needs on Debian 12, idempotently: Debian packages
+# (only those missing; apt-get update only then), and the VM cluster's guest
+# kernel and initramfs (cached). Needs root, or sudo.
+# Usage: tools/setup.sh [--quiet]
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+quiet=0
+[[ ${1-} == --quiet ]] && quiet=1
+[[ ${1-} == -h || ${1-} == --help ]] && { sed -n '2,5s/^# \{0,1\}//p' "$0"; exit 0; }
+
+say() { ((quiet)) || echo "setup: $*" >&2; }
+
+packages=(
+	# build: offline Bazel and the C++ libraries it links from Debian
+	bazel-bootstrap bazel-rules-java g++ make pkg-config
+	libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+	libabsl-dev libgtest-dev libgmock-dev
+	# lite.ko: Kbuild against the distribution's kernel headers
+	linux-headers-amd64 kmod
+	# userspace RDMA: verbs, rdma_cm, netlink
+	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
+	libibverbs-dev librdmacm-dev libnl-3-dev libnl-genl-3-dev
+	# the VM cluster
+	qemu-system-x86 busybox-static cpio iproute2 util-linux
+)
+
+as_root() {
+	if [[ $(id -u) == 0 ]]; then
+		"$@"
+	elif command -v sudo > /dev/null; then
+		sudo "$@"
+	else
+		echo "setup: needs root to run: $*" >&2
+		exit 1
+	fi
+}
+
+missing=()
+for p in "${packages[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2> /dev/null || true)
+	[[ $status == "install ok installed" ]] || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+	say "installing ${#missing[@]} Debian package(s): ${missing[*]}"
+	say "apt-get update (about a minute on a fresh machine)"
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q > /tmp/lite-setup-apt.log 2>&1 ||
+		{ cat /tmp/lite-setup-apt.log >&2; echo "setup: apt-get update failed" >&2; exit 1; }
+	say "apt-get install (a few minutes on a fresh machine; log: /tmp/lite-setup-apt.log)"
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >> /tmp/lite-setup-apt.log 2>&1 ||
+		{ tail -30 /tmp/lite-setup-apt.log >&2; echo "setup: apt-get install failed" >&2; exit 1; }
+	say "packages installed"
+else
+	say "all ${#packages[@]} Debian packages already installed"
+fi
+
+say "preparing the VM cluster's guest kernel ($("$repo/tools/kver.sh"))"
+as_root "$repo/tools/vm/litevm" prepare
