@@ -14,11 +14,12 @@ alive() { kill -0 "$1" 2> /dev/null; }
 ok() { echo "  ok    $*"; }
 fail() { echo "  FAIL  $*"; failures=$((failures + 1)); }
 
-# Waits up to $2 seconds for file $1.
+# Waits up to $2 seconds for file $1, while process $3 lives.
 wait_for_file() {
 	local i
 	for ((i = 0; i < $2 * 10; i++)); do
 		[[ -f $1 ]] && return 0
+		alive "$3" || return 1
 		sleep 0.1
 	done
 	return 1
@@ -46,7 +47,7 @@ for sig in TERM KILL; do
 	"$litevm" run -n 1 --state "$work/$sig" -- bash -c 'echo $$ > "$LITE_VM_STATE/cmd.pid"; sleep 600' \
 		> "$work/$sig.log" 2>&1 &
 	runner=$!
-	if ! wait_for_file "$work/$sig/cmd.pid" 180; then
+	if ! wait_for_file "$work/$sig/cmd.pid" 180 "$runner"; then
 		fail "guest never became ready (log: $work/$sig.log)"
 		kill -KILL "$runner" 2> /dev/null
 		continue
