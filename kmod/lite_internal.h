@@ -37,8 +37,7 @@ void lite_device_exit(void);
  * lock (so a device cannot be removed meanwhile); @fn may sleep. Stops at the
  * first non-zero return and returns it.
  */
-int lite_for_each_device(int (*fn)(struct lite_device *ldev, void *arg),
-			 void *arg);
+int lite_for_each_device(int (*fn)(struct lite_device *ldev, void *arg), void *arg);
 
 int lite_chardev_init(void);
 void lite_chardev_exit(void);
