@@ -32,12 +32,14 @@ struct lite_device {
 int lite_device_init(void);
 void lite_device_exit(void);
 
+typedef int (*lite_device_fn)(struct lite_device *ldev, void *arg);
+
 /*
  * Calls @fn for each device LITE serves, in order, under the device list
  * lock (so a device cannot be removed meanwhile); @fn may sleep. Stops at the
  * first non-zero return and returns it.
  */
-int lite_for_each_device(int (*fn)(struct lite_device *ldev, void *arg), void *arg);
+int lite_for_each_device(lite_device_fn fn, void *arg);
 
 int lite_chardev_init(void);
 void lite_chardev_exit(void);
