@@ -91,7 +91,7 @@ static long lite_ioctl_query(struct lite_query __user *uarg)
 	ctx.devices = u64_to_user_ptr(q.devices);
 	ctx.max_devices = q.max_devices;
 	ctx.num_devices = 0;
-	ret = lite_for_each_device(lite_query_one, &ctx);
+	ret = lite_visit_devices(lite_query_one, &ctx);
 	if (ret)
 		return ret;
 

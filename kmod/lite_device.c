@@ -110,7 +110,7 @@ static struct ib_client lite_ib_client = {
 	.remove = lite_ib_remove,
 };
 
-int lite_for_each_device(lite_device_fn fn, void *arg)
+int lite_visit_devices(lite_device_fn fn, void *arg)
 {
 	struct lite_device *ldev;
 	int ret = 0;

@@ -39,7 +39,7 @@ typedef int (*lite_device_fn)(struct lite_device *ldev, void *arg);
  * lock (so a device cannot be removed meanwhile); @fn may sleep. Stops at the
  * first non-zero return and returns it.
  */
-int lite_for_each_device(lite_device_fn fn, void *arg);
+int lite_visit_devices(lite_device_fn fn, void *arg);
 
 int lite_chardev_init(void);
 void lite_chardev_exit(void);
