@@ -1,0 +1,50 @@
+#include "controlplane/access.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace lite::controlplane {
+
+std::string ModeString(uint32_t mode) {
+  std::string out;
+  for (int shift : {6, 3, 0}) {
+    out += (mode >> shift) & 4 ? 'r' : '-';
+    out += (mode >> shift) & 2 ? 'w' : '-';
+    out += '-';
+  }
+  return out;
+}
+
+absl::Status CheckAccess(const std::string& what, uint32_t mode,
+                         uint32_t owner_uid, uint32_t owner_gid,
+                         const lite::v1::Credentials& requester,
+                         const lite::v1::Access& access) {
+  int shift;
+  const char* class_name;
+  if (requester.uid() == owner_uid) {
+    shift = 6;
+    class_name = "owner";
+  } else if (requester.gid() == owner_gid) {
+    shift = 3;
+    class_name = "group";
+  } else {
+    shift = 0;
+    class_name = "other";
+  }
+  const uint32_t bits = (mode >> shift) & 7;
+  const bool read_ok = !access.read() || (bits & 4) != 0;
+  const bool write_ok = !access.write() || (bits & 2) != 0;
+  if (read_ok && write_ok) return absl::OkStatus();
+  std::string wanted;
+  if (!read_ok) wanted = "read";
+  if (!write_ok)
+    absl::StrAppend(&wanted, wanted.empty() ? "" : " and ", "write");
+  return absl::PermissionDeniedError(absl::StrFormat(
+      "uid %d gid %d may not %s %s: it is owned by uid %d gid %d with mode "
+      "0%03o (%s), and the %s class allows %s",
+      requester.uid(), requester.gid(), wanted, what, owner_uid, owner_gid,
+      mode, ModeString(mode), class_name,
+      bits & 6 ? ModeString(bits).substr(6, 2) : "nothing"));
+}
+
+}  // namespace lite::controlplane

@@ -1,0 +1,29 @@
+// Unix-style access checks for LMRs: the owner class if the requester's uid
+// is the owner's, else the group class if its gid is the owner's group, else
+// other; only the read (4) and write (2) bits count. No root override: the
+// mode is the whole policy.
+#ifndef LITE_CONTROLPLANE_ACCESS_H_
+#define LITE_CONTROLPLANE_ACCESS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "lite/v1/types.pb.h"
+
+namespace lite::controlplane {
+
+// OK if `mode` lets `requester` have `access` to an LMR owned by
+// owner_uid/owner_gid; otherwise PERMISSION_DENIED saying which class applied
+// and what it allows. `what` names the object in the message ("LMR 'x'").
+absl::Status CheckAccess(const std::string& what, uint32_t mode,
+                         uint32_t owner_uid, uint32_t owner_gid,
+                         const lite::v1::Credentials& requester,
+                         const lite::v1::Access& access);
+
+// "rw-r-----" for 0640.
+std::string ModeString(uint32_t mode);
+
+}  // namespace lite::controlplane
+
+#endif  // LITE_CONTROLPLANE_ACCESS_H_

@@ -1,0 +1,651 @@
+// ManagerState: the LMR registry, access checks and grants.
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "controlplane/access.h"
+#include "controlplane/log.h"
+#include "controlplane/manager_state.h"
+#include "controlplane/manager_util.h"
+#include "controlplane/status_macros.h"
+#include "controlplane/validation.h"
+
+namespace lite::controlplane {
+
+using lite::v1::Event;
+using lite::v1::Grant;
+using lite::v1::Lmr;
+using lite::v1::ManagerMessage;
+
+namespace {
+
+uint32_t HighHalf(uint64_t id) { return static_cast<uint32_t>(id >> 32); }
+uint32_t LowHalf(uint64_t id) { return static_cast<uint32_t>(id); }
+uint64_t MakeId(uint32_t node_id, uint32_t seq) {
+  return (uint64_t{node_id} << 32) | seq;
+}
+
+std::string LmrLabel(const Lmr& lmr) {
+  return absl::StrCat("LMR '", lmr.name(), "' (", IdHex(lmr.lmr_id()), ")");
+}
+
+// Whether a re-registration describes the LMR already recorded.
+bool SameLmr(const Lmr& a, const Lmr& b) {
+  if (a.name() != b.name() || a.home_node_id() != b.home_node_id() ||
+      a.size_bytes() != b.size_bytes() || a.owner_uid() != b.owner_uid() ||
+      a.owner_gid() != b.owner_gid() || a.mode() != b.mode() ||
+      a.memory_key() != b.memory_key() || a.origin() != b.origin() ||
+      a.chunks_size() != b.chunks_size()) {
+    return false;
+  }
+  for (int i = 0; i < a.chunks_size(); ++i) {
+    if (a.chunks(i).address() != b.chunks(i).address() ||
+        a.chunks(i).length_bytes() != b.chunks(i).length_bytes()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool SameGrant(const Grant& a, const Grant& b) {
+  return a.SerializeAsString() == b.SerializeAsString();
+}
+
+// A status code an agent sent, as a StatusCode (unknown values -> UNKNOWN).
+absl::StatusCode AgentCode(int32_t code) {
+  if (code < 1 || code > 16) return absl::StatusCode::kUnknown;
+  return static_cast<absl::StatusCode>(code);
+}
+
+}  // namespace
+
+absl::Status ManagerState::CheckLmrNameFreeLocked(
+    const std::string& name) const {
+  if (std::optional<uint64_t> id = store_->FindLmrId(name); id.has_value()) {
+    const Lmr existing = *store_->GetLmr(*id);
+    return absl::AlreadyExistsError(absl::StrCat(
+        "LMR name '", name, "' is taken by ", IdHex(existing.lmr_id()),
+        " on node ", existing.home_node_id(), "; choose another name"));
+  }
+  if (pending_names_.contains(name)) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "LMR name '", name,
+        "' is taken by an allocation in progress; choose another name"));
+  }
+  return absl::OkStatus();
+}
+
+void ManagerState::RevokeGrantLocked(uint64_t grant_id,
+                                     lite::v1::RemovalCause cause) {
+  std::optional<Grant> grant = store_->GetGrant(grant_id);
+  if (!grant.has_value()) return;
+  store_->DeleteGrant(grant_id);
+  Event event;
+  auto* revoked = event.mutable_grant_revoked();
+  revoked->set_grant_id(grant_id);
+  revoked->set_lmr_id(grant->lmr_id());
+  revoked->set_holder_node_id(grant->holder_node_id());
+  revoked->set_holder_incarnation(grant->holder_incarnation());
+  revoked->set_cause(cause);
+  EmitLocked(std::move(event));
+  ++counters_.grants_revoked;
+}
+
+size_t ManagerState::RemoveLmrLocked(uint64_t lmr_id,
+                                     lite::v1::RemovalCause cause) {
+  std::optional<Lmr> lmr = store_->GetLmr(lmr_id);
+  if (!lmr.has_value()) return 0;
+  // Grants first: holders stop using the memory before its home frees it.
+  const std::vector<uint64_t> grants = store_->GrantIdsForLmr(lmr_id);
+  for (uint64_t grant_id : grants) RevokeGrantLocked(grant_id, cause);
+  store_->DeleteLmr(lmr_id);
+  Event event;
+  auto* removed = event.mutable_lmr_removed();
+  removed->set_lmr_id(lmr_id);
+  removed->set_name(lmr->name());
+  removed->set_home_node_id(lmr->home_node_id());
+  removed->set_cause(cause);
+  EmitLocked(std::move(event));
+  return grants.size();
+}
+
+void ManagerState::FinishAllocLocked(
+    uint64_t request_id, absl::StatusOr<lite::v1::AllocLmrResponse> outcome) {
+  auto it = pending_.find(request_id);
+  if (it == pending_.end()) return;
+  PendingAlloc pending = std::move(it->second);
+  pending_.erase(it);
+  request_deadlines_.erase({pending.deadline, request_id});
+  pending_names_.erase(pending.lmr.name());
+  after_unlock_.push_back(
+      [done = std::move(pending.done), outcome = std::move(outcome)]() mutable {
+        done(std::move(outcome));
+      });
+}
+
+// ------------------------------------------------------------------ register
+
+absl::StatusOr<lite::v1::RegisterLmrResponse> ManagerState::RegisterLmr(
+    const lite::v1::RegisterLmrRequest& request) {
+  LITE_RETURN_IF_ERROR(ValidateCallerFields(request.caller()));
+  LITE_RETURN_IF_ERROR(ValidateCredentials("owner", request.owner()));
+  LITE_RETURN_IF_ERROR(ValidateLmrName("name", request.name()));
+  LITE_RETURN_IF_ERROR(ValidateSize("size_bytes", request.size_bytes(),
+                                    options_.max_lmr_size_bytes));
+  LITE_RETURN_IF_ERROR(ValidateMode("mode", request.mode()));
+  LITE_RETURN_IF_ERROR(ValidateChunks("chunks", request.chunks(),
+                                      request.size_bytes(),
+                                      options_.max_lmr_chunks));
+  const bool reregister = request.lmr_id() != 0;
+  if (!reregister && request.origin() != lite::v1::LMR_ORIGIN_UNSPECIFIED &&
+      request.origin() != lite::v1::LMR_ORIGIN_REGISTERED) {
+    return absl::InvalidArgumentError(
+        "origin ALLOCATED is only accepted when re-registering (lmr_id set); "
+        "a new registration is always REGISTERED");
+  }
+  if (!lite::v1::LmrOrigin_IsValid(request.origin())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("origin ", request.origin(), " is not a LmrOrigin"));
+  }
+  if (reregister && LowHalf(request.lmr_id()) == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "lmr_id ", IdHex(request.lmr_id()),
+        " has a zero sequence (low 32 bits); it is not an id this manager "
+        "issues"));
+  }
+
+  Locked lock(this);
+  LITE_ASSIGN_OR_RETURN(Live * caller, CheckCallerLocked(request.caller()));
+  const uint32_t home = caller->member.node_id();
+  const absl::Time now = clock_->Now();
+
+  Lmr lmr;
+  lmr.set_name(request.name());
+  lmr.set_home_node_id(home);
+  lmr.set_size_bytes(request.size_bytes());
+  lmr.set_owner_uid(request.owner().uid());
+  lmr.set_owner_gid(request.owner().gid());
+  lmr.set_mode(request.mode());
+  *lmr.mutable_chunks() = request.chunks();
+  lmr.set_memory_key(request.memory_key());
+  lmr.set_origin(request.origin() == lite::v1::LMR_ORIGIN_UNSPECIFIED
+                     ? lite::v1::LMR_ORIGIN_REGISTERED
+                     : request.origin());
+  lmr.set_epoch(caller->member.incarnation());
+  lmr.set_created_at_unix_ms(absl::ToUnixMillis(now));
+
+  if (!reregister) {
+    if (caller->member.draining()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          NodeLabel(caller->member),
+          " is draining; no new LMR may be registered on it (DrainNode with "
+          "cancel puts it back in service)"));
+    }
+    LITE_RETURN_IF_ERROR(CheckLmrNameFreeLocked(request.name()));
+    const uint32_t seq = store_->NextLmrSeq(home);
+    if (seq == 0) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(NodeLabel(caller->member), " has used every LMR id"));
+    }
+    lmr.set_lmr_id(MakeId(home, seq));
+  } else {
+    if (HighHalf(request.lmr_id()) != home) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("LMR ", IdHex(request.lmr_id()), " was created on node ",
+                       HighHalf(request.lmr_id()),
+                       "; only that node's agent may "
+                       "re-register it, not node ",
+                       home));
+    }
+    lmr.set_lmr_id(request.lmr_id());
+    if (std::optional<Lmr> existing = store_->GetLmr(request.lmr_id());
+        existing.has_value()) {
+      Lmr comparable = lmr;
+      comparable.set_epoch(existing->epoch());
+      comparable.set_created_at_unix_ms(existing->created_at_unix_ms());
+      if (SameLmr(comparable, *existing)) {
+        lite::v1::RegisterLmrResponse response;
+        *response.mutable_lmr() = *existing;
+        return response;  // A retry of a registration that succeeded.
+      }
+      return absl::AlreadyExistsError(absl::StrCat(
+          LmrLabel(*existing),
+          " is already registered with different attributes (name, size, "
+          "owner, mode, chunks or key); free it first"));
+    }
+    LITE_RETURN_IF_ERROR(CheckLmrNameFreeLocked(request.name()));
+    store_->RaiseLmrSeq(home, LowHalf(request.lmr_id()));
+  }
+
+  store_->PutLmr(lmr);
+  Event event;
+  *event.mutable_lmr_added()->mutable_lmr() = lmr;
+  EmitLocked(std::move(event));
+
+  if (reregister && recovering_) {
+    // Grants restored before their LMR came back are checked now.
+    for (uint64_t grant_id : store_->GrantIdsForLmr(lmr.lmr_id())) {
+      const Grant grant = *store_->GetGrant(grant_id);
+      const bool matches = grant.epoch() == lmr.epoch() &&
+                           grant.lmr_name() == lmr.name() &&
+                           grant.size_bytes() == lmr.size_bytes() &&
+                           grant.home_node_id() == lmr.home_node_id();
+      if (!matches ||
+          !CheckAccess(LmrLabel(lmr), lmr.mode(), lmr.owner_uid(),
+                       lmr.owner_gid(), grant.requester(), grant.access())
+               .ok()) {
+        RevokeGrantLocked(grant_id, lite::v1::REMOVAL_CAUSE_NOT_RESTORED);
+      }
+    }
+  }
+  lite::v1::RegisterLmrResponse response;
+  *response.mutable_lmr() = std::move(lmr);
+  return response;
+}
+
+// ------------------------------------------------------------------ alloc
+
+absl::Status ManagerState::AllocLmr(const lite::v1::AllocLmrRequest& request,
+                                    AllocDone done) {
+  LITE_RETURN_IF_ERROR(ValidateCallerFields(request.caller()));
+  LITE_RETURN_IF_ERROR(ValidateCredentials("owner", request.owner()));
+  LITE_RETURN_IF_ERROR(ValidateLmrName("name", request.name()));
+  LITE_RETURN_IF_ERROR(ValidateSize("size_bytes", request.size_bytes(),
+                                    options_.max_lmr_size_bytes));
+  LITE_RETURN_IF_ERROR(ValidateMode("mode", request.mode()));
+
+  Locked lock(this);
+  LITE_ASSIGN_OR_RETURN(Live * caller, CheckCallerLocked(request.caller()));
+  const uint32_t home_id = request.home_node_id() == 0
+                               ? caller->member.node_id()
+                               : request.home_node_id();
+  std::optional<lite::v1::Member> home_record = store_->GetNode(home_id);
+  if (!home_record.has_value()) {
+    return absl::NotFoundError(
+        absl::StrCat("home_node_id ", home_id,
+                     " is not a member of this cluster; see ListNodes"));
+  }
+  auto home_it = live_.find(home_id);
+  if (home_it == live_.end()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        NodeLabel(*home_record), " is ", NodeStateName(home_record->state()),
+        "; allocate on a live node"));
+  }
+  Live& home = home_it->second;
+  if (home.member.draining()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        NodeLabel(home.member),
+        " is draining; allocate on another node (DrainNode with cancel puts "
+        "it back in service)"));
+  }
+  if (!home.session_open) {
+    return absl::UnavailableError(absl::StrCat(
+        NodeLabel(home.member),
+        " has no open session (it joined but has not opened it yet, or is "
+        "restoring); retry shortly"));
+  }
+  LITE_RETURN_IF_ERROR(CheckLmrNameFreeLocked(request.name()));
+  const uint32_t seq = store_->NextLmrSeq(home_id);
+  if (seq == 0) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(NodeLabel(home.member), " has used every LMR id"));
+  }
+
+  const absl::Time now = clock_->Now();
+  PendingAlloc pending;
+  pending.request_id = ++last_request_id_;
+  pending.lmr.set_lmr_id(MakeId(home_id, seq));
+  pending.lmr.set_name(request.name());
+  pending.lmr.set_home_node_id(home_id);
+  pending.lmr.set_size_bytes(request.size_bytes());
+  pending.lmr.set_owner_uid(request.owner().uid());
+  pending.lmr.set_owner_gid(request.owner().gid());
+  pending.lmr.set_mode(request.mode());
+  pending.lmr.set_origin(lite::v1::LMR_ORIGIN_ALLOCATED);
+  pending.home_incarnation = home.member.incarnation();
+  pending.deadline = now + options_.request_timeout;
+  pending.done = std::move(done);
+
+  ManagerMessage message;
+  auto* node_request = message.mutable_request();
+  node_request->set_request_id(pending.request_id);
+  node_request->set_deadline_ms(
+      absl::ToInt64Milliseconds(options_.request_timeout));
+  auto* alloc = node_request->mutable_allocate_lmr_memory();
+  alloc->set_lmr_id(pending.lmr.lmr_id());
+  alloc->set_name(pending.lmr.name());
+  alloc->set_size_bytes(pending.lmr.size_bytes());
+  alloc->set_owner_uid(pending.lmr.owner_uid());
+  alloc->set_owner_gid(pending.lmr.owner_gid());
+  alloc->set_mode(pending.lmr.mode());
+
+  pending_names_[pending.lmr.name()] = pending.request_id;
+  request_deadlines_.insert({pending.deadline, pending.request_id});
+  AddDeadlineLocked(pending.deadline);
+  const uint64_t request_id = pending.request_id;
+  pending_.emplace(request_id, std::move(pending));
+  SendToNodeLocked(home, std::move(message));
+  return absl::OkStatus();
+}
+
+absl::Status ManagerState::HandleResult(
+    const SessionBinding& binding, const lite::v1::NodeRequestResult& result) {
+  if (result.request_id() == 0) {
+    return absl::InvalidArgumentError(
+        "result.request_id is 0; echo the request_id of the NodeRequest");
+  }
+  Locked lock(this);
+  LITE_RETURN_IF_ERROR(CheckRunningLocked());
+  auto live_it = live_.find(binding.node_id);
+  if (live_it == live_.end() ||
+      live_it->second.member.incarnation() != binding.incarnation) {
+    return StaleIncarnationError(
+        *store_->GetNode(binding.node_id), binding.incarnation,
+        live_it == live_.end() ? 0 : live_it->second.member.incarnation());
+  }
+  const Live& live = live_it->second;
+  auto it = pending_.find(result.request_id());
+  if (it == pending_.end()) {
+    if (result.request_id() <= last_request_id_) {
+      // Answered after the manager gave up (it announced LmrRemoved with
+      // ALLOCATION_ABANDONED for it); nothing to do.
+      LITE_LOG_DEBUG("late result for request %d from %s ignored",
+                     result.request_id(), NodeLabel(live.member));
+      return absl::OkStatus();
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("result names request ", result.request_id(),
+                     ", which this manager never sent"));
+  }
+  PendingAlloc& pending = it->second;
+  if (pending.lmr.home_node_id() != binding.node_id ||
+      pending.home_incarnation != binding.incarnation) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("result names request ", result.request_id(),
+                     ", which was not sent to node ", binding.node_id,
+                     " incarnation ", binding.incarnation));
+  }
+  Lmr lmr = pending.lmr;
+  const std::string label = NodeLabel(live.member);
+  if (result.status_code() != 0) {
+    FinishAllocLocked(
+        result.request_id(),
+        absl::Status(
+            AgentCode(result.status_code()),
+            absl::StrCat(label, " could not allocate ", lmr.size_bytes(),
+                         " bytes for LMR '", lmr.name(), "': ",
+                         result.status_message().empty()
+                             ? "no reason given"
+                             : result.status_message())));
+    return absl::OkStatus();
+  }
+  absl::Status valid =
+      result.has_allocated_lmr_memory()
+          ? ValidateChunks("allocated_lmr_memory.chunks",
+                           result.allocated_lmr_memory().chunks(),
+                           lmr.size_bytes(), options_.max_lmr_chunks)
+          : absl::InvalidArgumentError(
+                "no allocated_lmr_memory in an OK result");
+  if (valid.ok() && store_->GetLmr(lmr.lmr_id()).has_value()) {
+    valid = absl::AlreadyExistsError(
+        absl::StrCat("LMR id ", IdHex(lmr.lmr_id()), " is already registered"));
+  }
+  if (!valid.ok()) {
+    FinishAllocLocked(result.request_id(),
+                      absl::InternalError(absl::StrCat(
+                          label, " answered the allocation of LMR '",
+                          lmr.name(), "' with an unusable result: ",
+                          valid.message(), "; this is a bug in its agent")));
+    Event event;
+    auto* removed = event.mutable_lmr_removed();
+    removed->set_lmr_id(lmr.lmr_id());
+    removed->set_name(lmr.name());
+    removed->set_home_node_id(lmr.home_node_id());
+    removed->set_cause(lite::v1::REMOVAL_CAUSE_ALLOCATION_ABANDONED);
+    EmitLocked(std::move(event));
+    return absl::OkStatus();
+  }
+  *lmr.mutable_chunks() = result.allocated_lmr_memory().chunks();
+  lmr.set_memory_key(result.allocated_lmr_memory().memory_key());
+  lmr.set_epoch(binding.incarnation);
+  lmr.set_created_at_unix_ms(absl::ToUnixMillis(clock_->Now()));
+  // Release the name reservation before recording the LMR under that name.
+  lite::v1::AllocLmrResponse response;
+  *response.mutable_lmr() = lmr;
+  FinishAllocLocked(result.request_id(), std::move(response));
+  store_->PutLmr(lmr);
+  Event event;
+  *event.mutable_lmr_added()->mutable_lmr() = std::move(lmr);
+  EmitLocked(std::move(event));
+  return absl::OkStatus();
+}
+
+// ------------------------------------------------------------------ map
+
+absl::StatusOr<lite::v1::MapLmrResponse> ManagerState::MapLmr(
+    const lite::v1::MapLmrRequest& request) {
+  LITE_RETURN_IF_ERROR(ValidateCallerFields(request.caller()));
+  LITE_RETURN_IF_ERROR(ValidateCredentials("requester", request.requester()));
+  LITE_RETURN_IF_ERROR(ValidateLmrName("name", request.name()));
+  LITE_RETURN_IF_ERROR(ValidateAccess("access", request.access()));
+
+  Locked lock(this);
+  LITE_ASSIGN_OR_RETURN(Live * caller, CheckCallerLocked(request.caller()));
+  std::optional<uint64_t> lmr_id = store_->FindLmrId(request.name());
+  if (!lmr_id.has_value()) {
+    return absl::NotFoundError(
+        absl::StrCat("no LMR named '", request.name(), "'; see ListLmrs"));
+  }
+  const Lmr lmr = *store_->GetLmr(*lmr_id);
+  LITE_RETURN_IF_ERROR(CheckAccess(LmrLabel(lmr), lmr.mode(), lmr.owner_uid(),
+                                   lmr.owner_gid(), request.requester(),
+                                   request.access()));
+  const uint32_t holder = caller->member.node_id();
+  const uint32_t seq = store_->NextGrantSeq(holder);
+  if (seq == 0) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(NodeLabel(caller->member), " has used every grant id"));
+  }
+  Grant grant;
+  grant.set_grant_id(MakeId(holder, seq));
+  grant.set_lmr_id(lmr.lmr_id());
+  grant.set_lmr_name(lmr.name());
+  grant.set_home_node_id(lmr.home_node_id());
+  grant.set_holder_node_id(holder);
+  grant.set_holder_incarnation(caller->member.incarnation());
+  *grant.mutable_requester() = request.requester();
+  *grant.mutable_access() = request.access();
+  grant.set_epoch(lmr.epoch());
+  grant.set_size_bytes(lmr.size_bytes());
+  *grant.mutable_chunks() = lmr.chunks();
+  grant.set_memory_key(lmr.memory_key());
+  grant.set_granted_at_unix_ms(absl::ToUnixMillis(clock_->Now()));
+  store_->PutGrant(grant);
+  ++counters_.grants_issued;
+  lite::v1::MapLmrResponse response;
+  *response.mutable_grant() = std::move(grant);
+  return response;
+}
+
+absl::StatusOr<lite::v1::UnmapLmrResponse> ManagerState::UnmapLmr(
+    const lite::v1::UnmapLmrRequest& request) {
+  LITE_RETURN_IF_ERROR(ValidateCallerFields(request.caller()));
+  if (request.grant_id() == 0) {
+    return absl::InvalidArgumentError(
+        "grant_id is 0; pass the id MapLmr returned");
+  }
+  Locked lock(this);
+  LITE_ASSIGN_OR_RETURN(Live * caller, CheckCallerLocked(request.caller()));
+  std::optional<Grant> grant = store_->GetGrant(request.grant_id());
+  if (!grant.has_value()) {
+    return absl::NotFoundError(
+        absl::StrCat("no grant ", IdHex(request.grant_id()),
+                     " (it may have been revoked already); see ListGrants"));
+  }
+  if (grant->holder_node_id() != caller->member.node_id()) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("grant ", IdHex(request.grant_id()), " is held by node ",
+                     grant->holder_node_id(), ", not by the caller, node ",
+                     caller->member.node_id()));
+  }
+  store_->DeleteGrant(request.grant_id());
+  return lite::v1::UnmapLmrResponse();
+}
+
+absl::StatusOr<lite::v1::FreeLmrResponse> ManagerState::FreeLmr(
+    const lite::v1::FreeLmrRequest& request) {
+  LITE_RETURN_IF_ERROR(ValidateCallerFields(request.caller()));
+  LITE_RETURN_IF_ERROR(ValidateCredentials("requester", request.requester()));
+  LITE_RETURN_IF_ERROR(ValidateLmrName("name", request.name()));
+  Locked lock(this);
+  LITE_RETURN_IF_ERROR(CheckCallerLocked(request.caller()).status());
+  std::optional<uint64_t> lmr_id = store_->FindLmrId(request.name());
+  if (!lmr_id.has_value()) {
+    return absl::NotFoundError(
+        absl::StrCat("no LMR named '", request.name(), "'; see ListLmrs"));
+  }
+  const Lmr lmr = *store_->GetLmr(*lmr_id);
+  if (request.requester().uid() != lmr.owner_uid()) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "only the owner (uid ", lmr.owner_uid(), ") may free ", LmrLabel(lmr),
+        "; the requester is uid ", request.requester().uid()));
+  }
+  lite::v1::FreeLmrResponse response;
+  response.set_grants_revoked(static_cast<uint32_t>(
+      RemoveLmrLocked(lmr.lmr_id(), lite::v1::REMOVAL_CAUSE_LMR_FREED)));
+  return response;
+}
+
+// ------------------------------------------------------------------ restore
+
+absl::StatusOr<lite::v1::RestoreGrantResponse> ManagerState::RestoreGrant(
+    const lite::v1::RestoreGrantRequest& request) {
+  LITE_RETURN_IF_ERROR(ValidateCallerFields(request.caller()));
+  if (!request.has_grant()) {
+    return absl::InvalidArgumentError("grant is not set");
+  }
+  const Grant& grant = request.grant();
+  const uint32_t caller_id = request.caller().node_id();
+  if (HighHalf(grant.grant_id()) != caller_id ||
+      LowHalf(grant.grant_id()) == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "grant.grant_id ", IdHex(grant.grant_id()), " was not issued to node ",
+        caller_id,
+        " (its high 32 bits name the holder and its low 32 bits are nonzero)"));
+  }
+  if (grant.holder_node_id() != caller_id) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "grant.holder_node_id is ", grant.holder_node_id(),
+        "; a node can only restore its own grants (caller is node ", caller_id,
+        ")"));
+  }
+  if (grant.holder_incarnation() == 0 || grant.epoch() == 0) {
+    return absl::InvalidArgumentError(
+        "grant.holder_incarnation and grant.epoch must be set as issued");
+  }
+  if (LowHalf(grant.lmr_id()) == 0 ||
+      HighHalf(grant.lmr_id()) != grant.home_node_id() ||
+      grant.home_node_id() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "grant.lmr_id ", IdHex(grant.lmr_id()), " and grant.home_node_id ",
+        grant.home_node_id(),
+        " do not match (an LMR id's high 32 bits are its home node)"));
+  }
+  LITE_RETURN_IF_ERROR(ValidateLmrName("grant.lmr_name", grant.lmr_name()));
+  LITE_RETURN_IF_ERROR(
+      ValidateCredentials("grant.requester", grant.requester()));
+  LITE_RETURN_IF_ERROR(ValidateAccess("grant.access", grant.access()));
+  LITE_RETURN_IF_ERROR(ValidateSize("grant.size_bytes", grant.size_bytes(),
+                                    options_.max_lmr_size_bytes));
+  LITE_RETURN_IF_ERROR(ValidateChunks("grant.chunks", grant.chunks(),
+                                      grant.size_bytes(),
+                                      options_.max_lmr_chunks));
+
+  Locked lock(this);
+  LITE_ASSIGN_OR_RETURN(Live * caller, CheckCallerLocked(request.caller()));
+  if (!recovering_) {
+    return absl::FailedPreconditionError(
+        "grants can only be restored while the manager is recovering after a "
+        "restart (JoinResponse.manager_recovering); map the LMR again");
+  }
+  if (grant.holder_incarnation() != caller->member.incarnation()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "grant ", IdHex(grant.grant_id()), " was issued to incarnation ",
+        grant.holder_incarnation(), " of node ", caller_id,
+        ", which is now incarnation ", caller->member.incarnation(),
+        "; grants end with their holder's incarnation: revoke it"));
+  }
+  if (std::optional<Grant> existing = store_->GetGrant(grant.grant_id());
+      existing.has_value()) {
+    if (SameGrant(*existing, grant)) {
+      lite::v1::RestoreGrantResponse response;
+      *response.mutable_grant() = *existing;
+      return response;
+    }
+    return absl::AlreadyExistsError(absl::StrCat(
+        "a different grant ", IdHex(grant.grant_id()), " is already recorded"));
+  }
+  if (std::optional<Lmr> lmr = store_->GetLmr(grant.lmr_id());
+      lmr.has_value()) {
+    if (lmr->name() != grant.lmr_name() ||
+        lmr->size_bytes() != grant.size_bytes() ||
+        lmr->epoch() != grant.epoch()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "grant ", IdHex(grant.grant_id()), " does not match ", LmrLabel(*lmr),
+          " as its home re-registered it (name, size or epoch differ); the "
+          "grant is stale: revoke it"));
+    }
+    LITE_RETURN_IF_ERROR(CheckAccess(LmrLabel(*lmr), lmr->mode(),
+                                     lmr->owner_uid(), lmr->owner_gid(),
+                                     grant.requester(), grant.access()));
+  }
+  store_->PutGrant(grant);
+  store_->RaiseGrantSeq(caller_id, LowHalf(grant.grant_id()));
+  lite::v1::RestoreGrantResponse response;
+  *response.mutable_grant() = grant;
+  return response;
+}
+
+// ------------------------------------------------------------------ listings
+
+absl::StatusOr<lite::v1::ListLmrsResponse> ManagerState::ListLmrs(
+    const lite::v1::ListLmrsRequest& request) const {
+  LITE_ASSIGN_OR_RETURN(const Page page,
+                        ParsePage(request.page_size(), request.page_token()));
+  absl::MutexLock lock(&mu_);
+  LITE_RETURN_IF_ERROR(CheckRunningLocked());
+  std::vector<Lmr> lmrs =
+      store_->ListLmrs(request.home_node_id(), page.after_id, page.size + 1);
+  const bool more = static_cast<int>(lmrs.size()) > page.size;
+  if (more) lmrs.pop_back();
+  lite::v1::ListLmrsResponse response;
+  for (Lmr& lmr : lmrs) *response.add_lmrs() = std::move(lmr);
+  if (more) {
+    response.set_next_page_token(
+        PageToken(response.lmrs(response.lmrs_size() - 1).lmr_id()));
+  }
+  return response;
+}
+
+absl::StatusOr<lite::v1::ListGrantsResponse> ManagerState::ListGrants(
+    const lite::v1::ListGrantsRequest& request) const {
+  LITE_ASSIGN_OR_RETURN(const Page page,
+                        ParsePage(request.page_size(), request.page_token()));
+  absl::MutexLock lock(&mu_);
+  LITE_RETURN_IF_ERROR(CheckRunningLocked());
+  std::vector<Grant> grants = store_->ListGrants(
+      request.lmr_id(), request.holder_node_id(), page.after_id, page.size + 1);
+  const bool more = static_cast<int>(grants.size()) > page.size;
+  if (more) grants.pop_back();
+  lite::v1::ListGrantsResponse response;
+  for (Grant& grant : grants) *response.add_grants() = std::move(grant);
+  if (more) {
+    response.set_next_page_token(
+        PageToken(response.grants(response.grants_size() - 1).grant_id()));
+  }
+  return response;
+}
+
+}  // namespace lite::controlplane

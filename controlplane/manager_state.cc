@@ -1,0 +1,750 @@
+// ManagerState: membership, sessions, events and time. The LMR and grant
+// operations are in manager_lmrs.cc.
+#include "controlplane/manager_state.h"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "controlplane/log.h"
+#include "controlplane/manager_util.h"
+#include "controlplane/status_macros.h"
+#include "controlplane/validation.h"
+
+namespace lite::controlplane {
+
+using lite::v1::Event;
+using lite::v1::FailureCause;
+using lite::v1::ManagerMessage;
+using lite::v1::Member;
+
+ManagerState::Locked::Locked(ManagerState* state) : state_(state) {
+  state_->mu_.Lock();
+}
+
+ManagerState::Locked::~Locked() {
+  state_->HandleOverflowsLocked();
+  std::vector<std::shared_ptr<Outbox>> notify;
+  notify.swap(state_->to_notify_);
+  std::vector<std::function<void()>> after;
+  after.swap(state_->after_unlock_);
+  state_->mu_.Unlock();
+  for (const auto& outbox : notify) outbox->NotifyReader();
+  for (auto& fn : after) fn();
+}
+
+ManagerState::ManagerState(ManagerOptions options, const Clock* clock,
+                           std::unique_ptr<Store> store)
+    : options_(std::move(options)), clock_(clock), store_(std::move(store)) {
+  absl::MutexLock lock(&mu_);
+  if (options_.recovery_window > absl::ZeroDuration() && store_->Empty()) {
+    recovering_ = true;
+    recovery_end_ = clock_->Now() + options_.recovery_window;
+  }
+}
+
+ManagerState::~ManagerState() = default;
+
+// ------------------------------------------------------------------ checks
+
+absl::Status ManagerState::ValidateCallerFields(
+    const lite::v1::NodeCaller& caller) {
+  if (caller.node_id() == 0) {
+    return absl::InvalidArgumentError(
+        "caller.node_id is 0; pass the node id Join returned");
+  }
+  if (caller.incarnation() == 0) {
+    return absl::InvalidArgumentError(
+        "caller.incarnation is 0; pass the incarnation Join returned");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ManagerState::CheckRunningLocked() const {
+  if (shut_down_) {
+    return absl::UnavailableError(
+        "litemgr is shutting down; retry against the restarted manager");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ManagerState::Live*> ManagerState::CheckCallerLocked(
+    const lite::v1::NodeCaller& caller) {
+  LITE_RETURN_IF_ERROR(CheckRunningLocked());
+  std::optional<Member> node = store_->GetNode(caller.node_id());
+  if (!node.has_value()) {
+    return absl::NotFoundError(absl::StrCat(
+        "node ", caller.node_id(),
+        " is not a member of this cluster; Join "
+        "first (a restarted manager forgets nodes until they join again)"));
+  }
+  auto it = live_.find(caller.node_id());
+  const uint64_t live_incarnation =
+      it == live_.end() ? 0 : it->second.member.incarnation();
+  if (live_incarnation != caller.incarnation()) {
+    return StaleIncarnationError(*node, caller.incarnation(), live_incarnation);
+  }
+  return &it->second;
+}
+
+absl::StatusOr<Member> ManagerState::FindNodeLocked(
+    uint32_t node_id, const std::string& node_name) const {
+  if ((node_id == 0) == node_name.empty()) {
+    return absl::InvalidArgumentError(
+        "give exactly one of node_id and node_name");
+  }
+  if (node_id == 0) {
+    LITE_RETURN_IF_ERROR(ValidateNodeName("node_name", node_name));
+    std::optional<uint32_t> id = store_->FindNodeId(node_name);
+    if (!id.has_value()) {
+      return absl::NotFoundError(
+          absl::StrCat("no node named '", node_name,
+                       "' has joined this cluster; see ListNodes"));
+    }
+    node_id = *id;
+  }
+  std::optional<Member> node = store_->GetNode(node_id);
+  if (!node.has_value()) {
+    return absl::NotFoundError(absl::StrCat(
+        "node ", node_id, " is not a member of this cluster; see ListNodes"));
+  }
+  return *node;
+}
+
+// ------------------------------------------------------------------ events
+
+void ManagerState::PushLocked(const std::shared_ptr<Outbox>& outbox,
+                              const OutMessagePtr& message, uint32_t node) {
+  switch (outbox->Push(message)) {
+    case Outbox::PushResult::kQueued:
+      break;
+    case Outbox::PushResult::kQueuedNotify:
+      to_notify_.push_back(outbox);
+      break;
+    case Outbox::PushResult::kFull:
+      overflowed_.emplace_back(outbox, node);
+      break;
+  }
+}
+
+void ManagerState::EmitLocked(Event event,
+                              const std::shared_ptr<Outbox>& extra) {
+  event.set_sequence(store_->NextEventSequence());
+  event.set_time_unix_ms(absl::ToUnixMillis(clock_->Now()));
+  ManagerMessage message;
+  *message.mutable_event() = std::move(event);
+  auto out = std::make_shared<const OutMessage>(std::move(message));
+  for (auto& [node_id, live] : live_) PushLocked(live.outbox, out, node_id);
+  for (const auto& watcher : watchers_) PushLocked(watcher, out, 0);
+  if (extra != nullptr) PushLocked(extra, out, 0);
+  ++counters_.events;
+}
+
+void ManagerState::SendToNodeLocked(Live& live, ManagerMessage message) {
+  PushLocked(live.outbox,
+             std::make_shared<const OutMessage>(std::move(message)),
+             live.member.node_id());
+}
+
+void ManagerState::HandleOverflowsLocked() {
+  while (!overflowed_.empty()) {
+    std::vector<std::pair<std::shared_ptr<Outbox>, uint32_t>> batch;
+    batch.swap(overflowed_);
+    for (auto& [outbox, node_id] : batch) {
+      if (outbox->closed()) continue;  // Already handled.
+      auto it = live_.find(node_id);
+      if (node_id == 0 || it == live_.end() || it->second.outbox != outbox) {
+        watchers_.erase(outbox);
+        outbox->Close(
+            absl::ResourceExhaustedError(absl::StrCat(
+                "this watch fell more than ", options_.session_queue_limit,
+                " events behind (--session_queue_limit); watch again")),
+            /*drain=*/false);
+        continue;
+      }
+      ++counters_.session_overflows;
+      const std::string label = NodeLabel(it->second.member);
+      outbox->Close(
+          absl::ResourceExhaustedError(absl::StrCat(
+              "the session of ", label, " fell more than ",
+              options_.session_queue_limit,
+              " messages behind (--session_queue_limit); the node was "
+              "declared failed; Join again")),
+          /*drain=*/false);
+      EndIncarnationLocked(
+          node_id, /*left=*/false, lite::v1::FAILURE_CAUSE_SESSION_OVERFLOW,
+          absl::StrCat("session fell more than ", options_.session_queue_limit,
+                       " messages behind"));
+    }
+  }
+}
+
+// ------------------------------------------------------------------ time
+
+void ManagerState::AddDeadlineLocked(absl::Time deadline) {
+  if (deadline >= next_tick_) return;
+  next_tick_ = deadline;
+  if (deadline_listener_) after_unlock_.push_back(deadline_listener_);
+}
+
+void ManagerState::RenewLeaseLocked(Live& live, absl::Time now) {
+  const uint32_t node_id = live.member.node_id();
+  expiries_.erase({live.lease_expiry, node_id});
+  live.lease_expiry = now + options_.lease;
+  live.last_renewal = now;
+  expiries_.insert({live.lease_expiry, node_id});
+  AddDeadlineLocked(live.lease_expiry);
+}
+
+void ManagerState::SetDeadlineListener(std::function<void()> listener) {
+  absl::MutexLock lock(&mu_);
+  deadline_listener_ = std::move(listener);
+}
+
+absl::Time ManagerState::Tick() {
+  Locked lock(this);
+  if (shut_down_) {
+    next_tick_ = absl::InfiniteFuture();
+    return next_tick_;
+  }
+  const absl::Time now = clock_->Now();
+  while (!expiries_.empty() && expiries_.begin()->first <= now) {
+    const uint32_t node_id = expiries_.begin()->second;
+    const Live& live = live_.at(node_id);
+    const std::string reason =
+        live.session_opened
+            ? absl::StrCat("no heartbeat for ",
+                           absl::ToInt64Milliseconds(now - live.last_renewal),
+                           " ms (lease ",
+                           absl::ToInt64Milliseconds(options_.lease), " ms)")
+            : absl::StrCat("no session opened within the ",
+                           absl::ToInt64Milliseconds(options_.lease),
+                           " ms lease after Join");
+    EndIncarnationLocked(node_id, /*left=*/false,
+                         lite::v1::FAILURE_CAUSE_LEASE_EXPIRED, reason);
+  }
+  while (!request_deadlines_.empty() &&
+         request_deadlines_.begin()->first <= now) {
+    const uint64_t request_id = request_deadlines_.begin()->second;
+    const PendingAlloc& pending = pending_.at(request_id);
+    const lite::v1::Lmr lmr = pending.lmr;
+    const std::string label = NodeLabel(live_.at(lmr.home_node_id()).member);
+    FinishAllocLocked(
+        request_id,
+        absl::UnavailableError(absl::StrCat(
+            label, " did not answer the allocation of LMR '", lmr.name(),
+            "' within ", absl::ToInt64Milliseconds(options_.request_timeout),
+            " ms (--request_timeout_ms); retry, or allocate elsewhere")));
+    // The home may still allocate; this tells it to free the memory.
+    Event event;
+    auto* removed = event.mutable_lmr_removed();
+    removed->set_lmr_id(lmr.lmr_id());
+    removed->set_name(lmr.name());
+    removed->set_home_node_id(lmr.home_node_id());
+    removed->set_cause(lite::v1::REMOVAL_CAUSE_ALLOCATION_ABANDONED);
+    EmitLocked(std::move(event));
+  }
+  if (recovering_ && now >= recovery_end_) EndRecoveryLocked();
+
+  absl::Time next = absl::InfiniteFuture();
+  if (!expiries_.empty()) next = std::min(next, expiries_.begin()->first);
+  if (!request_deadlines_.empty()) {
+    next = std::min(next, request_deadlines_.begin()->first);
+  }
+  if (recovering_) next = std::min(next, recovery_end_);
+  next_tick_ = next;
+  return next;
+}
+
+void ManagerState::EndRecoveryLocked() {
+  recovering_ = false;
+  // Grants restored into LMRs that no home re-registered cannot be checked
+  // or honoured: revoke them.
+  size_t orphans = 0;
+  uint64_t after = 0;
+  while (true) {
+    std::vector<lite::v1::Grant> page =
+        store_->ListGrants(0, 0, after, kMaxPageSize);
+    if (page.empty()) break;
+    after = page.back().grant_id();
+    for (const lite::v1::Grant& grant : page) {
+      if (!store_->GetLmr(grant.lmr_id()).has_value()) {
+        RevokeGrantLocked(grant.grant_id(),
+                          lite::v1::REMOVAL_CAUSE_NOT_RESTORED);
+        ++orphans;
+      }
+    }
+  }
+  Event event;
+  for (Member& member : AliveMembersLocked()) {
+    *event.mutable_recovery_complete()->add_members() = std::move(member);
+  }
+  EmitLocked(std::move(event));
+  LITE_LOG_INFO(
+      "recovery complete: %d nodes, %d LMRs and %d grants restored from the "
+      "agents; %d orphaned grants revoked",
+      live_.size(), store_->LmrCount(), store_->GrantCount(), orphans);
+}
+
+// ------------------------------------------------------------------ members
+
+std::vector<Member> ManagerState::AliveMembersLocked() const {
+  std::vector<Member> members;
+  members.reserve(live_.size());
+  for (const auto& [node_id, live] : live_) members.push_back(live.member);
+  return members;
+}
+
+Member ManagerState::DecoratedLocked(const Member& member,
+                                     absl::Time now) const {
+  Member out = member;
+  auto it = live_.find(member.node_id());
+  if (it != live_.end() &&
+      it->second.member.incarnation() == member.incarnation()) {
+    out.set_lease_remaining_ms(std::max<int64_t>(
+        0, absl::ToInt64Milliseconds(it->second.lease_expiry - now)));
+    out.set_session_open(it->second.session_open);
+  }
+  return out;
+}
+
+absl::StatusOr<lite::v1::JoinResponse> ManagerState::Join(
+    const lite::v1::JoinRequest& request) {
+  LITE_RETURN_IF_ERROR(ValidateNodeName("node_name", request.node_name()));
+  LITE_ASSIGN_OR_RETURN(
+      const std::string address,
+      CanonicalRdmaAddress("rdma_address", request.rdma_address()));
+  const bool restore = request.has_restore();
+  if (restore) {
+    if (request.restore().node_id() == 0 ||
+        request.restore().incarnation() == 0) {
+      return absl::InvalidArgumentError(
+          "restore is set but its node_id or incarnation is 0; leave restore "
+          "unset for a node without an identity");
+    }
+    if (request.restore().incarnation() ==
+        std::numeric_limits<uint64_t>::max()) {
+      return absl::InvalidArgumentError(
+          "restore.incarnation is 2^64-1, which cannot be incremented");
+    }
+  }
+
+  Locked lock(this);
+  LITE_RETURN_IF_ERROR(CheckRunningLocked());
+  const absl::Time now = clock_->Now();
+  const std::optional<uint32_t> known_id =
+      store_->FindNodeId(request.node_name());
+
+  auto owner = address_owner_.find(address);
+  if (owner != address_owner_.end() &&
+      (!known_id.has_value() || owner->second != *known_id)) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("rdma_address ", address, " is already used by live ",
+                     NodeLabel(live_.at(owner->second).member),
+                     "; give this node its own address"));
+  }
+
+  Member member;
+  bool restored = false;
+  if (known_id.has_value()) {
+    const Member previous = *store_->GetNode(*known_id);
+    uint64_t floor = previous.incarnation();
+    if (restore && request.restore().node_id() == *known_id) {
+      floor = std::max(floor, request.restore().incarnation());
+    }
+    if (floor == std::numeric_limits<uint64_t>::max()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          NodeLabel(previous), " has used every incarnation number"));
+    }
+    member = previous;
+    member.set_incarnation(floor + 1);
+    if (live_.contains(*known_id)) {
+      EndIncarnationLocked(
+          *known_id, /*left=*/false, lite::v1::FAILURE_CAUSE_SUPERSEDED,
+          absl::StrCat("the node joined again as incarnation ", floor + 1));
+    }
+  } else if (restore &&
+             !store_->GetNode(request.restore().node_id()).has_value()) {
+    member.set_node_id(request.restore().node_id());
+    member.set_incarnation(request.restore().incarnation());
+    restored = true;
+  } else {
+    const uint32_t node_id = store_->NextNodeId();
+    if (node_id == 0) {
+      return absl::ResourceExhaustedError(
+          "every node id is taken; this cluster cannot admit new node names");
+    }
+    member.set_node_id(node_id);
+    member.set_incarnation(1);
+  }
+  member.set_node_name(request.node_name());
+  member.set_rdma_address(address);
+  member.set_state(lite::v1::NODE_STATE_ALIVE);
+  member.set_joined_at_unix_ms(absl::ToUnixMillis(now));
+  member.clear_lease_remaining_ms();
+  member.clear_session_open();
+  store_->PutNode(member);
+  if (restored) store_->RaiseNodeId(member.node_id());
+
+  // Announce before the node has a session: its own join is part of the
+  // snapshot the response carries, not an event it receives.
+  Event event;
+  *event.mutable_member_joined()->mutable_member() = member;
+  EmitLocked(std::move(event));
+
+  Live& live = live_[member.node_id()];
+  live.member = member;
+  live.outbox = std::make_shared<Outbox>(options_.session_queue_limit);
+  RenewLeaseLocked(live, now);
+  address_owner_[address] = member.node_id();
+  ++counters_.joins;
+
+  lite::v1::JoinResponse response;
+  response.set_node_id(member.node_id());
+  response.set_incarnation(member.incarnation());
+  response.set_restored(restored);
+  for (Member& m : AliveMembersLocked()) {
+    *response.add_members() = std::move(m);
+  }
+  response.set_event_sequence(store_->LastEventSequence());
+  response.set_lease_duration_ms(absl::ToInt64Milliseconds(options_.lease));
+  response.set_heartbeat_interval_ms(
+      std::max<int64_t>(1, absl::ToInt64Milliseconds(options_.lease) /
+                               std::max(1, options_.heartbeats_per_lease)));
+  response.set_manager_recovering(recovering_);
+  if (recovering_) {
+    response.set_recovery_remaining_ms(
+        std::max<int64_t>(0, absl::ToInt64Milliseconds(recovery_end_ - now)));
+  }
+  LITE_LOG_INFO("%s joined from %s as incarnation %d%s", NodeLabel(member),
+                address, member.incarnation(),
+                restored ? " (identity restored)" : "");
+  return response;
+}
+
+absl::Status ManagerState::Leave(const lite::v1::LeaveRequest& request) {
+  LITE_RETURN_IF_ERROR(ValidateCallerFields(request.caller()));
+  Locked lock(this);
+  LITE_ASSIGN_OR_RETURN(Live * live, CheckCallerLocked(request.caller()));
+  EndIncarnationLocked(live->member.node_id(), /*left=*/true,
+                       lite::v1::FAILURE_CAUSE_UNSPECIFIED, "left");
+  return absl::OkStatus();
+}
+
+void ManagerState::EndIncarnationLocked(uint32_t node_id, bool left,
+                                        FailureCause cause,
+                                        const std::string& reason) {
+  auto it = live_.find(node_id);
+  if (it == live_.end()) return;
+  const Member member = it->second.member;
+  const std::string label = NodeLabel(member);
+
+  // Announce first, while the node is still live, so that its own session
+  // (if it still listens) learns that its incarnation is over.
+  Event event;
+  if (left) {
+    auto* m = event.mutable_member_left();
+    m->set_node_id(node_id);
+    m->set_node_name(member.node_name());
+    m->set_incarnation(member.incarnation());
+  } else {
+    auto* m = event.mutable_member_failed();
+    m->set_node_id(node_id);
+    m->set_node_name(member.node_name());
+    m->set_incarnation(member.incarnation());
+    m->set_cause(cause);
+    m->set_reason(reason);
+  }
+  EmitLocked(std::move(event));
+
+  Live live = std::move(live_.at(node_id));
+  live_.erase(node_id);
+  expiries_.erase({live.lease_expiry, node_id});
+  auto owner = address_owner_.find(member.rdma_address());
+  if (owner != address_owner_.end() && owner->second == node_id) {
+    address_owner_.erase(owner);
+  }
+  live.outbox->Close(
+      left ? absl::OkStatus()
+           : absl::FailedPreconditionError(absl::StrCat(
+                 label, " incarnation ", member.incarnation(),
+                 " was declared failed (", lite::v1::FailureCause_Name(cause),
+                 ": ", reason, "); Join again")),
+      /*drain=*/true);
+
+  Member record = member;
+  record.set_state(left ? lite::v1::NODE_STATE_LEFT
+                        : lite::v1::NODE_STATE_FAILED);
+  store_->PutNode(record);
+
+  // Its LMRs go away with it, announced, and so does every grant into them.
+  const lite::v1::RemovalCause removal =
+      left ? lite::v1::REMOVAL_CAUSE_HOME_LEFT
+           : lite::v1::REMOVAL_CAUSE_HOME_FAILED;
+  size_t lmrs = 0;
+  size_t revoked = 0;
+  for (uint64_t lmr_id : store_->LmrIdsOnHome(node_id)) {
+    revoked += RemoveLmrLocked(lmr_id, removal);
+    ++lmrs;
+  }
+  // Its own grants die with its kernel state: dropped, not announced.
+  const std::vector<uint64_t> held = store_->GrantIdsHeldBy(node_id);
+  for (uint64_t grant_id : held) store_->DeleteGrant(grant_id);
+
+  // Allocations it was asked for will never be answered.
+  std::vector<uint64_t> abandoned;
+  for (const auto& [request_id, pending] : pending_) {
+    if (pending.lmr.home_node_id() == node_id) abandoned.push_back(request_id);
+  }
+  for (uint64_t request_id : abandoned) {
+    const std::string name = pending_.at(request_id).lmr.name();
+    FinishAllocLocked(request_id,
+                      absl::UnavailableError(absl::StrCat(
+                          label, (left ? " left" : " failed"),
+                          " before answering the allocation of LMR '", name,
+                          "'; retry on a live node")));
+  }
+
+  if (!left) ++counters_.failures;
+  LITE_LOG_INFO(
+      "%s incarnation %d %s%s; %d LMRs and %d grants into them revoked, %d "
+      "held grants dropped",
+      label, member.incarnation(), left ? "left" : "failed: ",
+      left ? ""
+           : absl::StrCat(lite::v1::FailureCause_Name(cause), ": ", reason),
+      lmrs, revoked, held.size());
+}
+
+// ------------------------------------------------------------------ sessions
+
+absl::StatusOr<OpenedSession> ManagerState::OpenSession(
+    const lite::v1::Heartbeat& first) {
+  if (first.node_id() == 0 || first.incarnation() == 0) {
+    return absl::InvalidArgumentError(
+        "the first heartbeat has node_id or incarnation 0; send the node id "
+        "and incarnation Join returned");
+  }
+  Locked lock(this);
+  LITE_RETURN_IF_ERROR(CheckRunningLocked());
+  std::optional<Member> node = store_->GetNode(first.node_id());
+  if (!node.has_value()) {
+    return absl::NotFoundError(absl::StrCat(
+        "node ", first.node_id(),
+        " is not a member of this cluster; Join first (a restarted manager "
+        "forgets nodes until they join again)"));
+  }
+  auto it = live_.find(first.node_id());
+  const uint64_t live_incarnation =
+      it == live_.end() ? 0 : it->second.member.incarnation();
+  if (live_incarnation != first.incarnation()) {
+    return StaleIncarnationError(*node, first.incarnation(), live_incarnation);
+  }
+  Live& live = it->second;
+  if (live.session_opened) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "a session was already opened for ", NodeLabel(live.member),
+        " incarnation ", live.member.incarnation(),
+        "; a session cannot be reopened: Join again"));
+  }
+  live.session_opened = true;
+  live.session_open = true;
+  const absl::Time now = clock_->Now();
+  RenewLeaseLocked(live, now);
+  ++counters_.heartbeats;
+  ManagerMessage ack;
+  ack.mutable_heartbeat_ack()->set_heartbeat_seq(first.heartbeat_seq());
+  ack.mutable_heartbeat_ack()->set_lease_remaining_ms(
+      absl::ToInt64Milliseconds(options_.lease));
+  SendToNodeLocked(live, std::move(ack));
+  OpenedSession opened;
+  opened.binding.node_id = first.node_id();
+  opened.binding.incarnation = first.incarnation();
+  opened.outbox = live.outbox;
+  return opened;
+}
+
+absl::Status ManagerState::Heartbeat(const SessionBinding& binding,
+                                     const lite::v1::Heartbeat& heartbeat) {
+  if (heartbeat.node_id() != binding.node_id ||
+      heartbeat.incarnation() != binding.incarnation) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "heartbeat names node ", heartbeat.node_id(), " incarnation ",
+        heartbeat.incarnation(), ", but this session belongs to node ",
+        binding.node_id, " incarnation ", binding.incarnation));
+  }
+  Locked lock(this);
+  LITE_RETURN_IF_ERROR(CheckRunningLocked());
+  auto it = live_.find(binding.node_id);
+  if (it == live_.end() ||
+      it->second.member.incarnation() != binding.incarnation) {
+    return StaleIncarnationError(
+        *store_->GetNode(binding.node_id), binding.incarnation,
+        it == live_.end() ? 0 : it->second.member.incarnation());
+  }
+  Live& live = it->second;
+  RenewLeaseLocked(live, clock_->Now());
+  ++counters_.heartbeats;
+  ManagerMessage ack;
+  ack.mutable_heartbeat_ack()->set_heartbeat_seq(heartbeat.heartbeat_seq());
+  ack.mutable_heartbeat_ack()->set_lease_remaining_ms(
+      absl::ToInt64Milliseconds(options_.lease));
+  SendToNodeLocked(live, std::move(ack));
+  return absl::OkStatus();
+}
+
+void ManagerState::SessionEnded(const SessionBinding& binding,
+                                const absl::Status& why) {
+  Locked lock(this);
+  if (shut_down_) return;
+  auto it = live_.find(binding.node_id);
+  if (it == live_.end() ||
+      it->second.member.incarnation() != binding.incarnation) {
+    return;  // Already over (left, failed, superseded).
+  }
+  it->second.session_open = false;
+  EndIncarnationLocked(
+      binding.node_id, /*left=*/false, lite::v1::FAILURE_CAUSE_SESSION_CLOSED,
+      why.ok() ? std::string("the agent closed its session without Leave")
+               : absl::StrCat("session ended: ", why.ToString()));
+}
+
+std::shared_ptr<Outbox> ManagerState::OpenWatch() {
+  Locked lock(this);
+  auto outbox = std::make_shared<Outbox>(options_.session_queue_limit);
+  if (shut_down_) {
+    outbox->Close(absl::UnavailableError("litemgr is shutting down"), false);
+    return outbox;
+  }
+  watchers_.insert(outbox);
+  return outbox;
+}
+
+void ManagerState::CloseWatch(const std::shared_ptr<Outbox>& watch) {
+  Locked lock(this);
+  watchers_.erase(watch);
+}
+
+void ManagerState::Shutdown() {
+  Locked lock(this);
+  if (shut_down_) return;
+  shut_down_ = true;
+  const absl::Status bye = absl::UnavailableError(
+      "litemgr is shutting down; Join again when it is back");
+  for (auto& [node_id, live] : live_) live.outbox->Close(bye, false);
+  for (const auto& watcher : watchers_) watcher->Close(bye, false);
+  watchers_.clear();
+  std::vector<uint64_t> pending;
+  for (const auto& [request_id, alloc] : pending_)
+    pending.push_back(request_id);
+  for (uint64_t request_id : pending) {
+    FinishAllocLocked(request_id,
+                      absl::UnavailableError(
+                          "litemgr shut down before the home node answered"));
+  }
+}
+
+ManagerCounters ManagerState::counters() const {
+  absl::MutexLock lock(&mu_);
+  ManagerCounters out = counters_;
+  out.nodes_alive = live_.size();
+  out.sessions_open = 0;
+  for (const auto& [node_id, live] : live_) {
+    if (live.session_open) ++out.sessions_open;
+  }
+  out.lmrs = store_->LmrCount();
+  out.grants = store_->GrantCount();
+  out.watchers = watchers_.size();
+  return out;
+}
+
+bool ManagerState::recovering() const {
+  absl::MutexLock lock(&mu_);
+  return recovering_;
+}
+
+uint64_t ManagerState::last_event_sequence() const {
+  absl::MutexLock lock(&mu_);
+  return store_->LastEventSequence();
+}
+
+// ------------------------------------------------------------------ listings
+
+absl::StatusOr<lite::v1::ListNodesResponse> ManagerState::ListNodes(
+    const lite::v1::ListNodesRequest& request) const {
+  LITE_ASSIGN_OR_RETURN(const Page page,
+                        ParsePage(request.page_size(), request.page_token()));
+  if (page.after_id > std::numeric_limits<uint32_t>::max()) {
+    return absl::InvalidArgumentError(
+        "page_token is not one this manager issued for ListNodes");
+  }
+  absl::MutexLock lock(&mu_);
+  LITE_RETURN_IF_ERROR(CheckRunningLocked());
+  const absl::Time now = clock_->Now();
+  lite::v1::ListNodesResponse response;
+  std::vector<Member> nodes =
+      store_->ListNodes(static_cast<uint32_t>(page.after_id), page.size + 1);
+  const bool more = static_cast<int>(nodes.size()) > page.size;
+  if (more) nodes.pop_back();
+  for (const Member& node : nodes) {
+    *response.add_nodes() = DecoratedLocked(node, now);
+  }
+  if (more) response.set_next_page_token(PageToken(nodes.back().node_id()));
+  response.set_event_sequence(store_->LastEventSequence());
+  return response;
+}
+
+absl::StatusOr<lite::v1::DrainNodeResponse> ManagerState::DrainNode(
+    const lite::v1::DrainNodeRequest& request) {
+  Locked lock(this);
+  LITE_RETURN_IF_ERROR(CheckRunningLocked());
+  LITE_ASSIGN_OR_RETURN(Member node,
+                        FindNodeLocked(request.node_id(), request.node_name()));
+  const bool draining = !request.cancel();
+  if (node.draining() != draining) {
+    node.set_draining(draining);
+    store_->PutNode(node);
+    auto it = live_.find(node.node_id());
+    if (it != live_.end()) it->second.member.set_draining(draining);
+    Event event;
+    auto* changed = event.mutable_member_drain_changed();
+    changed->set_node_id(node.node_id());
+    changed->set_node_name(node.node_name());
+    changed->set_draining(draining);
+    EmitLocked(std::move(event));
+    LITE_LOG_INFO("%s %s", NodeLabel(node),
+                  draining ? "is draining" : "is back in service");
+  }
+  lite::v1::DrainNodeResponse response;
+  *response.mutable_member() = DecoratedLocked(node, clock_->Now());
+  return response;
+}
+
+absl::StatusOr<lite::v1::EvictNodeResponse> ManagerState::EvictNode(
+    const lite::v1::EvictNodeRequest& request) {
+  if (request.reason().size() > kMaxReasonLength) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("reason is ", request.reason().size(),
+                     " characters long; the limit is ", kMaxReasonLength));
+  }
+  Locked lock(this);
+  LITE_RETURN_IF_ERROR(CheckRunningLocked());
+  LITE_ASSIGN_OR_RETURN(const Member node,
+                        FindNodeLocked(request.node_id(), request.node_name()));
+  if (!live_.contains(node.node_id())) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(NodeLabel(node), " is ", NodeStateName(node.state()),
+                     ", not alive; there is nothing to evict"));
+  }
+  EndIncarnationLocked(
+      node.node_id(), /*left=*/false, lite::v1::FAILURE_CAUSE_EVICTED,
+      request.reason().empty()
+          ? std::string("evicted by an operator")
+          : absl::StrCat("evicted by an operator: ", request.reason()));
+  lite::v1::EvictNodeResponse response;
+  *response.mutable_member() = *store_->GetNode(node.node_id());
+  return response;
+}
+
+}  // namespace lite::controlplane

@@ -1,0 +1,278 @@
+// The cluster manager's state machine: membership, leases, the event order,
+// the LMR registry, access checks and grants. It knows nothing of gRPC: every
+// RPC of lite.v1.ClusterManager is one method here taking the request and
+// returning the response or an absl::Status with the exact code, and time
+// comes from an injectable Clock, so tests drive it directly with a fake
+// clock. The gRPC layer (service.h) only moves messages.
+//
+// Every public method validates everything before changing anything: a call
+// that returns an error has changed nothing.
+//
+// Thread-safe: one mutex serializes all calls. Work that must not run under
+// it (waking session writers, finishing AllocLmr calls) is queued and run
+// right after the mutex is released.
+#ifndef LITE_CONTROLPLANE_MANAGER_STATE_H_
+#define LITE_CONTROLPLANE_MANAGER_STATE_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "controlplane/clock.h"
+#include "controlplane/options.h"
+#include "controlplane/outbox.h"
+#include "controlplane/store.h"
+#include "lite/v1/manager.pb.h"
+
+namespace lite::controlplane {
+
+// The node and incarnation a session was opened for.
+struct SessionBinding {
+  uint32_t node_id = 0;
+  uint64_t incarnation = 0;
+};
+
+// What a successful OpenSession hands the gRPC layer.
+struct OpenedSession {
+  SessionBinding binding;
+  std::shared_ptr<Outbox> outbox;
+};
+
+// Totals since the manager started, for tests, logs and the benchmark.
+struct ManagerCounters {
+  uint64_t joins = 0;
+  uint64_t heartbeats = 0;
+  uint64_t events = 0;
+  uint64_t failures = 0;
+  uint64_t grants_issued = 0;
+  uint64_t grants_revoked = 0;
+  uint64_t session_overflows = 0;
+  size_t nodes_alive = 0;
+  size_t sessions_open = 0;
+  size_t lmrs = 0;
+  size_t grants = 0;
+  size_t watchers = 0;
+};
+
+class ManagerState {
+ public:
+  using AllocDone =
+      std::function<void(absl::StatusOr<lite::v1::AllocLmrResponse>)>;
+
+  // `clock` must outlive this object. A store that is Empty() starts the
+  // recovery window (options.recovery_window), during which agents rebuild
+  // the state of a restarted manager.
+  ManagerState(ManagerOptions options, const Clock* clock,
+               std::unique_ptr<Store> store);
+  ~ManagerState();
+
+  ManagerState(const ManagerState&) = delete;
+  ManagerState& operator=(const ManagerState&) = delete;
+
+  // ---- membership
+  absl::StatusOr<lite::v1::JoinResponse> Join(
+      const lite::v1::JoinRequest& request);
+  absl::Status Leave(const lite::v1::LeaveRequest& request);
+
+  // ---- sessions
+  // The first message of a Session stream.
+  absl::StatusOr<OpenedSession> OpenSession(const lite::v1::Heartbeat& first);
+  // Every later message.
+  absl::Status Heartbeat(const SessionBinding& binding,
+                         const lite::v1::Heartbeat& heartbeat);
+  absl::Status HandleResult(const SessionBinding& binding,
+                            const lite::v1::NodeRequestResult& result);
+  // The stream ended (agent gone, broken connection, or the stream was
+  // finished with an error). Fails the node if this incarnation is alive.
+  void SessionEnded(const SessionBinding& binding, const absl::Status& why);
+
+  // ---- LMRs and grants
+  absl::StatusOr<lite::v1::RegisterLmrResponse> RegisterLmr(
+      const lite::v1::RegisterLmrRequest& request);
+  // Validation errors are returned at once (and `done` is not called).
+  // Otherwise returns OK and calls `done` exactly once, later, with the
+  // outcome: when the home answers, fails, or does not answer in time.
+  absl::Status AllocLmr(const lite::v1::AllocLmrRequest& request,
+                        AllocDone done);
+  absl::StatusOr<lite::v1::MapLmrResponse> MapLmr(
+      const lite::v1::MapLmrRequest& request);
+  absl::StatusOr<lite::v1::UnmapLmrResponse> UnmapLmr(
+      const lite::v1::UnmapLmrRequest& request);
+  absl::StatusOr<lite::v1::FreeLmrResponse> FreeLmr(
+      const lite::v1::FreeLmrRequest& request);
+  absl::StatusOr<lite::v1::RestoreGrantResponse> RestoreGrant(
+      const lite::v1::RestoreGrantRequest& request);
+
+  // ---- listings and operators
+  absl::StatusOr<lite::v1::ListNodesResponse> ListNodes(
+      const lite::v1::ListNodesRequest& request) const;
+  absl::StatusOr<lite::v1::ListLmrsResponse> ListLmrs(
+      const lite::v1::ListLmrsRequest& request) const;
+  absl::StatusOr<lite::v1::ListGrantsResponse> ListGrants(
+      const lite::v1::ListGrantsRequest& request) const;
+  absl::StatusOr<lite::v1::DrainNodeResponse> DrainNode(
+      const lite::v1::DrainNodeRequest& request);
+  absl::StatusOr<lite::v1::EvictNodeResponse> EvictNode(
+      const lite::v1::EvictNodeRequest& request);
+  // A watcher gets every event from now on; CloseWatch when it goes away.
+  std::shared_ptr<Outbox> OpenWatch();
+  void CloseWatch(const std::shared_ptr<Outbox>& watch);
+
+  // ---- time
+  // Does everything that is due at the clock's now (expire leases, abandon
+  // unanswered requests, end recovery) and returns when it next has
+  // something to do (absl::InfiniteFuture() when nothing is pending).
+  absl::Time Tick();
+  // Called (outside the lock) when a deadline earlier than the last one Tick
+  // returned appears, so a timer sleeping until then can re-arm.
+  void SetDeadlineListener(std::function<void()> listener);
+
+  // Closes every session and watcher with UNAVAILABLE and finishes pending
+  // AllocLmr calls with UNAVAILABLE. Announces nothing: the nodes did not
+  // fail, the manager went away. Later calls fail with UNAVAILABLE.
+  void Shutdown();
+
+  ManagerCounters counters() const;
+  bool recovering() const;
+  uint64_t last_event_sequence() const;
+
+ private:
+  // A live incarnation of a node.
+  struct Live {
+    lite::v1::Member member;  // As stored, state ALIVE.
+    absl::Time lease_expiry;
+    absl::Time last_renewal;
+    std::shared_ptr<Outbox> outbox;
+    bool session_opened = false;  // One session per incarnation, ever.
+    bool session_open = false;
+  };
+  // An AllocLmr waiting for its home's answer.
+  struct PendingAlloc {
+    uint64_t request_id = 0;
+    lite::v1::Lmr lmr;  // Everything but chunks and key.
+    uint64_t home_incarnation = 0;
+    absl::Time deadline;
+    AllocDone done;
+  };
+  // Holds mu_; on release, handles overflowed sessions, then (unlocked)
+  // wakes session writers and runs deferred callbacks.
+  class Locked {
+   public:
+    explicit Locked(ManagerState* state);
+    ~Locked();
+    Locked(const Locked&) = delete;
+    Locked& operator=(const Locked&) = delete;
+
+   private:
+    ManagerState* const state_;
+  };
+
+  // Validation of the calling node; INVALID_ARGUMENT checks are separate so
+  // that every field error is reported before any state error.
+  static absl::Status ValidateCallerFields(const lite::v1::NodeCaller& caller);
+  absl::StatusOr<Live*> CheckCallerLocked(const lite::v1::NodeCaller& caller)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status CheckRunningLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<lite::v1::Member> FindNodeLocked(
+      uint32_t node_id, const std::string& node_name) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  absl::Status CheckLmrNameFreeLocked(const std::string& name) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+
+  // Events: assigns the next sequence number and queues the event on every
+  // live session and watcher (and `extra`, if given).
+  void EmitLocked(lite::v1::Event event,
+                  const std::shared_ptr<Outbox>& extra = nullptr)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Queues a message on one node's session.
+  void SendToNodeLocked(Live& live, lite::v1::ManagerMessage message)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void PushLocked(const std::shared_ptr<Outbox>& outbox,
+                  const OutMessagePtr& message, uint32_t node)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Closes sessions and watchers that overflowed (failing their nodes), until
+  // none is left: failing one emits events that may overflow another.
+  void HandleOverflowsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Ends a live incarnation: announce, close its session, revoke its LMRs
+  // and every grant into them, drop its own grants, fail its pending
+  // allocations. `left` distinguishes Leave from failure.
+  void EndIncarnationLocked(uint32_t node_id, bool left,
+                            lite::v1::FailureCause cause,
+                            const std::string& reason)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RevokeGrantLocked(uint64_t grant_id, lite::v1::RemovalCause cause)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Revokes every grant into the LMR, then removes it; both announced.
+  size_t RemoveLmrLocked(uint64_t lmr_id, lite::v1::RemovalCause cause)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void FinishAllocLocked(uint64_t request_id,
+                         absl::StatusOr<lite::v1::AllocLmrResponse> outcome)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void EndRecoveryLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  void RenewLeaseLocked(Live& live, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void AddDeadlineLocked(absl::Time deadline)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  lite::v1::Member DecoratedLocked(const lite::v1::Member& member,
+                                   absl::Time now) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  std::vector<lite::v1::Member> AliveMembersLocked() const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+
+  const ManagerOptions options_;
+  const Clock* const clock_;
+
+  mutable absl::Mutex mu_;
+  std::unique_ptr<Store> store_ ABSL_GUARDED_BY(mu_);
+  bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
+
+  // Live incarnations by node id (ordered: member lists are by id).
+  std::map<uint32_t, Live> live_ ABSL_GUARDED_BY(mu_);
+  // Lease expiry -> node, to find the next expiry without scanning.
+  std::set<std::pair<absl::Time, uint32_t>> expiries_ ABSL_GUARDED_BY(mu_);
+  // Canonical RDMA address -> live node using it.
+  absl::flat_hash_map<std::string, uint32_t> address_owner_
+      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<std::shared_ptr<Outbox>> watchers_ ABSL_GUARDED_BY(mu_);
+
+  uint64_t last_request_id_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::flat_hash_map<uint64_t, PendingAlloc> pending_ ABSL_GUARDED_BY(mu_);
+  std::set<std::pair<absl::Time, uint64_t>> request_deadlines_
+      ABSL_GUARDED_BY(mu_);
+  // LMR names reserved by allocations in flight -> request id.
+  absl::flat_hash_map<std::string, uint64_t> pending_names_
+      ABSL_GUARDED_BY(mu_);
+
+  bool recovering_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Time recovery_end_ ABSL_GUARDED_BY(mu_);
+
+  // What Tick last returned; a new earlier deadline wakes the timer.
+  absl::Time next_tick_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
+  std::function<void()> deadline_listener_ ABSL_GUARDED_BY(mu_);
+
+  // Filled under the lock, handled by Locked's destructor.
+  std::vector<std::pair<std::shared_ptr<Outbox>, uint32_t>> overflowed_
+      ABSL_GUARDED_BY(mu_);
+  std::vector<std::shared_ptr<Outbox>> to_notify_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::function<void()>> after_unlock_ ABSL_GUARDED_BY(mu_);
+
+  ManagerCounters counters_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace lite::controlplane
+
+#endif  // LITE_CONTROLPLANE_MANAGER_STATE_H_

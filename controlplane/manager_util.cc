@@ -1,0 +1,41 @@
+#include "controlplane/manager_util.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace lite::controlplane {
+
+std::string NodeLabel(const lite::v1::Member& member) {
+  return absl::StrCat("node ", member.node_id(), " ('", member.node_name(),
+                      "')");
+}
+
+std::string NodeStateName(lite::v1::NodeState state) {
+  switch (state) {
+    case lite::v1::NODE_STATE_ALIVE:
+      return "ALIVE";
+    case lite::v1::NODE_STATE_LEFT:
+      return "LEFT";
+    case lite::v1::NODE_STATE_FAILED:
+      return "FAILED";
+    default:
+      return "UNSPECIFIED";
+  }
+}
+
+absl::Status StaleIncarnationError(const lite::v1::Member& node,
+                                   uint64_t claimed,
+                                   uint64_t live_incarnation) {
+  const std::string now =
+      live_incarnation != 0
+          ? absl::StrCat("the node is ALIVE as incarnation ", live_incarnation)
+          : absl::StrCat("the node is ", NodeStateName(node.state()),
+                         " (last incarnation ", node.incarnation(), ")");
+  return absl::FailedPreconditionError(
+      absl::StrCat(NodeLabel(node), " incarnation ", claimed,
+                   " is stale: ", now, "; Join again"));
+}
+
+std::string IdHex(uint64_t id) { return absl::StrFormat("0x%016x", id); }
+
+}  // namespace lite::controlplane

@@ -1,0 +1,30 @@
+// Small helpers shared by the manager's state machine files: how nodes are
+// named in messages, and the one error every stale caller gets.
+#ifndef LITE_CONTROLPLANE_MANAGER_UTIL_H_
+#define LITE_CONTROLPLANE_MANAGER_UTIL_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "lite/v1/types.pb.h"
+
+namespace lite::controlplane {
+
+// "node 3 ('alpha')".
+std::string NodeLabel(const lite::v1::Member& member);
+
+// "ALIVE", "FAILED", "LEFT".
+std::string NodeStateName(lite::v1::NodeState state);
+
+// FAILED_PRECONDITION for a call made with an incarnation that is not the
+// node's live one (live_incarnation 0: the node is not alive).
+absl::Status StaleIncarnationError(const lite::v1::Member& node,
+                                   uint64_t claimed, uint64_t live_incarnation);
+
+// "0x0000000300000001": LMR and grant ids in messages, showing both halves.
+std::string IdHex(uint64_t id);
+
+}  // namespace lite::controlplane
+
+#endif  // LITE_CONTROLPLANE_MANAGER_UTIL_H_

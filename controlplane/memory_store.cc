@@ -1,0 +1,231 @@
+#include "controlplane/memory_store.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace lite::controlplane {
+namespace {
+
+constexpr uint32_t kMax32 = std::numeric_limits<uint32_t>::max();
+
+template <typename Id>
+std::vector<Id> ToVector(const std::set<Id>* ids) {
+  if (ids == nullptr) return {};
+  return std::vector<Id>(ids->begin(), ids->end());
+}
+
+template <typename Map, typename Key>
+const typename Map::mapped_type* Find(const Map& map, const Key& key) {
+  auto it = map.find(key);
+  return it == map.end() ? nullptr : &it->second;
+}
+
+uint32_t NextSeq(absl::flat_hash_map<uint32_t, uint32_t>& last, uint32_t key) {
+  uint32_t& seq = last[key];
+  if (seq == kMax32) return 0;
+  return ++seq;
+}
+
+void RaiseSeq(absl::flat_hash_map<uint32_t, uint32_t>& last, uint32_t key,
+              uint32_t used) {
+  uint32_t& seq = last[key];
+  seq = std::max(seq, used);
+}
+
+}  // namespace
+
+bool MemoryStore::Empty() const {
+  return nodes_.empty() && lmrs_.empty() && grants_.empty();
+}
+
+std::optional<lite::v1::Member> MemoryStore::GetNode(uint32_t node_id) const {
+  const auto* node = Find(nodes_, node_id);
+  if (node == nullptr) return std::nullopt;
+  return *node;
+}
+
+std::optional<uint32_t> MemoryStore::FindNodeId(absl::string_view name) const {
+  auto it = node_ids_by_name_.find(name);
+  if (it == node_ids_by_name_.end()) return std::nullopt;
+  return it->second;
+}
+
+void MemoryStore::PutNode(const lite::v1::Member& node) {
+  nodes_[node.node_id()] = node;
+  node_ids_by_name_[node.node_name()] = node.node_id();
+}
+
+std::vector<lite::v1::Member> MemoryStore::ListNodes(uint32_t after_id,
+                                                     int limit) const {
+  std::vector<lite::v1::Member> out;
+  for (auto it = nodes_.upper_bound(after_id);
+       it != nodes_.end() && static_cast<int>(out.size()) < limit; ++it) {
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+std::optional<lite::v1::Lmr> MemoryStore::GetLmr(uint64_t lmr_id) const {
+  const auto* lmr = Find(lmrs_, lmr_id);
+  if (lmr == nullptr) return std::nullopt;
+  return *lmr;
+}
+
+std::optional<uint64_t> MemoryStore::FindLmrId(absl::string_view name) const {
+  auto it = lmr_ids_by_name_.find(name);
+  if (it == lmr_ids_by_name_.end()) return std::nullopt;
+  return it->second;
+}
+
+void MemoryStore::PutLmr(const lite::v1::Lmr& lmr) {
+  auto it = lmrs_.find(lmr.lmr_id());
+  if (it != lmrs_.end()) {
+    // Replacing: drop the old record's index entries first.
+    lmr_ids_by_name_.erase(it->second.name());
+    lmrs_by_home_[it->second.home_node_id()].erase(lmr.lmr_id());
+  }
+  lmrs_[lmr.lmr_id()] = lmr;
+  lmr_ids_by_name_[lmr.name()] = lmr.lmr_id();
+  lmrs_by_home_[lmr.home_node_id()].insert(lmr.lmr_id());
+}
+
+void MemoryStore::DeleteLmr(uint64_t lmr_id) {
+  auto it = lmrs_.find(lmr_id);
+  if (it == lmrs_.end()) return;
+  lmr_ids_by_name_.erase(it->second.name());
+  auto home = lmrs_by_home_.find(it->second.home_node_id());
+  if (home != lmrs_by_home_.end()) {
+    home->second.erase(lmr_id);
+    if (home->second.empty()) lmrs_by_home_.erase(home);
+  }
+  lmrs_.erase(it);
+}
+
+std::vector<lite::v1::Lmr> MemoryStore::ListLmrs(uint32_t home_node_id,
+                                                 uint64_t after_id,
+                                                 int limit) const {
+  std::vector<lite::v1::Lmr> out;
+  if (home_node_id != 0) {
+    const auto* ids = Find(lmrs_by_home_, home_node_id);
+    if (ids == nullptr) return out;
+    for (auto it = ids->upper_bound(after_id);
+         it != ids->end() && static_cast<int>(out.size()) < limit; ++it) {
+      out.push_back(lmrs_.at(*it));
+    }
+    return out;
+  }
+  for (auto it = lmrs_.upper_bound(after_id);
+       it != lmrs_.end() && static_cast<int>(out.size()) < limit; ++it) {
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+std::vector<uint64_t> MemoryStore::LmrIdsOnHome(uint32_t home_node_id) const {
+  return ToVector(Find(lmrs_by_home_, home_node_id));
+}
+
+std::optional<lite::v1::Grant> MemoryStore::GetGrant(uint64_t grant_id) const {
+  const auto* grant = Find(grants_, grant_id);
+  if (grant == nullptr) return std::nullopt;
+  return *grant;
+}
+
+void MemoryStore::PutGrant(const lite::v1::Grant& grant) {
+  DeleteGrant(grant.grant_id());
+  grants_[grant.grant_id()] = grant;
+  grants_by_lmr_[grant.lmr_id()].insert(grant.grant_id());
+  grants_by_holder_[grant.holder_node_id()].insert(grant.grant_id());
+}
+
+void MemoryStore::DeleteGrant(uint64_t grant_id) {
+  auto it = grants_.find(grant_id);
+  if (it == grants_.end()) return;
+  auto by_lmr = grants_by_lmr_.find(it->second.lmr_id());
+  if (by_lmr != grants_by_lmr_.end()) {
+    by_lmr->second.erase(grant_id);
+    if (by_lmr->second.empty()) grants_by_lmr_.erase(by_lmr);
+  }
+  auto by_holder = grants_by_holder_.find(it->second.holder_node_id());
+  if (by_holder != grants_by_holder_.end()) {
+    by_holder->second.erase(grant_id);
+    if (by_holder->second.empty()) grants_by_holder_.erase(by_holder);
+  }
+  grants_.erase(it);
+}
+
+std::vector<lite::v1::Grant> MemoryStore::ListGrants(uint64_t lmr_id,
+                                                     uint32_t holder_node_id,
+                                                     uint64_t after_id,
+                                                     int limit) const {
+  std::vector<lite::v1::Grant> out;
+  const auto matches = [&](const lite::v1::Grant& g) {
+    return (lmr_id == 0 || g.lmr_id() == lmr_id) &&
+           (holder_node_id == 0 || g.holder_node_id() == holder_node_id);
+  };
+  // Walk the narrowest index available.
+  const std::set<uint64_t>* ids = nullptr;
+  if (lmr_id != 0) {
+    ids = Find(grants_by_lmr_, lmr_id);
+    if (ids == nullptr) return out;
+  } else if (holder_node_id != 0) {
+    ids = Find(grants_by_holder_, holder_node_id);
+    if (ids == nullptr) return out;
+  }
+  if (ids != nullptr) {
+    for (auto it = ids->upper_bound(after_id);
+         it != ids->end() && static_cast<int>(out.size()) < limit; ++it) {
+      const lite::v1::Grant& g = grants_.at(*it);
+      if (matches(g)) out.push_back(g);
+    }
+    return out;
+  }
+  for (auto it = grants_.upper_bound(after_id);
+       it != grants_.end() && static_cast<int>(out.size()) < limit; ++it) {
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+std::vector<uint64_t> MemoryStore::GrantIdsForLmr(uint64_t lmr_id) const {
+  return ToVector(Find(grants_by_lmr_, lmr_id));
+}
+
+std::vector<uint64_t> MemoryStore::GrantIdsHeldBy(uint32_t node_id) const {
+  return ToVector(Find(grants_by_holder_, node_id));
+}
+
+uint32_t MemoryStore::NextNodeId() {
+  // Restored nodes may hold ids above the counter's old value; skip them.
+  while (next_node_id_ != 0 && nodes_.contains(next_node_id_)) {
+    ++next_node_id_;  // Wraps to 0 after kMax32: the space is used up.
+  }
+  if (next_node_id_ == 0) return 0;
+  return next_node_id_++;
+}
+
+void MemoryStore::RaiseNodeId(uint32_t used_id) {
+  if (used_id == kMax32) {
+    next_node_id_ = 0;
+  } else if (next_node_id_ != 0 && used_id >= next_node_id_) {
+    next_node_id_ = used_id + 1;
+  }
+}
+
+uint32_t MemoryStore::NextLmrSeq(uint32_t home_node_id) {
+  return NextSeq(last_lmr_seq_, home_node_id);
+}
+
+void MemoryStore::RaiseLmrSeq(uint32_t home_node_id, uint32_t used_seq) {
+  RaiseSeq(last_lmr_seq_, home_node_id, used_seq);
+}
+
+uint32_t MemoryStore::NextGrantSeq(uint32_t holder_node_id) {
+  return NextSeq(last_grant_seq_, holder_node_id);
+}
+
+void MemoryStore::RaiseGrantSeq(uint32_t holder_node_id, uint32_t used_seq) {
+  RaiseSeq(last_grant_seq_, holder_node_id, used_seq);
+}
+
+}  // namespace lite::controlplane

@@ -1,0 +1,33 @@
+// Tunables of the manager's state machine; litemgr fills them from flags.
+#ifndef LITE_CONTROLPLANE_OPTIONS_H_
+#define LITE_CONTROLPLANE_OPTIONS_H_
+
+#include <cstdint>
+
+#include "absl/time/time.h"
+
+namespace lite::controlplane {
+
+struct ManagerOptions {
+  // A node with no heartbeat for this long is failed.
+  absl::Duration lease = absl::Seconds(1);
+  // Agents are told to heartbeat every lease / heartbeats_per_lease.
+  int heartbeats_per_lease = 4;
+  // Messages (events, requests, acks) a session or watcher may have queued
+  // before it is closed with RESOURCE_EXHAUSTED. Must exceed the largest burst
+  // of events (e.g. a whole cluster joining at once).
+  int64_t session_queue_limit = 16384;
+  // How long AllocLmr waits for the home node's answer.
+  absl::Duration request_timeout = absl::Seconds(5);
+  // After a start with empty storage: how long agents may restore grants and
+  // how long until RecoveryComplete is announced. Zero: no recovery phase.
+  absl::Duration recovery_window = absl::Seconds(5);
+  // Upper bounds on LMR size and chunk count, so that one request cannot ask
+  // for unbounded work or memory.
+  uint64_t max_lmr_size_bytes = uint64_t{1} << 40;  // 1 TiB
+  int max_lmr_chunks = 4096;
+};
+
+}  // namespace lite::controlplane
+
+#endif  // LITE_CONTROLPLANE_OPTIONS_H_

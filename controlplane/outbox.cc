@@ -1,0 +1,87 @@
+#include "controlplane/outbox.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace lite::controlplane {
+
+const std::string& OutMessage::SessionWire() const {
+  std::call_once(session_once_,
+                 [this] { message_.SerializeToString(&session_wire_); });
+  return session_wire_;
+}
+
+const std::string& OutMessage::WatchWire() const {
+  std::call_once(watch_once_, [this] {
+    if (message_.has_event()) message_.event().SerializeToString(&watch_wire_);
+  });
+  return watch_wire_;
+}
+
+Outbox::PushResult Outbox::Push(OutMessagePtr message) {
+  absl::MutexLock lock(&mu_);
+  if (closed_) return PushResult::kQueued;
+  if (static_cast<int64_t>(queue_.size()) >= limit_) return PushResult::kFull;
+  // Only an empty queue can have an idle reader; a busy one pops the rest
+  // when its current write completes.
+  const bool notify = queue_.empty() && listener_ != nullptr;
+  queue_.push_back(std::move(message));
+  high_water_ = std::max(high_water_, queue_.size());
+  return notify ? PushResult::kQueuedNotify : PushResult::kQueued;
+}
+
+void Outbox::NotifyReader() {
+  std::shared_ptr<OutboxListener> listener;
+  {
+    absl::MutexLock lock(&mu_);
+    listener = listener_;
+  }
+  if (listener != nullptr) listener->OnOutboxReady();
+}
+
+void Outbox::Close(absl::Status status, bool drain) {
+  std::shared_ptr<OutboxListener> listener;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return;
+    closed_ = true;
+    close_status_ = std::move(status);
+    if (!drain) queue_.clear();
+    listener = listener_;
+  }
+  if (listener != nullptr) listener->OnOutboxReady();
+}
+
+Outbox::Next Outbox::Pop() {
+  absl::MutexLock lock(&mu_);
+  Next next;
+  if (!queue_.empty()) {
+    next.message = std::move(queue_.front());
+    queue_.pop_front();
+  } else if (closed_) {
+    next.closed = close_status_;
+  }
+  return next;
+}
+
+void Outbox::SetListener(std::shared_ptr<OutboxListener> listener) {
+  absl::MutexLock lock(&mu_);
+  listener_ = std::move(listener);
+}
+
+bool Outbox::closed() const {
+  absl::MutexLock lock(&mu_);
+  return closed_;
+}
+
+size_t Outbox::size() const {
+  absl::MutexLock lock(&mu_);
+  return queue_.size();
+}
+
+size_t Outbox::high_water() const {
+  absl::MutexLock lock(&mu_);
+  return high_water_;
+}
+
+}  // namespace lite::controlplane

@@ -1,0 +1,70 @@
+// Field validation for lite.v1 requests. Every function returns OK or an
+// INVALID_ARGUMENT status whose message names the field, the bad value and
+// what would be accepted, so that a person can fix the call.
+#ifndef LITE_CONTROLPLANE_VALIDATION_H_
+#define LITE_CONTROLPLANE_VALIDATION_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "lite/v1/types.pb.h"
+
+namespace lite::controlplane {
+
+inline constexpr size_t kMaxNodeNameLength = 64;
+inline constexpr size_t kMaxLmrNameLength = 128;
+inline constexpr size_t kMaxReasonLength = 256;
+inline constexpr uint32_t kModeMask = 0666;
+inline constexpr int32_t kDefaultPageSize = 1000;
+inline constexpr int32_t kMaxPageSize = 10000;
+
+// 1..64 characters from [A-Za-z0-9._-], the first a letter or digit.
+absl::Status ValidateNodeName(absl::string_view field, absl::string_view name);
+
+// 1..128 characters from [A-Za-z0-9._:/-], the first a letter or digit.
+absl::Status ValidateLmrName(absl::string_view field, absl::string_view name);
+
+// "IPv4:port" or "[IPv6]:port", port 1..65535. Returns the address in a
+// canonical form (so "[::1]:1" and "[0::1]:1" compare equal).
+absl::StatusOr<std::string> CanonicalRdmaAddress(absl::string_view field,
+                                                 absl::string_view address);
+
+// A subset of 0666.
+absl::Status ValidateMode(absl::string_view field, uint32_t mode);
+
+// uid and gid not (uint32_t)-1, pid > 0.
+absl::Status ValidateCredentials(absl::string_view field,
+                                 const lite::v1::Credentials& creds);
+
+// At least one of read / write.
+absl::Status ValidateAccess(absl::string_view field,
+                            const lite::v1::Access& access);
+
+// 1..max_chunks chunks, each > 0 bytes, adding up to size_bytes exactly
+// without overflow.
+absl::Status ValidateChunks(
+    absl::string_view field,
+    const google::protobuf::RepeatedPtrField<lite::v1::LmrChunk>& chunks,
+    uint64_t size_bytes, int max_chunks);
+
+// > 0 and <= max.
+absl::Status ValidateSize(absl::string_view field, uint64_t size_bytes,
+                          uint64_t max_size_bytes);
+
+// Paging: page_size 0 -> default; 1..kMaxPageSize otherwise. page_token is
+// empty (start) or the decimal id to continue after.
+struct Page {
+  int32_t size = kDefaultPageSize;
+  uint64_t after_id = 0;
+};
+absl::StatusOr<Page> ParsePage(int32_t page_size, absl::string_view page_token);
+
+// The token a response carries to continue after last_id.
+std::string PageToken(uint64_t last_id);
+
+}  // namespace lite::controlplane
+
+#endif  // LITE_CONTROLPLANE_VALIDATION_H_
