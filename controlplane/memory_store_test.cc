@@ -1,0 +1,91 @@
+#include "controlplane/memory_store.h"
+
+#include <gtest/gtest.h>
+
+namespace lite::controlplane {
+namespace {
+
+lite::v1::Member Node(uint32_t id, const std::string& name) {
+  lite::v1::Member member;
+  member.set_node_id(id);
+  member.set_node_name(name);
+  return member;
+}
+
+lite::v1::Grant GrantOf(uint64_t id, uint64_t lmr, uint32_t holder) {
+  lite::v1::Grant grant;
+  grant.set_grant_id(id);
+  grant.set_lmr_id(lmr);
+  grant.set_holder_node_id(holder);
+  return grant;
+}
+
+TEST(MemoryStoreTest, NodeIdsSkipRestoredIds) {
+  MemoryStore store;
+  EXPECT_TRUE(store.Empty());
+  EXPECT_EQ(store.NextNodeId(), 1u);
+  store.PutNode(Node(1, "a"));
+  store.PutNode(Node(3, "restored"));
+  store.RaiseNodeId(3);
+  EXPECT_EQ(store.NextNodeId(), 4u);
+  store.PutNode(Node(5, "also-restored"));  // Not raised: still skipped.
+  EXPECT_EQ(store.NextNodeId(), 6u);
+  EXPECT_EQ(*store.FindNodeId("restored"), 3u);
+  EXPECT_FALSE(store.Empty());
+  store.RaiseNodeId(0xFFFFFFFF);
+  EXPECT_EQ(store.NextNodeId(), 0u);  // Used up.
+}
+
+TEST(MemoryStoreTest, LmrIndexesFollowReplaceAndDelete) {
+  MemoryStore store;
+  lite::v1::Lmr lmr;
+  lmr.set_lmr_id(10);
+  lmr.set_name("x");
+  lmr.set_home_node_id(1);
+  store.PutLmr(lmr);
+  lmr.set_name("y");
+  store.PutLmr(lmr);  // Renaming replaces the index entry.
+  EXPECT_FALSE(store.FindLmrId("x").has_value());
+  EXPECT_EQ(*store.FindLmrId("y"), 10u);
+  EXPECT_EQ(store.LmrIdsOnHome(1), std::vector<uint64_t>{10});
+  EXPECT_EQ(store.ListLmrs(2, 0, 10).size(), 0u);
+  store.DeleteLmr(10);
+  EXPECT_TRUE(store.LmrIdsOnHome(1).empty());
+  EXPECT_EQ(store.LmrCount(), 0u);
+}
+
+TEST(MemoryStoreTest, GrantIndexesAndFilteredPaging) {
+  MemoryStore store;
+  store.PutGrant(GrantOf(1, 100, 1));
+  store.PutGrant(GrantOf(2, 100, 2));
+  store.PutGrant(GrantOf(3, 200, 2));
+  store.PutGrant(GrantOf(4, 100, 2));
+  EXPECT_EQ(store.GrantIdsForLmr(100), (std::vector<uint64_t>{1, 2, 4}));
+  EXPECT_EQ(store.GrantIdsHeldBy(2), (std::vector<uint64_t>{2, 3, 4}));
+  const auto both = store.ListGrants(100, 2, 0, 10);
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(both[1].grant_id(), 4u);
+  const auto page = store.ListGrants(0, 0, 1, 2);
+  ASSERT_EQ(page.size(), 2u);
+  EXPECT_EQ(page[0].grant_id(), 2u);
+  store.DeleteGrant(2);
+  EXPECT_EQ(store.GrantIdsHeldBy(2), (std::vector<uint64_t>{3, 4}));
+}
+
+TEST(MemoryStoreTest, SequencesAreMonotonicAndRaisable) {
+  MemoryStore store;
+  EXPECT_EQ(store.NextLmrSeq(1), 1u);
+  store.RaiseLmrSeq(1, 10);
+  EXPECT_EQ(store.NextLmrSeq(1), 11u);
+  store.RaiseLmrSeq(1, 5);  // Never lowers.
+  EXPECT_EQ(store.NextLmrSeq(1), 12u);
+  EXPECT_EQ(store.NextLmrSeq(2), 1u);
+  store.RaiseGrantSeq(3, 0xFFFFFFFF);
+  EXPECT_EQ(store.NextGrantSeq(3), 0u);  // Used up.
+  EXPECT_EQ(store.NextEventSequence(), 1u);
+  EXPECT_EQ(store.NextEventSequence(), 2u);
+  EXPECT_EQ(store.LastEventSequence(), 2u);
+}
+
+}  // namespace
+}  // namespace lite::controlplane

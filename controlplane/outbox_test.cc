@@ -1,0 +1,87 @@
+#include "controlplane/outbox.h"
+
+#include <gtest/gtest.h>
+
+namespace lite::controlplane {
+namespace {
+
+OutMessagePtr Ack(uint64_t seq) {
+  lite::v1::ManagerMessage message;
+  message.mutable_heartbeat_ack()->set_heartbeat_seq(seq);
+  return std::make_shared<const OutMessage>(message);
+}
+
+class CountingListener : public OutboxListener {
+ public:
+  void OnOutboxReady() override { ++calls; }
+  int calls = 0;
+};
+
+TEST(OutboxTest, BoundedAndOrdered) {
+  Outbox outbox(2);
+  EXPECT_EQ(outbox.Push(Ack(1)), Outbox::PushResult::kQueued);  // No reader.
+  EXPECT_EQ(outbox.Push(Ack(2)), Outbox::PushResult::kQueued);
+  EXPECT_EQ(outbox.Push(Ack(3)), Outbox::PushResult::kFull);
+  EXPECT_EQ(outbox.Pop().message->message().heartbeat_ack().heartbeat_seq(),
+            1u);
+  EXPECT_EQ(outbox.Pop().message->message().heartbeat_ack().heartbeat_seq(),
+            2u);
+  Outbox::Next empty = outbox.Pop();
+  EXPECT_EQ(empty.message, nullptr);
+  EXPECT_FALSE(empty.closed.has_value());
+  EXPECT_EQ(outbox.high_water(), 2u);
+}
+
+TEST(OutboxTest, NotifiesOnlyWhenTheReaderMayBeIdle) {
+  Outbox outbox(10);
+  auto listener = std::make_shared<CountingListener>();
+  outbox.SetListener(listener);
+  EXPECT_EQ(outbox.Push(Ack(1)), Outbox::PushResult::kQueuedNotify);
+  EXPECT_EQ(outbox.Push(Ack(2)), Outbox::PushResult::kQueued);
+  outbox.NotifyReader();
+  EXPECT_EQ(listener->calls, 1);
+  outbox.Pop();
+  outbox.Pop();
+  EXPECT_EQ(outbox.Push(Ack(3)), Outbox::PushResult::kQueuedNotify);
+}
+
+TEST(OutboxTest, CloseWithDrainDeliversQueuedMessagesFirst) {
+  Outbox outbox(10);
+  auto listener = std::make_shared<CountingListener>();
+  outbox.SetListener(listener);
+  outbox.Push(Ack(1));
+  outbox.Close(absl::FailedPreconditionError("over"), /*drain=*/true);
+  EXPECT_EQ(listener->calls, 1);
+  outbox.Close(absl::OkStatus(), true);  // The first close wins.
+  EXPECT_EQ(outbox.Push(Ack(2)), Outbox::PushResult::kQueued);  // Ignored.
+  EXPECT_NE(outbox.Pop().message, nullptr);
+  Outbox::Next end = outbox.Pop();
+  ASSERT_TRUE(end.closed.has_value());
+  EXPECT_EQ(end.closed->code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(OutboxTest, CloseWithoutDrainDropsQueuedMessages) {
+  Outbox outbox(10);
+  outbox.Push(Ack(1));
+  outbox.Close(absl::ResourceExhaustedError("slow"), /*drain=*/false);
+  Outbox::Next end = outbox.Pop();
+  EXPECT_EQ(end.message, nullptr);
+  ASSERT_TRUE(end.closed.has_value());
+  EXPECT_EQ(end.closed->code(), absl::StatusCode::kResourceExhausted);
+}
+
+TEST(OutMessageTest, WireFormsParseBack) {
+  lite::v1::ManagerMessage message;
+  message.mutable_event()->set_sequence(9);
+  message.mutable_event()->mutable_member_left()->set_node_id(3);
+  OutMessage out(message);
+  lite::v1::ManagerMessage session;
+  ASSERT_TRUE(session.ParseFromString(out.SessionWire()));
+  EXPECT_EQ(session.event().sequence(), 9u);
+  lite::v1::Event watch;
+  ASSERT_TRUE(watch.ParseFromString(out.WatchWire()));
+  EXPECT_EQ(watch.member_left().node_id(), 3u);
+}
+
+}  // namespace
+}  // namespace lite::controlplane

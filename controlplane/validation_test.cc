@@ -1,0 +1,122 @@
+#include "controlplane/validation.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "controlplane/access.h"
+
+namespace lite::controlplane {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(ValidationTest, NodeNames) {
+  EXPECT_TRUE(ValidateNodeName("n", "node-1.rack_2").ok());
+  EXPECT_TRUE(ValidateNodeName("n", std::string(64, 'a')).ok());
+  EXPECT_EQ(ValidateNodeName("n", std::string(65, 'a')).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ValidateNodeName("n", "").code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ValidateNodeName("n", ".hidden").code(),
+            absl::StatusCode::kInvalidArgument);
+  const absl::Status slash = ValidateNodeName("node_name", "a/b");
+  EXPECT_THAT(slash.message(), HasSubstr("node_name \"a/b\" has character "
+                                         "0x2f at offset 1"));
+}
+
+TEST(ValidationTest, LmrNamesAllowPathLikeNames) {
+  EXPECT_TRUE(ValidateLmrName("name", "app:db/shard-0.main").ok());
+  EXPECT_EQ(ValidateLmrName("name", "/rooted").code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ValidateLmrName("name", "tab\tname").code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ValidateLmrName("name", std::string(129, 'x')).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ValidationTest, RdmaAddressesAreCanonical) {
+  EXPECT_EQ(*CanonicalRdmaAddress("a", "10.0.0.2:7471"), "10.0.0.2:7471");
+  EXPECT_EQ(*CanonicalRdmaAddress("a", "[fd00:0::2]:1"), "[fd00::2]:1");
+  for (const char* bad :
+       {"", "10.0.0.2", "10.0.0.2:", "10.0.0.2:0", "10.0.0.2:65536",
+        "10.0.0.2:+1", "10.0.0.256:1", "name:1", "[fd00::2]", "[fd00::2:1",
+        "fd00::2:1", "[zz::1]:1"}) {
+    absl::StatusOr<std::string> result = CanonicalRdmaAddress("a", bad);
+    EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument)
+        << bad;
+    EXPECT_THAT(result.status().message(), HasSubstr("expected \"IPv4:port\""));
+  }
+}
+
+TEST(ValidationTest, ModesAreSubsetsOf0666) {
+  EXPECT_TRUE(ValidateMode("mode", 0).ok());
+  EXPECT_TRUE(ValidateMode("mode", 0666).ok());
+  EXPECT_TRUE(ValidateMode("mode", 0640).ok());
+  const absl::Status exec = ValidateMode("mode", 0755);
+  EXPECT_EQ(exec.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(exec.message(), HasSubstr("0755 has bits outside 0666 (0111)"));
+  EXPECT_EQ(ValidateMode("mode", 04000).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ValidationTest, ChunksMustAddUpWithoutOverflow) {
+  google::protobuf::RepeatedPtrField<lite::v1::LmrChunk> chunks;
+  EXPECT_EQ(ValidateChunks("c", chunks, 10, 4).code(),
+            absl::StatusCode::kInvalidArgument);
+  chunks.Add()->set_length_bytes(6);
+  chunks.Add()->set_length_bytes(4);
+  EXPECT_TRUE(ValidateChunks("c", chunks, 10, 4).ok());
+  EXPECT_EQ(ValidateChunks("c", chunks, 11, 4).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ValidateChunks("c", chunks, 10, 1).code(),
+            absl::StatusCode::kInvalidArgument);
+  chunks.Mutable(0)->set_length_bytes(~uint64_t{0});
+  EXPECT_EQ(ValidateChunks("c", chunks, 10, 4).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ValidationTest, CredentialsAndAccess) {
+  lite::v1::Credentials creds;
+  creds.set_uid(0);
+  creds.set_gid(0);
+  creds.set_pid(1);
+  EXPECT_TRUE(ValidateCredentials("owner", creds).ok());
+  creds.set_pid(0);
+  EXPECT_THAT(ValidateCredentials("owner", creds).message(),
+              HasSubstr("owner.pid is 0"));
+  lite::v1::Access none;
+  EXPECT_EQ(ValidateAccess("access", none).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ValidationTest, Paging) {
+  EXPECT_EQ(ParsePage(0, "")->size, kDefaultPageSize);
+  EXPECT_EQ(ParsePage(5, "42")->after_id, 42u);
+  EXPECT_EQ(ParsePage(kMaxPageSize + 1, "").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParsePage(1, "-1").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParsePage(1, "99999999999999999999999").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(PageToken(7), "7");
+}
+
+TEST(AccessTest, MessageSaysWhichClassAppliedAndWhatItAllows) {
+  lite::v1::Credentials who;
+  who.set_uid(2000);
+  who.set_gid(100);
+  who.set_pid(1);
+  lite::v1::Access write;
+  write.set_write(true);
+  const absl::Status denied =
+      CheckAccess("LMR 'x'", 0640, 1000, 100, who, write);
+  EXPECT_EQ(denied.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(denied.message(),
+            "uid 2000 gid 100 may not write LMR 'x': it is owned by uid 1000 "
+            "gid 100 with mode 0640 (rw-r-----), and the group class allows "
+            "r-");
+  EXPECT_EQ(ModeString(0604), "rw----r--");
+}
+
+}  // namespace
+}  // namespace lite::controlplane
