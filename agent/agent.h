@@ -1,0 +1,154 @@
+// Agent: liteagent's link to the cluster manager, following the life of an
+// agent that proto/lite/v1/manager.proto specifies:
+//
+//   Join (with the module's identity as `restore`) -> re-register hosted
+//   LMRs and restore grants -> Session: heartbeats up, ordered events and
+//   node-addressed requests down -> on any end of the session, Join again,
+//   with exponential backoff and jitter while the manager is unreachable.
+//
+// Events are applied to the module (peers, grant revocations, freed LMR
+// memory) strictly in sequence order; a gap ends the session (the next Join
+// resynchronizes the member list). Upcalls from applications are answered
+// by an UpcallDispatcher once the session is open.
+#ifndef LITE_AGENT_AGENT_H_
+#define LITE_AGENT_AGENT_H_
+
+#include <grpcpp/channel.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "agent/context_registry.h"
+#include "agent/counters.h"
+#include "agent/event_log.h"
+#include "agent/grant_gate.h"
+#include "agent/module.h"
+#include "agent/peer_table.h"
+#include "agent/upcall_dispatcher.h"
+#include "lite/v1/agent.pb.h"
+#include "lite/v1/manager.grpc.pb.h"
+
+namespace lite::agent {
+
+struct AgentOptions {
+  std::string node_name;
+  std::string rdma_address;
+  // As configured, for GetStatus.
+  std::string manager_address;
+  // Deadline of each unary call to the manager.
+  absl::Duration rpc_timeout = absl::Seconds(5);
+  // Reconnect backoff: first wait, and the cap.
+  absl::Duration backoff_initial = absl::Milliseconds(100);
+  absl::Duration backoff_max = absl::Seconds(5);
+  // How long Shutdown waits for the manager to end the session after Leave.
+  absl::Duration leave_grace = absl::Seconds(2);
+  UpcallDispatcherOptions upcalls;
+  // Optional; not owned.
+  EventLog* event_log = nullptr;
+};
+
+class Agent final : public CallerSource {
+ public:
+  // `module` must outlive the agent.
+  Agent(AgentOptions options, Module* module,
+        std::unique_ptr<lite::v1::ClusterManager::StubInterface> stub);
+  ~Agent() override;
+
+  // Starts the connection thread and the upcall dispatcher.
+  void Start();
+  // Leaves the cluster if joined, ends the session, stops every thread and
+  // closes the module. Bounded by rpc_timeout + leave_grace. Idempotent.
+  void Shutdown();
+
+  // For NodeAgent.
+  lite::v1::GetStatusResponse Status() const;
+  std::vector<lite::v1::Member> Peers() const { return peers_.List(); }
+  // The agent's counters followed by the module's, sorted by name.
+  std::vector<lite::v1::Counter> CounterSnapshot() const;
+
+  // CallerSource.
+  std::optional<lite::v1::NodeCaller> WaitForCaller(
+      absl::Time deadline) override;
+
+ private:
+  // How a session ended, which decides what the connection loop does next.
+  enum class SessionEnd {
+    // The manager went away or the stream broke: back off, then Join.
+    kBroken,
+    // This incarnation is over (own MemberFailed/MemberLeft, stale
+    // incarnation): Join again.
+    kIncarnationOver,
+    // Shutdown.
+    kShutdown,
+  };
+  struct Session;
+
+  void Run();
+  absl::StatusOr<lite::v1::JoinResponse> Join();
+  // Programs the module with the Join's outcome: identity, peers, grants.
+  absl::Status Adopt(const lite::v1::JoinResponse& join);
+  // Re-registers hosted LMRs and restores (or drops) held grants.
+  absl::Status Restore(const lite::v1::JoinResponse& join);
+  absl::Status ReRegister(const lite::v1::NodeCaller& caller,
+                          const lite::v1::Lmr& lmr);
+  absl::Status RestoreGrants(const lite::v1::NodeCaller& caller,
+                             bool manager_recovering);
+  SessionEnd RunSession(const lite::v1::JoinResponse& join,
+                        bool* heartbeat_acked);
+  void HeartbeatLoop(Session* session);
+  // Applies one event; returns false when the session must end (gap, or
+  // this incarnation is over, which *over is set for).
+  bool ApplyEvent(const lite::v1::Event& event, bool* over);
+  void HandleRequest(Session* session, const lite::v1::NodeRequest& request);
+  void LeaveIfJoined();
+
+  void SetState(lite::v1::ManagerConnectionState state);
+  void NoteError(absl::string_view what, const absl::Status& status);
+  // Waits for d; false if shutdown began meanwhile.
+  bool SleepUnlessShutdown(absl::Duration d);
+  bool ShuttingDown() const;
+  lite::v1::NodeCaller Caller() const;
+  void ModuleError(absl::string_view what, const absl::Status& status);
+
+  const AgentOptions options_;
+  Module* const module_;
+  const std::unique_ptr<lite::v1::ClusterManager::StubInterface> stub_;
+  const absl::Time started_at_;
+  mutable Counters counters_;
+  PeerTable peers_;
+  GrantGate grants_;
+  ContextRegistry contexts_;
+  UpcallDispatcher upcalls_;
+
+  mutable absl::Mutex mu_;
+  bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  bool run_done_ ABSL_GUARDED_BY(mu_) = false;
+  lite::v1::ManagerConnectionState state_ ABSL_GUARDED_BY(mu_) =
+      lite::v1::MANAGER_CONNECTION_STATE_JOINING;
+  uint32_t node_id_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t incarnation_ ABSL_GUARDED_BY(mu_) = 0;
+  // Joined and not known to be over: Leave makes sense.
+  bool incarnation_live_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t applied_event_sequence_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Time session_opened_at_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  uint64_t reconnects_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string last_error_ ABSL_GUARDED_BY(mu_);
+
+  std::thread runner_;
+  bool started_ = false;
+  bool shut_down_ = false;
+};
+
+}  // namespace lite::agent
+
+#endif  // LITE_AGENT_AGENT_H_

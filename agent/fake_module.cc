@@ -1,0 +1,362 @@
+#include "agent/fake_module.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace lite::agent {
+namespace {
+
+constexpr size_t kMaxCalls = 10000;
+constexpr uint64_t kPageBytes = 4096;
+
+lite::v1::Counter MakeCounter(std::string name, uint64_t value,
+                              std::string help) {
+  lite::v1::Counter c;
+  c.set_name(std::move(name));
+  c.set_value(value);
+  c.set_help(std::move(help));
+  return c;
+}
+
+}  // namespace
+
+FakeModule::FakeModule(FakeModuleOptions options) : options_(options) {}
+
+void FakeModule::RecordCall(std::string call) {
+  calls_.push_back(std::move(call));
+  while (calls_.size() > kMaxCalls) calls_.pop_front();
+}
+
+std::vector<lite::v1::LmrChunk> FakeModule::MakeChunks(uint64_t size_bytes) {
+  std::vector<lite::v1::LmrChunk> chunks;
+  uint64_t left = size_bytes;
+  while (left > 0) {
+    uint64_t len = std::min(left, options_.max_chunk_bytes);
+    lite::v1::LmrChunk chunk;
+    chunk.set_address(next_address_);
+    chunk.set_length_bytes(len);
+    chunks.push_back(chunk);
+    // Leave a page-aligned gap so chunks are visibly not contiguous.
+    next_address_ += (len + 2 * kPageBytes - 1) / kPageBytes * kPageBytes;
+    left -= len;
+  }
+  return chunks;
+}
+
+absl::StatusOr<std::optional<lite::v1::NodeIdentity>>
+FakeModule::GetIdentity() {
+  absl::MutexLock lock(&mu_);
+  return identity_;
+}
+
+absl::Status FakeModule::SetIdentity(const lite::v1::NodeIdentity& identity) {
+  if (identity.node_id() == 0 || identity.incarnation() == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("node identity must be nonzero, got id %u "
+                        "incarnation %u",
+                        identity.node_id(), identity.incarnation()));
+  }
+  absl::MutexLock lock(&mu_);
+  identity_ = identity;
+  RecordCall(absl::StrFormat("SetIdentity %u %u", identity.node_id(),
+                             identity.incarnation()));
+  return absl::OkStatus();
+}
+
+absl::Status FakeModule::AddPeer(const Peer& peer) {
+  if (peer.node_id == 0 || peer.incarnation == 0 || peer.rdma_address.empty()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "peer needs a node id, an incarnation and an address, got %u/%u/'%s'",
+        peer.node_id, peer.incarnation, peer.rdma_address));
+  }
+  absl::MutexLock lock(&mu_);
+  if (identity_.has_value() && identity_->node_id() == peer.node_id) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("node %u is this node, not a peer", peer.node_id));
+  }
+  peers_[peer.node_id] = peer;
+  RecordCall(absl::StrFormat("AddPeer %u %u %s", peer.node_id, peer.incarnation,
+                             peer.rdma_address));
+  return absl::OkStatus();
+}
+
+absl::Status FakeModule::RemovePeer(uint32_t node_id, uint64_t incarnation) {
+  absl::MutexLock lock(&mu_);
+  auto it = peers_.find(node_id);
+  if (it == peers_.end() || it->second.incarnation != incarnation) {
+    return absl::NotFoundError(absl::StrFormat("no peer %u with incarnation %u",
+                                               node_id, incarnation));
+  }
+  peers_.erase(it);
+  RecordCall(absl::StrFormat("RemovePeer %u %u", node_id, incarnation));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Peer>> FakeModule::ListPeers() {
+  absl::MutexLock lock(&mu_);
+  std::vector<Peer> out;
+  for (const auto& [id, peer] : peers_) out.push_back(peer);
+  return out;
+}
+
+absl::StatusOr<lite::v1::AllocatedLmrMemory> FakeModule::AllocateLmrMemory(
+    const lite::v1::AllocateLmrMemory& request) {
+  if (request.lmr_id() == 0 || request.size_bytes() == 0) {
+    return absl::InvalidArgumentError(
+        "AllocateLmrMemory needs a nonzero lmr_id and size_bytes");
+  }
+  absl::MutexLock lock(&mu_);
+  if (hosted_.contains(request.lmr_id())) {
+    return absl::AlreadyExistsError(
+        absl::StrFormat("LMR %#x is already hosted here", request.lmr_id()));
+  }
+  if (request.size_bytes() > options_.memory_bytes - allocated_bytes_) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "out of LMR memory: %u bytes asked, %u of %u bytes free",
+        request.size_bytes(), options_.memory_bytes - allocated_bytes_,
+        options_.memory_bytes));
+  }
+  lite::v1::AllocatedLmrMemory out;
+  for (auto& chunk : MakeChunks(request.size_bytes())) {
+    *out.add_chunks() = chunk;
+  }
+  out.set_memory_key(options_.memory_key);
+  allocated_bytes_ += request.size_bytes();
+
+  lite::v1::Lmr lmr;
+  lmr.set_lmr_id(request.lmr_id());
+  lmr.set_name(request.name());
+  lmr.set_size_bytes(request.size_bytes());
+  lmr.set_owner_uid(request.owner_uid());
+  lmr.set_owner_gid(request.owner_gid());
+  lmr.set_mode(request.mode());
+  *lmr.mutable_chunks() = out.chunks();
+  lmr.set_memory_key(out.memory_key());
+  lmr.set_origin(lite::v1::LMR_ORIGIN_ALLOCATED);
+  if (identity_.has_value()) {
+    lmr.set_home_node_id(identity_->node_id());
+    lmr.set_epoch(identity_->incarnation());
+  }
+  hosted_[request.lmr_id()] = lmr;
+  RecordCall(absl::StrFormat("AllocateLmrMemory %#x %s %u", request.lmr_id(),
+                             request.name(), request.size_bytes()));
+  return out;
+}
+
+absl::Status FakeModule::FreeLmrMemory(uint64_t lmr_id) {
+  absl::MutexLock lock(&mu_);
+  auto it = hosted_.find(lmr_id);
+  if (it == hosted_.end()) {
+    return absl::NotFoundError(
+        absl::StrFormat("LMR %#x is not hosted here", lmr_id));
+  }
+  if (it->second.origin() == lite::v1::LMR_ORIGIN_ALLOCATED) {
+    allocated_bytes_ -= it->second.size_bytes();
+  }
+  hosted_.erase(it);
+  RecordCall(absl::StrFormat("FreeLmrMemory %#x", lmr_id));
+  return absl::OkStatus();
+}
+
+absl::Status FakeModule::UpdateHostedLmr(uint64_t lmr_id,
+                                         const lite::v1::Lmr& lmr) {
+  absl::MutexLock lock(&mu_);
+  auto it = hosted_.find(lmr_id);
+  if (it == hosted_.end()) {
+    return absl::NotFoundError(
+        absl::StrFormat("LMR %#x is not hosted here", lmr_id));
+  }
+  if (lmr.lmr_id() == 0) {
+    return absl::InvalidArgumentError("the new LMR record has no lmr_id");
+  }
+  if (lmr.lmr_id() != lmr_id && hosted_.contains(lmr.lmr_id())) {
+    return absl::AlreadyExistsError(
+        absl::StrFormat("LMR %#x is already hosted here", lmr.lmr_id()));
+  }
+  if (lmr.size_bytes() != it->second.size_bytes()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("LMR %#x is %u bytes here, the record says %u", lmr_id,
+                        it->second.size_bytes(), lmr.size_bytes()));
+  }
+  // lite.ko keeps its own chunks and key: they describe memory it owns.
+  lite::v1::Lmr updated = lmr;
+  *updated.mutable_chunks() = it->second.chunks();
+  updated.set_memory_key(it->second.memory_key());
+  updated.set_origin(it->second.origin());
+  hosted_.erase(it);
+  hosted_[updated.lmr_id()] = updated;
+  RecordCall(absl::StrFormat("UpdateHostedLmr %#x %#x epoch %u", lmr_id,
+                             updated.lmr_id(), updated.epoch()));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<lite::v1::Lmr>> FakeModule::ListHostedLmrs() {
+  absl::MutexLock lock(&mu_);
+  std::vector<lite::v1::Lmr> out;
+  for (const auto& [id, lmr] : hosted_) out.push_back(lmr);
+  return out;
+}
+
+absl::Status FakeModule::RevokeGrant(uint64_t grant_id) {
+  absl::MutexLock lock(&mu_);
+  if (grants_.erase(grant_id) == 0) {
+    return absl::NotFoundError(
+        absl::StrFormat("grant %#x is not held here", grant_id));
+  }
+  RecordCall(absl::StrFormat("RevokeGrant %#x", grant_id));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<lite::v1::Grant>> FakeModule::ListGrants() {
+  absl::MutexLock lock(&mu_);
+  std::vector<lite::v1::Grant> out;
+  for (const auto& [id, grant] : grants_) out.push_back(grant);
+  return out;
+}
+
+absl::StatusOr<ModuleMessage> FakeModule::Receive() {
+  absl::MutexLock lock(&mu_);
+  // Close() wakes this for good, so the wait is bounded by shutdown.
+  auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return closed_ || !inbox_.empty();
+  };
+  mu_.Await(absl::Condition(&ready));
+  if (closed_) return absl::CancelledError("the module was closed");
+  ModuleMessage msg = std::move(inbox_.front());
+  inbox_.pop_front();
+  return msg;
+}
+
+absl::Status FakeModule::CheckReply(const Upcall& upcall,
+                                    const UpcallReply& reply) {
+  if (!reply.status.ok()) return absl::OkStatus();
+  const bool wants_lmr = std::holds_alternative<AllocUpcall>(upcall.request) ||
+                         std::holds_alternative<RegisterUpcall>(upcall.request);
+  const bool wants_grant = std::holds_alternative<MapUpcall>(upcall.request);
+  if (wants_lmr != reply.lmr.has_value() ||
+      wants_grant != reply.grant.has_value()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "upcall %u: a successful reply must carry %s", upcall.upcall_id,
+        wants_lmr ? "an LMR" : (wants_grant ? "a grant" : "no result")));
+  }
+  if (wants_grant && grants_.contains(reply.grant->grant_id())) {
+    return absl::AlreadyExistsError(absl::StrFormat(
+        "grant %#x is already installed", reply.grant->grant_id()));
+  }
+  if (const auto* reg = std::get_if<RegisterUpcall>(&upcall.request)) {
+    if (reply.lmr->lmr_id() == 0 || hosted_.contains(reply.lmr->lmr_id()) ||
+        reply.lmr->size_bytes() != reg->size_bytes) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "upcall %u: the registered LMR record does not fit (id %#x, %u "
+          "bytes)",
+          upcall.upcall_id, reply.lmr->lmr_id(), reply.lmr->size_bytes()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FakeModule::CompleteUpcall(const UpcallReply& reply) {
+  absl::MutexLock lock(&mu_);
+  auto it = pending_.find(reply.upcall_id);
+  if (it == pending_.end()) {
+    return absl::NotFoundError(
+        absl::StrFormat("upcall %u is not pending", reply.upcall_id));
+  }
+  if (absl::Status s = CheckReply(it->second, reply); !s.ok()) return s;
+  const Upcall& upcall = it->second;
+  if (reply.status.ok()) {
+    if (const auto* reg = std::get_if<RegisterUpcall>(&upcall.request)) {
+      // The pinned memory is hosted under the manager's id from now on.
+      lite::v1::Lmr lmr = *reply.lmr;
+      lmr.clear_chunks();
+      for (const auto& chunk : reg->chunks) *lmr.add_chunks() = chunk;
+      lmr.set_memory_key(reg->memory_key);
+      lmr.set_origin(lite::v1::LMR_ORIGIN_REGISTERED);
+      hosted_[lmr.lmr_id()] = lmr;
+    } else if (std::holds_alternative<MapUpcall>(upcall.request)) {
+      grants_[reply.grant->grant_id()] = *reply.grant;
+    }
+  }
+  RecordCall(absl::StrFormat("CompleteUpcall %u %s", reply.upcall_id,
+                             absl::StatusCodeToString(reply.status.code())));
+  if (reply.status.ok()) {
+    ++upcalls_completed_;
+  } else {
+    ++upcalls_failed_;
+  }
+  replies_[reply.upcall_id] = reply;
+  pending_.erase(it);
+  return absl::OkStatus();
+}
+
+void FakeModule::Close() {
+  absl::MutexLock lock(&mu_);
+  closed_ = true;
+}
+
+absl::StatusOr<std::vector<lite::v1::Counter>> FakeModule::GetCounters() {
+  absl::MutexLock lock(&mu_);
+  return std::vector<lite::v1::Counter>{
+      MakeCounter("module.grants", grants_.size(),
+                  "grants installed for applications on this node"),
+      MakeCounter("module.lmr_memory_allocated_bytes", allocated_bytes_,
+                  "LMR memory allocated by the module"),
+      MakeCounter("module.lmrs_hosted", hosted_.size(),
+                  "LMRs whose memory this node hosts"),
+      MakeCounter("module.peers", peers_.size(), "peers programmed"),
+      MakeCounter("module.upcalls_completed", upcalls_completed_,
+                  "upcalls answered with success"),
+      MakeCounter("module.upcalls_failed", upcalls_failed_,
+                  "upcalls answered with an error"),
+      MakeCounter("module.upcalls_pending", pending_.size(),
+                  "upcalls waiting for the agent's answer"),
+  };
+}
+
+uint64_t FakeModule::InjectUpcall(const lite::v1::Credentials& credentials,
+                                  UpcallRequest request) {
+  absl::MutexLock lock(&mu_);
+  Upcall upcall;
+  upcall.upcall_id = next_upcall_id_++;
+  upcall.credentials = credentials;
+  if (auto* reg = std::get_if<RegisterUpcall>(&request)) {
+    if (reg->chunks.empty()) reg->chunks = MakeChunks(reg->size_bytes);
+    if (reg->memory_key == 0) reg->memory_key = options_.memory_key;
+  }
+  if (const auto* unmap = std::get_if<UnmapUpcall>(&request)) {
+    grants_.erase(unmap->grant_id);
+  }
+  upcall.request = std::move(request);
+  pending_[upcall.upcall_id] = upcall;
+  inbox_.push_back(std::move(upcall));
+  return next_upcall_id_ - 1;
+}
+
+void FakeModule::InjectPeerConnectionFailed(const PeerConnectionFailed& event) {
+  absl::MutexLock lock(&mu_);
+  inbox_.push_back(event);
+}
+
+absl::StatusOr<UpcallReply> FakeModule::WaitForReply(uint64_t upcall_id,
+                                                     absl::Duration timeout) {
+  absl::MutexLock lock(&mu_);
+  auto done = [this, upcall_id]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return replies_.contains(upcall_id);
+  };
+  if (!mu_.AwaitWithTimeout(absl::Condition(&done), timeout)) {
+    return absl::DeadlineExceededError(
+        absl::StrFormat("no reply to upcall %u within %s", upcall_id,
+                        absl::FormatDuration(timeout)));
+  }
+  return replies_[upcall_id];
+}
+
+std::vector<std::string> FakeModule::Calls() const {
+  absl::MutexLock lock(&mu_);
+  return {calls_.begin(), calls_.end()};
+}
+
+}  // namespace lite::agent

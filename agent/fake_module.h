@@ -1,0 +1,106 @@
+// FakeModule: an in-process test double of lite.ko behind the Module
+// interface. It keeps the module's state as plain bookkeeping (identity,
+// peers, hosted LMRs with made-up addresses, installed grants), records every
+// call, and lets tests play the applications' side: inject upcalls and module
+// events, and wait for the agent's replies.
+//
+// It is what `liteagent --module=fake` runs with until the generic-netlink
+// module arrives with the data path; no RDMA and no real memory is involved.
+#ifndef LITE_AGENT_FAKE_MODULE_H_
+#define LITE_AGENT_FAKE_MODULE_H_
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "agent/module.h"
+
+namespace lite::agent {
+
+struct FakeModuleOptions {
+  // How much LMR memory AllocateLmrMemory may hand out in total.
+  uint64_t memory_bytes = uint64_t{1} << 30;
+  // Allocations are split into chunks of at most this size, so multi-chunk
+  // LMRs are exercised.
+  uint64_t max_chunk_bytes = uint64_t{64} << 20;
+  // The made-up global memory key reported for every LMR.
+  uint32_t memory_key = 0x117e;
+};
+
+class FakeModule final : public Module {
+ public:
+  explicit FakeModule(FakeModuleOptions options = {});
+
+  // ---- Module ----
+  std::string Name() const override { return "fake"; }
+  absl::StatusOr<std::optional<lite::v1::NodeIdentity>> GetIdentity() override;
+  absl::Status SetIdentity(const lite::v1::NodeIdentity& identity) override;
+  absl::Status AddPeer(const Peer& peer) override;
+  absl::Status RemovePeer(uint32_t node_id, uint64_t incarnation) override;
+  absl::StatusOr<std::vector<Peer>> ListPeers() override;
+  absl::StatusOr<lite::v1::AllocatedLmrMemory> AllocateLmrMemory(
+      const lite::v1::AllocateLmrMemory& request) override;
+  absl::Status FreeLmrMemory(uint64_t lmr_id) override;
+  absl::Status UpdateHostedLmr(uint64_t lmr_id,
+                               const lite::v1::Lmr& lmr) override;
+  absl::StatusOr<std::vector<lite::v1::Lmr>> ListHostedLmrs() override;
+  absl::Status RevokeGrant(uint64_t grant_id) override;
+  absl::StatusOr<std::vector<lite::v1::Grant>> ListGrants() override;
+  absl::StatusOr<ModuleMessage> Receive() override;
+  absl::Status CompleteUpcall(const UpcallReply& reply) override;
+  void Close() override;
+  absl::StatusOr<std::vector<lite::v1::Counter>> GetCounters() override;
+
+  // ---- The applications' side, for tests ----
+  using UpcallRequest = decltype(Upcall::request);
+  // Queues an upcall as an application's ioctl would and returns its id. A
+  // RegisterUpcall without chunks gets made-up pinned chunks covering
+  // size_bytes. An UnmapUpcall drops the grant at once, as lite.ko does when
+  // the handle goes away.
+  uint64_t InjectUpcall(const lite::v1::Credentials& credentials,
+                        UpcallRequest request);
+  void InjectPeerConnectionFailed(const PeerConnectionFailed& event);
+  // The agent's reply to an injected upcall, once it came; DEADLINE_EXCEEDED
+  // if it did not within `timeout`.
+  absl::StatusOr<UpcallReply> WaitForReply(uint64_t upcall_id,
+                                           absl::Duration timeout);
+  // Every state-changing call made on the module, oldest first, one line
+  // each (e.g. "AddPeer 2 1 10.0.0.2:7471"); the last 10000 are kept.
+  std::vector<std::string> Calls() const;
+
+ private:
+  void RecordCall(std::string call) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Made-up chunks covering size_bytes at fresh addresses.
+  std::vector<lite::v1::LmrChunk> MakeChunks(uint64_t size_bytes)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status CheckReply(const Upcall& upcall, const UpcallReply& reply)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const FakeModuleOptions options_;
+  mutable absl::Mutex mu_;
+  std::optional<lite::v1::NodeIdentity> identity_ ABSL_GUARDED_BY(mu_);
+  std::map<uint32_t, Peer> peers_ ABSL_GUARDED_BY(mu_);
+  std::map<uint64_t, lite::v1::Lmr> hosted_ ABSL_GUARDED_BY(mu_);
+  uint64_t allocated_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t next_address_ ABSL_GUARDED_BY(mu_) = 0x7f0000000000;
+  std::map<uint64_t, lite::v1::Grant> grants_ ABSL_GUARDED_BY(mu_);
+  std::deque<ModuleMessage> inbox_ ABSL_GUARDED_BY(mu_);
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t next_upcall_id_ ABSL_GUARDED_BY(mu_) = 1;
+  std::map<uint64_t, Upcall> pending_ ABSL_GUARDED_BY(mu_);
+  std::map<uint64_t, UpcallReply> replies_ ABSL_GUARDED_BY(mu_);
+  uint64_t upcalls_completed_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t upcalls_failed_ ABSL_GUARDED_BY(mu_) = 0;
+  std::deque<std::string> calls_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace lite::agent
+
+#endif  // LITE_AGENT_FAKE_MODULE_H_

@@ -1,0 +1,106 @@
+#include "agent/fake_spec.h"
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "agent/validation.h"
+
+namespace lite::agent {
+namespace {
+
+// Octal digits only, at most 4 of them.
+bool ParseOctalMode(absl::string_view text, uint32_t* mode) {
+  if (text.empty() || text.size() > 4) return false;
+  *mode = 0;
+  for (char c : text) {
+    if (c < '0' || c > '7') return false;
+    *mode = *mode * 8 + static_cast<uint32_t>(c - '0');
+  }
+  return true;
+}
+
+absl::Status SplitEntry(absl::string_view flag, absl::string_view entry,
+                        absl::string_view* name, absl::string_view* value) {
+  size_t eq = entry.find('=');
+  if (eq == entry.npos) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--%s entry '%s' is not NAME=VALUE", flag, entry));
+  }
+  *name = entry.substr(0, eq);
+  *value = entry.substr(eq + 1);
+  if (absl::Status s = ValidateLmrName(*name); !s.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--%s: %s", flag, s.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<FakeLmrSpec>> ParseFakeLmrs(absl::string_view text) {
+  std::vector<FakeLmrSpec> out;
+  if (text.empty()) return out;
+  for (absl::string_view entry : absl::StrSplit(text, ',')) {
+    absl::string_view name, value;
+    if (absl::Status s = SplitEntry("fake_lmrs", entry, &name, &value);
+        !s.ok()) {
+      return s;
+    }
+    FakeLmrSpec spec;
+    spec.name = std::string(name);
+    absl::string_view size_text = value;
+    if (size_t at = value.find('@'); at != value.npos) {
+      size_text = value.substr(0, at);
+      absl::string_view mode_text = value.substr(at + 1);
+      uint32_t mode = 0;
+      if (!ParseOctalMode(mode_text, &mode) || (mode & ~0666u) != 0) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "--fake_lmrs entry '%s': mode '%s' is not an octal subset of 0666",
+            entry, mode_text));
+      }
+      spec.mode = mode;
+    }
+    absl::StatusOr<uint64_t> size = ParseSize(size_text);
+    if (!size.ok()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--fake_lmrs entry '%s': %s", entry, size.status().message()));
+    }
+    spec.size_bytes = *size;
+    for (const FakeLmrSpec& other : out) {
+      if (other.name == spec.name) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("--fake_lmrs names '%s' twice", spec.name));
+      }
+    }
+    out.push_back(std::move(spec));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<FakeMapSpec>> ParseFakeMaps(absl::string_view text) {
+  std::vector<FakeMapSpec> out;
+  if (text.empty()) return out;
+  for (absl::string_view entry : absl::StrSplit(text, ',')) {
+    absl::string_view name, value;
+    if (absl::Status s = SplitEntry("fake_maps", entry, &name, &value);
+        !s.ok()) {
+      return s;
+    }
+    FakeMapSpec spec;
+    spec.name = std::string(name);
+    if (value == "r") {
+      spec.read = true;
+    } else if (value == "w") {
+      spec.write = true;
+    } else if (value == "rw") {
+      spec.read = spec.write = true;
+    } else {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--fake_maps entry '%s': access '%s' is not r, w or rw", entry,
+          value));
+    }
+    out.push_back(std::move(spec));
+  }
+  return out;
+}
+
+}  // namespace lite::agent

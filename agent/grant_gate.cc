@@ -1,0 +1,62 @@
+#include "agent/grant_gate.h"
+
+#include "absl/strings/str_format.h"
+
+namespace lite::agent {
+
+absl::StatusOr<bool> GrantGate::Revoke(uint64_t grant_id) {
+  absl::MutexLock lock(&mu_);
+  absl::Status s = module_->RevokeGrant(grant_id);
+  if (s.ok()) return true;
+  if (!absl::IsNotFound(s)) return s;
+  if (revoked_.insert(grant_id).second) {
+    revoked_order_.push_back(grant_id);
+    if (revoked_order_.size() > kRememberRevoked) {
+      revoked_.erase(revoked_order_.front());
+      revoked_order_.pop_front();
+    }
+  }
+  return false;
+}
+
+absl::StatusOr<int> GrantGate::SetHolder(uint32_t node_id,
+                                         uint64_t incarnation) {
+  absl::MutexLock lock(&mu_);
+  node_id_ = node_id;
+  incarnation_ = incarnation;
+  absl::StatusOr<std::vector<lite::v1::Grant>> grants = module_->ListGrants();
+  if (!grants.ok()) return grants.status();
+  int revoked = 0;
+  for (const lite::v1::Grant& g : *grants) {
+    if (g.holder_node_id() == node_id &&
+        g.holder_incarnation() == incarnation) {
+      continue;
+    }
+    absl::Status s = module_->RevokeGrant(g.grant_id());
+    if (!s.ok() && !absl::IsNotFound(s)) return s;
+    ++revoked;
+  }
+  return revoked;
+}
+
+absl::Status GrantGate::Install(const lite::v1::Grant& grant,
+                                const std::function<absl::Status()>& install) {
+  absl::MutexLock lock(&mu_);
+  if (revoked_.contains(grant.grant_id())) {
+    return absl::AbortedError(absl::StrFormat(
+        "grant %#x was revoked before it could be installed (the LMR was "
+        "freed or its home failed); map again",
+        grant.grant_id()));
+  }
+  if (grant.holder_node_id() != node_id_ ||
+      grant.holder_incarnation() != incarnation_) {
+    return absl::AbortedError(absl::StrFormat(
+        "grant %#x was made for node %u incarnation %u, but this node is now "
+        "%u incarnation %u; map again",
+        grant.grant_id(), grant.holder_node_id(), grant.holder_incarnation(),
+        node_id_, incarnation_));
+  }
+  return install();
+}
+
+}  // namespace lite::agent

@@ -1,0 +1,380 @@
+// liteagent: LITE's per-node agent. Joins the cluster manager (litemgr),
+// keeps the node's session alive, programs lite.ko through the module
+// interface, answers applications' upcalls, and serves lite.v1.NodeAgent and
+// the gRPC health service for operators. See docs/agent.md.
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/time.h"
+#include "agent/agent.h"
+#include "agent/event_log.h"
+#include "agent/fake_module.h"
+#include "agent/fake_spec.h"
+#include "agent/log.h"
+#include "agent/node_agent_service.h"
+#include "agent/validation.h"
+
+ABSL_FLAG(std::string, manager, "127.0.0.1:7420",
+          "the cluster manager (litemgr) to join, host:port");
+ABSL_FLAG(std::string, node_name, "",
+          "this node's name in the cluster, 1..64 of [A-Za-z0-9._-] "
+          "(default: the host name)");
+ABSL_FLAG(std::string, rdma_address, "",
+          "required: where this node's lite.ko accepts rdma_cm connections, "
+          "\"IPv4:port\" or \"[IPv6]:port\"");
+ABSL_FLAG(std::string, listen, "127.0.0.1:7421",
+          "where to serve lite.v1.NodeAgent and grpc.health.v1, host:port "
+          "(port 0: pick a free port; see --port_file)");
+ABSL_FLAG(std::string, port_file, "",
+          "if set, write the bound NodeAgent port to this file once serving");
+ABSL_FLAG(std::string, module, "",
+          "required: how to reach lite.ko. Only 'fake' exists today: an "
+          "in-process test double with no RDMA (the generic-netlink module "
+          "that drives lite.ko arrives with the data path)");
+ABSL_FLAG(std::string, fake_lmrs, "",
+          "TEST ONLY (--module=fake): LMRs the fake's applications register "
+          "at startup, NAME=SIZE[@MODE],... e.g. buf=64M,log=1G@0644");
+ABSL_FLAG(std::string, fake_maps, "",
+          "TEST ONLY (--module=fake): LMRs the fake's applications map at "
+          "startup, NAME=r|w|rw,...");
+ABSL_FLAG(std::string, fake_memory, "1G",
+          "TEST ONLY (--module=fake): LMR memory the fake can allocate, e.g. "
+          "1G");
+ABSL_FLAG(absl::Duration, rpc_timeout, absl::Seconds(5),
+          "deadline of each call to the manager");
+ABSL_FLAG(absl::Duration, backoff_initial, absl::Milliseconds(100),
+          "first wait before joining again when the manager is unreachable");
+ABSL_FLAG(absl::Duration, backoff_max, absl::Seconds(5),
+          "longest wait between Joins (doubling from --backoff_initial, with "
+          "jitter)");
+ABSL_FLAG(absl::Duration, upcall_timeout, absl::Seconds(10),
+          "how long an application's request may wait, including while the "
+          "manager is unreachable");
+ABSL_FLAG(int32_t, upcall_workers, 4,
+          "threads answering application requests in parallel, 1..64");
+ABSL_FLAG(absl::Duration, leave_grace, absl::Seconds(2),
+          "on SIGTERM: how long to wait for the manager to end the session "
+          "after Leave");
+ABSL_FLAG(std::string, event_log, "",
+          "if set, append every applied event to this file, one JSON object "
+          "per line");
+ABSL_FLAG(std::string, log_level, "info", "debug, info, warning or error");
+
+namespace lite::agent {
+namespace {
+
+struct Config {
+  AgentOptions agent;
+  std::string listen;
+  std::string port_file;
+  FakeModuleOptions fake;
+  std::vector<FakeLmrSpec> fake_lmrs;
+  std::vector<FakeMapSpec> fake_maps;
+  std::string event_log;
+};
+
+absl::Status Positive(absl::string_view flag, absl::Duration d) {
+  if (d <= absl::ZeroDuration() || d == absl::InfiniteDuration()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--%s=%s must be a positive, finite duration (e.g. 500ms, 5s)", flag,
+        absl::FormatDuration(d)));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Config> ReadFlags() {
+  Config c;
+  LogLevel level;
+  if (!ParseLogLevel(absl::GetFlag(FLAGS_log_level), &level)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--log_level='%s' is not debug, info, warning or error",
+                        absl::GetFlag(FLAGS_log_level)));
+  }
+  SetMinLogLevel(level);
+
+  const std::string module = absl::GetFlag(FLAGS_module);
+  if (module.empty()) {
+    return absl::InvalidArgumentError(
+        "--module is required; the only module today is 'fake' (the "
+        "generic-netlink module that drives lite.ko arrives with the data "
+        "path)");
+  }
+  if (module != "fake") {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--module='%s' is unknown; the only module today is 'fake' (the "
+        "generic-netlink module arrives with the data path)",
+        module));
+  }
+
+  c.agent.node_name = absl::GetFlag(FLAGS_node_name);
+  if (c.agent.node_name.empty()) {
+    char host[256] = {};
+    if (gethostname(host, sizeof(host) - 1) != 0) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--node_name is empty and the host name cannot be read: %s",
+          std::strerror(errno)));
+    }
+    c.agent.node_name = host;
+  }
+  if (absl::Status s = ValidateNodeName(c.agent.node_name); !s.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--node_name: ", s.message()));
+  }
+  c.agent.rdma_address = absl::GetFlag(FLAGS_rdma_address);
+  if (c.agent.rdma_address.empty()) {
+    return absl::InvalidArgumentError(
+        "--rdma_address is required (where lite.ko accepts rdma_cm "
+        "connections, e.g. 10.0.0.2:7471)");
+  }
+  if (absl::Status s = ValidateRdmaAddress(c.agent.rdma_address); !s.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--rdma_address: ", s.message()));
+  }
+  c.agent.manager_address = absl::GetFlag(FLAGS_manager);
+  if (absl::Status s = ValidateHostPort("--manager", c.agent.manager_address,
+                                        /*allow_port_zero=*/false);
+      !s.ok()) {
+    return s;
+  }
+  c.listen = absl::GetFlag(FLAGS_listen);
+  if (absl::Status s =
+          ValidateHostPort("--listen", c.listen, /*allow_port_zero=*/true);
+      !s.ok()) {
+    return s;
+  }
+  c.port_file = absl::GetFlag(FLAGS_port_file);
+  c.event_log = absl::GetFlag(FLAGS_event_log);
+
+  c.agent.rpc_timeout = absl::GetFlag(FLAGS_rpc_timeout);
+  c.agent.backoff_initial = absl::GetFlag(FLAGS_backoff_initial);
+  c.agent.backoff_max = absl::GetFlag(FLAGS_backoff_max);
+  c.agent.leave_grace = absl::GetFlag(FLAGS_leave_grace);
+  c.agent.upcalls.upcall_timeout = absl::GetFlag(FLAGS_upcall_timeout);
+  for (const auto& [flag, d] :
+       {std::pair<absl::string_view, absl::Duration>{"rpc_timeout",
+                                                     c.agent.rpc_timeout},
+        {"backoff_initial", c.agent.backoff_initial},
+        {"backoff_max", c.agent.backoff_max},
+        {"leave_grace", c.agent.leave_grace},
+        {"upcall_timeout", c.agent.upcalls.upcall_timeout}}) {
+    if (absl::Status s = Positive(flag, d); !s.ok()) return s;
+  }
+  if (c.agent.backoff_initial > c.agent.backoff_max) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--backoff_initial=%s is longer than --backoff_max=%s",
+                        absl::FormatDuration(c.agent.backoff_initial),
+                        absl::FormatDuration(c.agent.backoff_max)));
+  }
+  c.agent.upcalls.workers = absl::GetFlag(FLAGS_upcall_workers);
+  if (c.agent.upcalls.workers < 1 || c.agent.upcalls.workers > 64) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--upcall_workers=%d must be 1..64", c.agent.upcalls.workers));
+  }
+
+  absl::StatusOr<uint64_t> memory = ParseSize(absl::GetFlag(FLAGS_fake_memory));
+  if (!memory.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--fake_memory: ", memory.status().message()));
+  }
+  c.fake.memory_bytes = *memory;
+  absl::StatusOr<std::vector<FakeLmrSpec>> lmrs =
+      ParseFakeLmrs(absl::GetFlag(FLAGS_fake_lmrs));
+  if (!lmrs.ok()) return lmrs.status();
+  c.fake_lmrs = *std::move(lmrs);
+  absl::StatusOr<std::vector<FakeMapSpec>> maps =
+      ParseFakeMaps(absl::GetFlag(FLAGS_fake_maps));
+  if (!maps.ok()) return maps.status();
+  c.fake_maps = *std::move(maps);
+  return c;
+}
+
+// Writes the port to path atomically (tmp + rename), so a reader never sees
+// a partial number.
+absl::Status WritePortFile(const std::string& path, int port) {
+  const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
+  if (f == nullptr) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--port_file: cannot write '%s': %s", tmp, std::strerror(errno)));
+  }
+  const std::string text = absl::StrCat(port, "\n");
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (std::fclose(f) != 0 || !ok || std::rename(tmp.c_str(), path.c_str())) {
+    std::remove(tmp.c_str());
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--port_file: cannot write '%s': %s", path, std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+// Plays the fake module's applications: registers and maps what the
+// --fake_lmrs / --fake_maps flags list, and logs each answer.
+void RunFakeApplications(FakeModule* fake, const Config& config) {
+  lite::v1::Credentials creds;
+  creds.set_uid(getuid());
+  creds.set_gid(getgid());
+  creds.set_pid(static_cast<uint32_t>(getpid()));
+  std::vector<std::pair<std::string, uint64_t>> pending;
+  for (const FakeLmrSpec& spec : config.fake_lmrs) {
+    RegisterUpcall reg;
+    reg.name = spec.name;
+    reg.size_bytes = spec.size_bytes;
+    reg.mode = spec.mode;
+    pending.emplace_back(absl::StrCat("register '", spec.name, "'"),
+                         fake->InjectUpcall(creds, reg));
+  }
+  for (const FakeMapSpec& spec : config.fake_maps) {
+    MapUpcall map{.name = spec.name, .read = spec.read, .write = spec.write};
+    pending.emplace_back(absl::StrCat("map '", spec.name, "'"),
+                         fake->InjectUpcall(creds, map));
+  }
+  // The dispatcher answers every upcall within --upcall_timeout (and at
+  // shutdown), so these waits end.
+  const absl::Duration wait =
+      config.agent.upcalls.upcall_timeout + config.agent.rpc_timeout;
+  for (const auto& [what, id] : pending) {
+    absl::StatusOr<UpcallReply> reply = fake->WaitForReply(id, wait);
+    if (!reply.ok()) {
+      AGENT_LOG_ERROR("fake application: %s: %s", what,
+                      reply.status().ToString());
+    } else if (!reply->status.ok()) {
+      AGENT_LOG_WARNING("fake application: %s failed: %s", what,
+                        reply->status.ToString());
+    } else if (reply->lmr.has_value()) {
+      AGENT_LOG_INFO("fake application: %s: LMR %#x", what,
+                     reply->lmr->lmr_id());
+    } else if (reply->grant.has_value()) {
+      AGENT_LOG_INFO("fake application: %s: grant %#x", what,
+                     reply->grant->grant_id());
+    }
+  }
+}
+
+int Main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "LITE's per-node agent: joins litemgr, keeps the node's session, "
+      "programs lite.ko through a module, serves lite.v1.NodeAgent.\n"
+      "Usage: liteagent --module=fake --rdma_address=IP:PORT "
+      "[--manager=HOST:PORT] [--node_name=NAME] [--listen=HOST:PORT] ...\n"
+      "Only --module=fake exists today; the netlink module arrives with the "
+      "data path. See docs/agent.md.");
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  if (args.size() > 1) {
+    std::fprintf(stderr, "liteagent: unexpected argument '%s' (see --help)\n",
+                 args[1]);
+    return 2;
+  }
+  absl::StatusOr<Config> config = ReadFlags();
+  if (!config.ok()) {
+    std::fprintf(stderr, "liteagent: %s\n",
+                 std::string(config.status().message()).c_str());
+    return 2;
+  }
+
+  // Signals are taken by sigwait below; block them before any thread starts
+  // so that every thread inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  std::unique_ptr<EventLog> event_log;
+  if (!config->event_log.empty()) {
+    absl::StatusOr<std::unique_ptr<EventLog>> opened =
+        EventLog::Open(config->event_log);
+    if (!opened.ok()) {
+      std::fprintf(stderr, "liteagent: --event_log: %s\n",
+                   std::string(opened.status().message()).c_str());
+      return 2;
+    }
+    event_log = *std::move(opened);
+    config->agent.event_log = event_log.get();
+  }
+
+  FakeModule fake(config->fake);
+  Module* module = &fake;
+
+  grpc::ChannelArguments channel_args;
+  // gRPC's own reconnect backoff (default: up to 120 s) would otherwise
+  // hold the channel down long after the manager is back.
+  channel_args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS,
+                      static_cast<int>(absl::ToInt64Milliseconds(
+                          config->agent.backoff_initial)));
+  channel_args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS,
+                      static_cast<int>(absl::ToInt64Milliseconds(
+                          config->agent.backoff_initial)));
+  channel_args.SetInt(
+      GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
+      static_cast<int>(absl::ToInt64Milliseconds(config->agent.backoff_max)));
+  std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(
+      config->agent.manager_address, grpc::InsecureChannelCredentials(),
+      channel_args);
+  Agent agent(config->agent, module,
+              lite::v1::ClusterManager::NewStub(channel));
+
+  NodeAgentService service(&agent);
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(config->listen, grpc::InsecureServerCredentials(),
+                           &port);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr || port == 0) {
+    std::fprintf(stderr, "liteagent: cannot listen on --listen=%s\n",
+                 config->listen.c_str());
+    return 1;
+  }
+  if (!config->port_file.empty()) {
+    if (absl::Status s = WritePortFile(config->port_file, port); !s.ok()) {
+      std::fprintf(stderr, "liteagent: %s\n", std::string(s.message()).c_str());
+      server->Shutdown();
+      return 1;
+    }
+  }
+  AGENT_LOG_INFO(
+      "liteagent: node '%s', rdma address %s, manager %s, module %s; "
+      "NodeAgent on port %d",
+      config->agent.node_name, config->agent.rdma_address,
+      config->agent.manager_address, module->Name(), port);
+
+  agent.Start();
+  std::thread fake_apps;
+  if (!config->fake_lmrs.empty() || !config->fake_maps.empty()) {
+    fake_apps = std::thread([&] { RunFakeApplications(&fake, *config); });
+  }
+
+  int sig = SIGTERM;
+  if (int err = sigwait(&signals, &sig); err != 0) {
+    AGENT_LOG_ERROR("sigwait: %s; shutting down", std::strerror(err));
+  }
+  AGENT_LOG_INFO("received %s; leaving the cluster", strsignal(sig));
+  server->GetHealthCheckService()->SetServingStatus(false);
+  agent.Shutdown();
+  if (fake_apps.joinable()) fake_apps.join();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  AGENT_LOG_INFO("liteagent stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace lite::agent
+
+int main(int argc, char** argv) { return lite::agent::Main(argc, argv); }

@@ -1,0 +1,180 @@
+// The agent's narrow interface to lite.ko.
+//
+// liteagent never touches RDMA or application memory itself: it tells the
+// kernel module who this node is, which peers exist, which LMR memory to
+// allocate or free, which grants to revoke, and it answers the module's
+// upcalls (applications asking to allocate, register, map, unmap or free an
+// LMR). Every method maps one-to-one onto one generic-netlink command of
+// lite.ko's family (the real implementation arrives with the data path); the
+// FakeModule in fake_module.h implements it in-process for tests.
+//
+// Thread safety: implementations must allow concurrent calls from different
+// threads (the session thread applies events while upcall workers complete
+// upcalls and the NodeAgent service reads counters).
+#ifndef LITE_AGENT_MODULE_H_
+#define LITE_AGENT_MODULE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "lite/v1/agent.pb.h"
+#include "lite/v1/manager.pb.h"
+#include "lite/v1/types.pb.h"
+
+namespace lite::agent {
+
+// A peer as lite.ko needs it to connect RC QPs: the node id, the incarnation
+// (carried in rdma_cm private data so a restarted peer is told apart) and
+// where its lite.ko accepts rdma_cm connections.
+struct Peer {
+  uint32_t node_id = 0;
+  uint64_t incarnation = 0;
+  std::string rdma_address;
+};
+
+// ---- Upcalls: requests applications made through /dev/lite. ----
+// The credentials are taken by lite.ko from the calling task, never from the
+// caller's arguments.
+
+// lite_alloc: allocate a new LMR on home_node_id (0 = this node).
+struct AllocUpcall {
+  std::string name;
+  uint64_t size_bytes = 0;
+  uint32_t mode = 0;
+  uint32_t home_node_id = 0;
+};
+
+// lite_register: the application's own memory, already pinned by lite.ko,
+// which reports where it is.
+struct RegisterUpcall {
+  std::string name;
+  uint64_t size_bytes = 0;
+  uint32_t mode = 0;
+  std::vector<lite::v1::LmrChunk> chunks;
+  uint32_t memory_key = 0;
+};
+
+// lite_map: a new handle to an LMR by name.
+struct MapUpcall {
+  std::string name;
+  bool read = false;
+  bool write = false;
+};
+
+// lite_unmap / close: the handle is gone from lite.ko; tell the manager.
+struct UnmapUpcall {
+  uint64_t grant_id = 0;
+};
+
+// lite_free: free an LMR by name (only its owner may).
+struct FreeUpcall {
+  std::string name;
+};
+
+struct Upcall {
+  // Assigned by the module; unique among pending upcalls. Never 0.
+  uint64_t upcall_id = 0;
+  lite::v1::Credentials credentials;
+  std::variant<AllocUpcall, RegisterUpcall, MapUpcall, UnmapUpcall, FreeUpcall>
+      request;
+};
+
+// What the agent answers an upcall with. lite.ko wakes the application's
+// ioctl with it.
+struct UpcallReply {
+  uint64_t upcall_id = 0;
+  // OK or why the request failed (the manager's code and message).
+  absl::Status status;
+  // On OK for alloc and register: the LMR as the manager recorded it. For a
+  // register upcall, lite.ko from now on hosts the pinned memory under
+  // lmr.lmr_id.
+  std::optional<lite::v1::Lmr> lmr;
+  // On OK for map: the grant. lite.ko installs it behind a new handle.
+  std::optional<lite::v1::Grant> grant;
+};
+
+// ---- Module events: things lite.ko noticed on the data path. ----
+
+// The RC connection to a peer failed (QP error, rdma_cm disconnect).
+struct PeerConnectionFailed {
+  uint32_t node_id = 0;
+  uint64_t incarnation = 0;
+  std::string reason;
+};
+
+using ModuleMessage = std::variant<Upcall, PeerConnectionFailed>;
+
+class Module {
+ public:
+  virtual ~Module() = default;
+
+  // "fake", later "netlink": for logs and status.
+  virtual std::string Name() const = 0;
+
+  // ---- Node identity ----
+  // The identity lite.ko holds from an earlier session (it survives agent
+  // restarts), or nullopt when the module has none yet.
+  virtual absl::StatusOr<std::optional<lite::v1::NodeIdentity>>
+  GetIdentity() = 0;
+  // Both fields nonzero.
+  virtual absl::Status SetIdentity(const lite::v1::NodeIdentity& identity) = 0;
+
+  // ---- Peers ----
+  // Adds a peer, or replaces the peer with the same node id (a different
+  // incarnation or address is a new peer: the old connections are torn down).
+  virtual absl::Status AddPeer(const Peer& peer) = 0;
+  // Removes the peer if it has this incarnation: its QPs go to error, every
+  // operation on it fails with EHOSTDOWN, handles into its LMRs go stale.
+  // NOT_FOUND if there is no such peer.
+  virtual absl::Status RemovePeer(uint32_t node_id, uint64_t incarnation) = 0;
+  virtual absl::StatusOr<std::vector<Peer>> ListPeers() = 0;
+
+  // ---- LMR memory this node hosts ----
+  // Allocates memory for a new LMR (the manager's AllocateLmrMemory request).
+  // RESOURCE_EXHAUSTED when there is not enough memory; ALREADY_EXISTS when
+  // lmr_id is already hosted.
+  virtual absl::StatusOr<lite::v1::AllocatedLmrMemory> AllocateLmrMemory(
+      const lite::v1::AllocateLmrMemory& request) = 0;
+  // Frees allocated memory, or unpins registered memory. NOT_FOUND if the
+  // LMR is not hosted here.
+  virtual absl::Status FreeLmrMemory(uint64_t lmr_id) = 0;
+  // Records the manager's view of a hosted LMR (its id, epoch, ...), e.g.
+  // after an allocation is announced or after a re-registration gave the LMR
+  // a new id. NOT_FOUND if lmr_id is not hosted here.
+  virtual absl::Status UpdateHostedLmr(uint64_t lmr_id,
+                                       const lite::v1::Lmr& lmr) = 0;
+  // Every LMR this node hosts, for re-registration after a manager restart
+  // or a rejoin.
+  virtual absl::StatusOr<std::vector<lite::v1::Lmr>> ListHostedLmrs() = 0;
+
+  // ---- Grants held by applications on this node ----
+  // Revokes a grant: handles behind it fail with ESTALE from now on.
+  // NOT_FOUND if lite.ko does not hold it.
+  virtual absl::Status RevokeGrant(uint64_t grant_id) = 0;
+  // Every grant lite.ko holds, for RestoreGrant after a manager restart.
+  virtual absl::StatusOr<std::vector<lite::v1::Grant>> ListGrants() = 0;
+
+  // ---- Upcalls and module events ----
+  // Blocks until lite.ko has an upcall or an event. Returns CANCELLED once
+  // Close() was called (also when called while another thread waits).
+  virtual absl::StatusOr<ModuleMessage> Receive() = 0;
+  // Answers a pending upcall. NOT_FOUND if it is not pending (answered
+  // already, or the application gave up and lite.ko dropped it). Works after
+  // Close(), so that shutdown can answer what is still queued.
+  virtual absl::Status CompleteUpcall(const UpcallReply& reply) = 0;
+  // Wakes Receive() for good; for shutdown.
+  virtual void Close() = 0;
+
+  // ---- Counters ----
+  // The module's counters, names starting with "module.".
+  virtual absl::StatusOr<std::vector<lite::v1::Counter>> GetCounters() = 0;
+};
+
+}  // namespace lite::agent
+
+#endif  // LITE_AGENT_MODULE_H_

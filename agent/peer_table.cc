@@ -1,0 +1,99 @@
+#include "agent/peer_table.h"
+
+#include <set>
+
+#include "absl/strings/str_format.h"
+
+namespace lite::agent {
+
+absl::Status PeerTable::Upsert(const lite::v1::Member& member) {
+  absl::MutexLock lock(&mu_);
+  auto it = peers_.find(member.node_id());
+  const bool same = it != peers_.end() &&
+                    it->second.incarnation() == member.incarnation() &&
+                    it->second.node_name() == member.node_name() &&
+                    it->second.rdma_address() == member.rdma_address();
+  if (!same) {
+    // AddPeer replaces a peer with the same id: lite.ko tears down the old
+    // incarnation's connections itself.
+    absl::Status s =
+        module_->AddPeer(Peer{.node_id = member.node_id(),
+                              .incarnation = member.incarnation(),
+                              .rdma_address = member.rdma_address()});
+    if (!s.ok()) {
+      // The module keeps what it had, and so does the table.
+      return absl::Status(
+          s.code(), absl::StrFormat("adding peer %u (%s, incarnation %u): %s",
+                                    member.node_id(), member.node_name(),
+                                    member.incarnation(), s.message()));
+    }
+  }
+  peers_[member.node_id()] = member;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> PeerTable::Remove(uint32_t node_id, uint64_t incarnation) {
+  absl::MutexLock lock(&mu_);
+  auto it = peers_.find(node_id);
+  if (it == peers_.end() || it->second.incarnation() != incarnation) {
+    return false;
+  }
+  absl::Status s = module_->RemovePeer(node_id, incarnation);
+  // NOT_FOUND: the module no longer has it either; the goal is reached.
+  if (!s.ok() && !absl::IsNotFound(s)) {
+    return absl::Status(s.code(),
+                        absl::StrFormat("removing peer %u (incarnation %u): %s",
+                                        node_id, incarnation, s.message()));
+  }
+  peers_.erase(it);
+  return true;
+}
+
+void PeerTable::SetDraining(uint32_t node_id, bool draining) {
+  absl::MutexLock lock(&mu_);
+  auto it = peers_.find(node_id);
+  if (it != peers_.end()) it->second.set_draining(draining);
+}
+
+absl::Status PeerTable::Reconcile(const std::vector<lite::v1::Member>& members,
+                                  uint32_t self_id, bool keep_missing) {
+  absl::Status first;
+  std::vector<lite::v1::Member> listed;
+  for (const lite::v1::Member& m : members) {
+    if (m.node_id() == self_id) continue;
+    listed.push_back(m);
+    if (absl::Status s = Upsert(m); !s.ok() && first.ok()) first = s;
+  }
+  if (!keep_missing) {
+    if (absl::Status s = RetainOnly(listed); !s.ok() && first.ok()) first = s;
+  }
+  return first;
+}
+
+absl::Status PeerTable::RetainOnly(
+    const std::vector<lite::v1::Member>& members) {
+  std::set<uint32_t> keep;
+  for (const lite::v1::Member& m : members) keep.insert(m.node_id());
+  std::vector<std::pair<uint32_t, uint64_t>> drop;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [id, m] : peers_) {
+      if (!keep.contains(id)) drop.emplace_back(id, m.incarnation());
+    }
+  }
+  absl::Status first;
+  for (const auto& [id, incarnation] : drop) {
+    absl::StatusOr<bool> removed = Remove(id, incarnation);
+    if (!removed.ok() && first.ok()) first = removed.status();
+  }
+  return first;
+}
+
+std::vector<lite::v1::Member> PeerTable::List() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<lite::v1::Member> out;
+  for (const auto& [id, m] : peers_) out.push_back(m);
+  return out;
+}
+
+}  // namespace lite::agent

@@ -1,0 +1,254 @@
+#include "agent/upcall_dispatcher.h"
+
+#include <algorithm>
+#include <utility>
+#include <variant>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "agent/log.h"
+#include "agent/status_util.h"
+
+namespace lite::agent {
+namespace {
+
+const char* KindName(const Upcall& upcall) {
+  switch (upcall.request.index()) {
+    case 0:
+      return "alloc";
+    case 1:
+      return "register";
+    case 2:
+      return "map";
+    case 3:
+      return "unmap";
+    case 4:
+      return "free";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+UpcallDispatcher::UpcallDispatcher(
+    UpcallDispatcherOptions options, Module* module,
+    lite::v1::ClusterManager::StubInterface* stub, CallerSource* callers,
+    GrantGate* grants, Counters* counters)
+    : options_(options),
+      module_(module),
+      stub_(stub),
+      callers_(callers),
+      grants_(grants),
+      counters_(counters) {}
+
+UpcallDispatcher::~UpcallDispatcher() { Stop(); }
+
+void UpcallDispatcher::Start() {
+  receiver_ = std::thread([this] { ReceiveLoop(); });
+  for (int i = 0; i < options_.workers; ++i) {
+    workers_.emplace_back([this] { WorkerLoop(); });
+  }
+}
+
+void UpcallDispatcher::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  contexts_.CancelAll();
+  if (receiver_.joinable()) receiver_.join();
+  for (std::thread& t : workers_) {
+    if (t.joinable()) t.join();
+  }
+  workers_.clear();
+  // Whatever is still queued gets an answer, so no application waits for
+  // lite.ko's own timeout.
+  std::deque<Queued> left;
+  {
+    absl::MutexLock lock(&mu_);
+    left.swap(queue_);
+  }
+  for (const Queued& item : left) {
+    UpcallReply reply;
+    reply.upcall_id = item.upcall.upcall_id;
+    reply.status = absl::UnavailableError("liteagent is shutting down");
+    Complete(item.upcall, std::move(reply));
+  }
+}
+
+void UpcallDispatcher::ReceiveLoop() {
+  while (true) {
+    absl::StatusOr<ModuleMessage> msg = module_->Receive();
+    if (!msg.ok()) {
+      if (!absl::IsCancelled(msg.status())) {
+        AGENT_LOG_ERROR("module receive failed: %s; upcalls stop",
+                        msg.status().ToString());
+        counters_->Add("agent.module_errors");
+      }
+      return;
+    }
+    if (auto* upcall = std::get_if<Upcall>(&*msg)) {
+      counters_->Add(absl::StrCat("agent.upcalls.", KindName(*upcall)));
+      absl::MutexLock lock(&mu_);
+      queue_.push_back(
+          Queued{std::move(*upcall), absl::Now() + options_.upcall_timeout});
+      continue;
+    }
+    const auto& failed = std::get<PeerConnectionFailed>(*msg);
+    // The manager is the authority on membership and lite.ko has already
+    // failed the peer's operations; lite.v1 has no call to report data-path
+    // failures yet, so the agent records it for operators.
+    counters_->Add("agent.module_events.peer_connection_failed");
+    AGENT_LOG_WARNING(
+        "lite.ko reports the connection to node %u (incarnation %u) failed: "
+        "%s",
+        failed.node_id, failed.incarnation, failed.reason);
+  }
+}
+
+void UpcallDispatcher::WorkerLoop() {
+  while (true) {
+    Queued item;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopping_ || !queue_.empty();
+      };
+      mu_.Await(absl::Condition(&ready));
+      if (stopping_) return;
+      item = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    Handle(item);
+  }
+}
+
+void UpcallDispatcher::Handle(const Queued& item) {
+  UpcallReply reply;
+  reply.upcall_id = item.upcall.upcall_id;
+  std::optional<lite::v1::NodeCaller> caller =
+      callers_->WaitForCaller(item.deadline);
+  if (!caller.has_value()) {
+    reply.status = absl::UnavailableError(
+        "liteagent is not connected to the cluster manager; try again later");
+  } else {
+    reply.status = Call(*caller, item.upcall, item.deadline, &reply);
+  }
+  if (!reply.status.ok()) {
+    counters_->Add("agent.upcalls_failed");
+    AGENT_LOG_INFO("%s upcall %u from uid %u pid %u failed: %s",
+                   KindName(item.upcall), item.upcall.upcall_id,
+                   item.upcall.credentials.uid(), item.upcall.credentials.pid(),
+                   reply.status.ToString());
+  }
+  if (reply.status.ok() && reply.grant.has_value()) {
+    // Hand the grant to the module only if it was not revoked meanwhile.
+    const UpcallReply& ok_reply = reply;
+    absl::Status installed = grants_->Install(
+        *reply.grant, [&] { return module_->CompleteUpcall(ok_reply); });
+    if (installed.ok()) return;
+    if (!absl::IsAborted(installed)) {
+      // lite.ko did not take the grant (e.g. the application gave up): give
+      // it back so that the manager does not keep a grant nobody holds.
+      if (!absl::IsNotFound(installed)) counters_->Add("agent.module_errors");
+      AGENT_LOG_WARNING("map upcall %u: the module did not take grant %#x: %s",
+                        reply.upcall_id, reply.grant->grant_id(),
+                        installed.ToString());
+      ReleaseGrant(*caller, reply.grant->grant_id(), item.deadline);
+      return;
+    }
+    counters_->Add("agent.upcalls_failed");
+    reply.status = installed;
+    reply.grant.reset();
+  }
+  Complete(item.upcall, std::move(reply));
+}
+
+absl::Status UpcallDispatcher::Call(const lite::v1::NodeCaller& caller,
+                                    const Upcall& upcall, absl::Time deadline,
+                                    UpcallReply* reply) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(absl::ToChronoTime(deadline));
+  ContextRegistry::Scoped scoped(&contexts_, &ctx);
+  grpc::Status status;
+  if (const auto* r = std::get_if<AllocUpcall>(&upcall.request)) {
+    lite::v1::AllocLmrRequest req;
+    *req.mutable_caller() = caller;
+    *req.mutable_owner() = upcall.credentials;
+    req.set_name(r->name);
+    req.set_size_bytes(r->size_bytes);
+    req.set_mode(r->mode);
+    req.set_home_node_id(r->home_node_id);
+    lite::v1::AllocLmrResponse resp;
+    status = stub_->AllocLmr(&ctx, req, &resp);
+    if (status.ok()) reply->lmr = resp.lmr();
+  } else if (const auto* r = std::get_if<RegisterUpcall>(&upcall.request)) {
+    lite::v1::RegisterLmrRequest req;
+    *req.mutable_caller() = caller;
+    *req.mutable_owner() = upcall.credentials;
+    req.set_name(r->name);
+    req.set_size_bytes(r->size_bytes);
+    req.set_mode(r->mode);
+    for (const auto& chunk : r->chunks) *req.add_chunks() = chunk;
+    req.set_memory_key(r->memory_key);
+    lite::v1::RegisterLmrResponse resp;
+    status = stub_->RegisterLmr(&ctx, req, &resp);
+    if (status.ok()) reply->lmr = resp.lmr();
+  } else if (const auto* r = std::get_if<MapUpcall>(&upcall.request)) {
+    lite::v1::MapLmrRequest req;
+    *req.mutable_caller() = caller;
+    *req.mutable_requester() = upcall.credentials;
+    req.set_name(r->name);
+    req.mutable_access()->set_read(r->read);
+    req.mutable_access()->set_write(r->write);
+    lite::v1::MapLmrResponse resp;
+    status = stub_->MapLmr(&ctx, req, &resp);
+    if (status.ok()) reply->grant = resp.grant();
+  } else if (const auto* r = std::get_if<UnmapUpcall>(&upcall.request)) {
+    lite::v1::UnmapLmrRequest req;
+    *req.mutable_caller() = caller;
+    req.set_grant_id(r->grant_id);
+    lite::v1::UnmapLmrResponse resp;
+    status = stub_->UnmapLmr(&ctx, req, &resp);
+  } else if (const auto* r = std::get_if<FreeUpcall>(&upcall.request)) {
+    lite::v1::FreeLmrRequest req;
+    *req.mutable_caller() = caller;
+    *req.mutable_requester() = upcall.credentials;
+    req.set_name(r->name);
+    lite::v1::FreeLmrResponse resp;
+    status = stub_->FreeLmr(&ctx, req, &resp);
+  }
+  return FromGrpcStatus(status);
+}
+
+void UpcallDispatcher::ReleaseGrant(const lite::v1::NodeCaller& caller,
+                                    uint64_t grant_id, absl::Time deadline) {
+  grpc::ClientContext ctx;
+  // At least a second, even if the upcall's own time ran out.
+  ctx.set_deadline(
+      absl::ToChronoTime(std::max(deadline, absl::Now() + absl::Seconds(1))));
+  ContextRegistry::Scoped scoped(&contexts_, &ctx);
+  lite::v1::UnmapLmrRequest req;
+  *req.mutable_caller() = caller;
+  req.set_grant_id(grant_id);
+  lite::v1::UnmapLmrResponse resp;
+  grpc::Status s = stub_->UnmapLmr(&ctx, req, &resp);
+  if (!s.ok()) {
+    AGENT_LOG_WARNING("giving back grant %#x: %s", grant_id,
+                      FromGrpcStatus(s).ToString());
+  }
+}
+
+void UpcallDispatcher::Complete(const Upcall& upcall, UpcallReply reply) {
+  const uint64_t id = reply.upcall_id;
+  absl::Status s = module_->CompleteUpcall(reply);
+  if (!s.ok()) {
+    // NOT_FOUND: the application gave up and lite.ko dropped the upcall.
+    if (!absl::IsNotFound(s)) counters_->Add("agent.module_errors");
+    AGENT_LOG_WARNING("answering %s upcall %u: %s", KindName(upcall), id,
+                      s.ToString());
+  }
+}
+
+}  // namespace lite::agent

@@ -1,0 +1,89 @@
+// Answers the module's upcalls: applications asking (through /dev/lite and
+// lite.ko) to allocate, register, map, unmap or free LMRs. One thread
+// receives from the module; a small pool of workers turns each upcall into a
+// ClusterManager call on the node's behalf and hands the answer back to the
+// module. Upcalls wait (bounded by --upcall_timeout) while the agent is not
+// connected, so that new grants simply wait while the manager is away.
+#ifndef LITE_AGENT_UPCALL_DISPATCHER_H_
+#define LITE_AGENT_UPCALL_DISPATCHER_H_
+
+#include <deque>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "agent/context_registry.h"
+#include "agent/counters.h"
+#include "agent/grant_gate.h"
+#include "agent/module.h"
+#include "lite/v1/manager.grpc.pb.h"
+
+namespace lite::agent {
+
+// What the dispatcher needs from the agent's connection.
+class CallerSource {
+ public:
+  virtual ~CallerSource() = default;
+  // The node's identity once the agent is connected (session open); waits
+  // until then, until `deadline`, or until shutdown (then nullopt).
+  virtual std::optional<lite::v1::NodeCaller> WaitForCaller(
+      absl::Time deadline) = 0;
+};
+
+struct UpcallDispatcherOptions {
+  int workers = 4;
+  // From the moment the agent receives an upcall until it answers it.
+  absl::Duration upcall_timeout = absl::Seconds(10);
+};
+
+class UpcallDispatcher {
+ public:
+  UpcallDispatcher(UpcallDispatcherOptions options, Module* module,
+                   lite::v1::ClusterManager::StubInterface* stub,
+                   CallerSource* callers, GrantGate* grants,
+                   Counters* counters);
+  ~UpcallDispatcher();
+
+  void Start();
+  // Requires module->Close() first (it ends the receive thread). Cancels
+  // calls in flight, answers queued upcalls with UNAVAILABLE, joins threads.
+  void Stop();
+
+ private:
+  struct Queued {
+    Upcall upcall;
+    absl::Time deadline;
+  };
+
+  void ReceiveLoop();
+  void WorkerLoop();
+  void Handle(const Queued& item);
+  // Runs the manager call for one upcall; fills reply.lmr / reply.grant.
+  absl::Status Call(const lite::v1::NodeCaller& caller, const Upcall& upcall,
+                    absl::Time deadline, UpcallReply* reply);
+  void Complete(const Upcall& upcall, UpcallReply reply);
+  // UnmapLmr for a grant the module did not take.
+  void ReleaseGrant(const lite::v1::NodeCaller& caller, uint64_t grant_id,
+                    absl::Time deadline);
+
+  const UpcallDispatcherOptions options_;
+  Module* const module_;
+  lite::v1::ClusterManager::StubInterface* const stub_;
+  CallerSource* const callers_;
+  GrantGate* const grants_;
+  Counters* const counters_;
+  ContextRegistry contexts_;
+
+  absl::Mutex mu_;
+  std::deque<Queued> queue_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread receiver_;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace lite::agent
+
+#endif  // LITE_AGENT_UPCALL_DISPATCHER_H_

@@ -1,0 +1,161 @@
+#include "agent/validation.h"
+
+#include <arpa/inet.h>
+
+#include <limits>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+
+namespace lite::agent {
+namespace {
+
+absl::Status ValidateName(absl::string_view what, absl::string_view name,
+                          size_t max_len, absl::string_view extra_chars) {
+  if (name.empty() || name.size() > max_len) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s '%s' must be 1..%d characters long", what, name, max_len));
+  }
+  if (!absl::ascii_isalnum(name[0])) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s '%s' must start with a letter or digit", what, name));
+  }
+  for (char c : name) {
+    if (!absl::ascii_isalnum(c) && extra_chars.find(c) == extra_chars.npos) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s '%s' has '%c'; allowed are A-Z a-z 0-9 and '%s'",
+                          what, name, c, extra_chars));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Splits "host:port" / "[v6]:port"; host keeps no brackets.
+absl::Status SplitHostPort(absl::string_view what, absl::string_view address,
+                           absl::string_view* host, uint32_t* port,
+                           bool* bracketed) {
+  size_t colon;
+  *bracketed = !address.empty() && address[0] == '[';
+  if (*bracketed) {
+    size_t close = address.find(']');
+    if (close == address.npos || close + 1 >= address.size() ||
+        address[close + 1] != ':') {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s '%s' is not \"[IPv6]:port\"", what, address));
+    }
+    *host = address.substr(1, close - 1);
+    colon = close + 1;
+  } else {
+    colon = address.rfind(':');
+    if (colon == address.npos) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s '%s' has no ':port'", what, address));
+    }
+    *host = address.substr(0, colon);
+  }
+  absl::string_view port_text = address.substr(colon + 1);
+  if (port_text.empty() || port_text.size() > 5 ||
+      !absl::SimpleAtoi(port_text, port) || *port > 65535 ||
+      !absl::ascii_isdigit(port_text[0])) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s '%s': port '%s' is not a number 0..65535", what,
+                        address, port_text));
+  }
+  if (host->empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s '%s' has no host", what, address));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ValidateNodeName(absl::string_view name) {
+  return ValidateName("node name", name, 64, "._-");
+}
+
+absl::Status ValidateLmrName(absl::string_view name) {
+  return ValidateName("LMR name", name, 128, "._:/-");
+}
+
+absl::Status ValidateRdmaAddress(absl::string_view address) {
+  absl::string_view host;
+  uint32_t port;
+  bool bracketed;
+  if (absl::Status s =
+          SplitHostPort("RDMA address", address, &host, &port, &bracketed);
+      !s.ok()) {
+    return s;
+  }
+  std::string host_str(host);
+  unsigned char buf[16];
+  const int family = bracketed ? AF_INET6 : AF_INET;
+  if (inet_pton(family, host_str.c_str(), buf) != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("RDMA address '%s': '%s' is not an %s address", address,
+                        host, bracketed ? "IPv6" : "IPv4"));
+  }
+  if (port == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("RDMA address '%s': port must be 1..65535", address));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateHostPort(absl::string_view what, absl::string_view address,
+                              bool allow_port_zero) {
+  absl::string_view host;
+  uint32_t port;
+  bool bracketed;
+  if (absl::Status s = SplitHostPort(what, address, &host, &port, &bracketed);
+      !s.ok()) {
+    return s;
+  }
+  if (port == 0 && !allow_port_zero) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s '%s': port must be 1..65535", what, address));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> ParseSize(absl::string_view text) {
+  absl::string_view digits = text;
+  int shift = 0;
+  if (!digits.empty()) {
+    switch (absl::ascii_toupper(digits.back())) {
+      case 'K':
+        shift = 10;
+        break;
+      case 'M':
+        shift = 20;
+        break;
+      case 'G':
+        shift = 30;
+        break;
+      case 'T':
+        shift = 40;
+        break;
+      default:
+        break;
+    }
+    if (shift != 0) digits.remove_suffix(1);
+  }
+  uint64_t value = 0;
+  if (digits.empty() || !absl::ascii_isdigit(digits[0]) ||
+      !absl::SimpleAtoi(digits, &value)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "size '%s' is not a number of bytes (e.g. 4096, 64K, 1G)", text));
+  }
+  if (value == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("size '%s' must be > 0", text));
+  }
+  if (value > (std::numeric_limits<uint64_t>::max() >> shift)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("size '%s' does not fit in 64 bits", text));
+  }
+  return value << shift;
+}
+
+}  // namespace lite::agent

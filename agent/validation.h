@@ -1,0 +1,36 @@
+// Checks of the agent's own configuration, with the same rules the manager
+// applies (proto/lite/v1), so that a bad flag fails at startup with a clear
+// message instead of as an endless series of rejected Joins.
+#ifndef LITE_AGENT_VALIDATION_H_
+#define LITE_AGENT_VALIDATION_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace lite::agent {
+
+// 1..64 characters from [A-Za-z0-9._-], the first a letter or digit.
+absl::Status ValidateNodeName(absl::string_view name);
+
+// 1..128 characters from [A-Za-z0-9._:/-], the first a letter or digit.
+absl::Status ValidateLmrName(absl::string_view name);
+
+// "IPv4:port" or "[IPv6]:port" with port 1..65535.
+absl::Status ValidateRdmaAddress(absl::string_view address);
+
+// "host:port" for a gRPC listener or target: a non-empty host (name, IPv4 or
+// [IPv6]) and a port 0..65535 (0 only when allow_port_zero).
+absl::Status ValidateHostPort(absl::string_view what, absl::string_view address,
+                              bool allow_port_zero);
+
+// A size in bytes: a decimal number with an optional binary suffix K, M, G
+// or T (KiB...TiB), e.g. "4096", "64K", "1G". Must be > 0 and fit 64 bits.
+absl::StatusOr<uint64_t> ParseSize(absl::string_view text);
+
+}  // namespace lite::agent
+
+#endif  // LITE_AGENT_VALIDATION_H_
