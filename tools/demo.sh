@@ -12,7 +12,7 @@ nodes=2
 if [[ ${1-} == --inside ]]; then
 	shift
 	nodes=$LITE_VM_GUESTS
-	litedev=$repo/bazel-bin/tools/litedev/litedev
+	litedev=$LITE_BIN/tools/litedev/litedev
 	for ((g = 1; g <= nodes; g++)); do
 		echo
 		echo "── node $g ($(litevm ip "$g")) ─────────────────────────────────"
@@ -42,6 +42,9 @@ tools/setup.sh
 echo "demo: building lite.ko and tools (bazel)" >&2
 bazel build //kmod:lite_ko //tools/litedev 2> /tmp/lite-demo-build.log ||
 	{ cat /tmp/lite-demo-build.log >&2; exit 1; }
+# The real output directory, not the bazel-bin symlink another build may repoint.
+LITE_BIN=$(bazel info bazel-bin 2> /dev/null)
+export LITE_BIN
 echo "demo: booting a $nodes-node RDMA cluster (about 10 s)" >&2
-exec tools/vm/litevm run -n "$nodes" --module "$repo/bazel-bin/kmod/lite.ko" --timeout 600 \
+exec tools/vm/litevm run -n "$nodes" --module "$LITE_BIN/kmod/lite.ko" --timeout 600 \
 	-- "$0" --inside

@@ -14,7 +14,10 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 if [[ ${1-} != --inside ]]; then
 	cd "$repo"
 	bazel build //kmod:lite_ko //tools/litedev > /dev/null 2>&1 || bazel build //kmod:lite_ko //tools/litedev
-	exec tools/vm/litevm run -n 2 --module "$repo/bazel-bin/kmod/lite.ko" \
+	# The real output directory, not the bazel-bin symlink another build may repoint.
+	LITE_BIN=$(bazel info bazel-bin 2> /dev/null)
+	export LITE_BIN
+	exec tools/vm/litevm run -n 2 --module "$LITE_BIN/kmod/lite.ko" \
 		--timeout 600 "$@" -- "$0" --inside
 fi
 
@@ -30,7 +33,7 @@ check() {  # check DESCRIPTION COMMAND...
 	fi
 }
 
-litedev=$repo/bazel-bin/tools/litedev/litedev
+litedev=$LITE_BIN/tools/litedev/litedev
 
 echo "perftest over rdma_cm, guest 1 (server) <-> guest 2 (client), 8 B:"
 for t in ib_write_lat ib_read_lat; do

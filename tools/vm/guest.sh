@@ -26,13 +26,17 @@ ip link set eth0 up || fail "no eth0 (virtio-net missing?)"
 ip addr add "$ip" dev eth0 || fail "cannot set $ip on eth0"
 rdma link add rxe0 type rxe netdev eth0 || fail "cannot create Soft-RoCE device rxe0"
 
-# The RoCE GID for the address appears asynchronously; wait until it does.
-for _ in $(seq 100); do
-	grep -q . /sys/class/infiniband/rxe0/ports/1/gids/1 2>/dev/null &&
-		[ "$(cat /sys/class/infiniband/rxe0/ports/1/gids/1)" != \
-		  "0000:0000:0000:0000:0000:0000:0000:0000" ] && break
+# rdma_cm addresses peers by the IPv4-mapped RoCE GID (::ffff:a.b.c.d),
+# which rxe adds from a work item some time after the address: a connection
+# request that arrives before it exists is rejected. Wait for that exact GID.
+IFS=. read -r a b c d <<< "${ip%/*}"
+gid=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d")
+for _ in $(seq 300); do
+	grep -qx "$gid" /sys/class/infiniband/rxe0/ports/1/gids/* 2> /dev/null && break
 	sleep 0.1
 done
+grep -qx "$gid" /sys/class/infiniband/rxe0/ports/1/gids/* ||
+	fail "rxe0 has no RoCE GID $gid for ${ip%/*} after 30 s"
 [ "$(cat /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null)" = "4: ACTIVE" ] ||
 	fail "rxe0 port is not ACTIVE: $(cat /sys/class/infiniband/rxe0/ports/1/state)"
 
@@ -58,7 +62,9 @@ while :; do
 		mv "$req" "$ctl/jobs/$job.sh" || continue
 		(
 			cd / || exit
-			bash "$ctl/jobs/$job.sh" > "$ctl/jobs/$job.out" 2> "$ctl/jobs/$job.err" < /dev/null
+			bash "$ctl/jobs/$job.sh" > "$ctl/jobs/$job.out" 2> "$ctl/jobs/$job.err" < /dev/null &
+			echo $! > "$ctl/jobs/$job.pid"  # for `litevm kill`
+			wait $!
 			echo $? > "$ctl/jobs/$job.rc.tmp"
 			mv "$ctl/jobs/$job.rc.tmp" "$ctl/jobs/$job.rc"
 		) &
