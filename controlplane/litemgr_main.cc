@@ -1,0 +1,183 @@
+// litemgr: LITE's cluster manager daemon. Serves lite.v1.ClusterManager and
+// the standard gRPC health service; logs to stderr; exits cleanly on SIGTERM
+// or SIGINT. See docs/controlplane.md.
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "controlplane/clock.h"
+#include "controlplane/lease_timer.h"
+#include "controlplane/log.h"
+#include "controlplane/manager_state.h"
+#include "controlplane/memory_store.h"
+#include "controlplane/service.h"
+
+ABSL_FLAG(std::string, listen, "0.0.0.0:7420",
+          "Address to serve on, host:port; port 0 picks a free port (see "
+          "--port_file).");
+ABSL_FLAG(std::string, port_file, "",
+          "If set, write the port actually bound to this file once serving "
+          "(for tests and scripts that listen on port 0).");
+ABSL_FLAG(int64_t, lease_ms, 1000,
+          "Lease: a node with no heartbeat for this long is declared failed.");
+ABSL_FLAG(int32_t, heartbeats_per_lease, 4,
+          "Agents are told to heartbeat every lease_ms / this.");
+ABSL_FLAG(int64_t, session_queue_limit, 16384,
+          "Messages a session or watcher may fall behind before it is closed "
+          "(RESOURCE_EXHAUSTED; the node is declared failed).");
+ABSL_FLAG(int64_t, request_timeout_ms, 5000,
+          "How long AllocLmr waits for the home node's agent.");
+ABSL_FLAG(int64_t, recovery_window_ms, 5000,
+          "After a start with no state: how long agents may restore grants "
+          "before orphans are revoked and RecoveryComplete is announced. 0 "
+          "disables recovery.");
+ABSL_FLAG(uint64_t, max_lmr_size_bytes, uint64_t{1} << 40,
+          "Largest LMR the manager accepts.");
+ABSL_FLAG(int32_t, max_lmr_chunks, 4096, "Most chunks one LMR may have.");
+ABSL_FLAG(std::string, log_level, "info", "debug, info, warning or error.");
+ABSL_FLAG(int64_t, shutdown_grace_ms, 2000,
+          "On SIGTERM, how long in-flight RPCs get before they are cancelled.");
+
+namespace lite::controlplane {
+namespace {
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "litemgr: %s\n", message.c_str());
+  return 2;
+}
+
+int Main() {
+  const std::string level = absl::GetFlag(FLAGS_log_level);
+  if (level == "debug") {
+    SetMinLogLevel(LogLevel::kDebug);
+  } else if (level == "info") {
+    SetMinLogLevel(LogLevel::kInfo);
+  } else if (level == "warning") {
+    SetMinLogLevel(LogLevel::kWarning);
+  } else if (level == "error") {
+    SetMinLogLevel(LogLevel::kError);
+  } else {
+    return Fail(absl::StrCat("--log_level=", level,
+                             " is not one of debug, info, warning, error"));
+  }
+  ManagerOptions options;
+  if (absl::GetFlag(FLAGS_lease_ms) < 10) {
+    return Fail("--lease_ms must be at least 10");
+  }
+  options.lease = absl::Milliseconds(absl::GetFlag(FLAGS_lease_ms));
+  if (absl::GetFlag(FLAGS_heartbeats_per_lease) < 2) {
+    return Fail("--heartbeats_per_lease must be at least 2");
+  }
+  options.heartbeats_per_lease = absl::GetFlag(FLAGS_heartbeats_per_lease);
+  if (absl::GetFlag(FLAGS_session_queue_limit) < 16) {
+    return Fail("--session_queue_limit must be at least 16");
+  }
+  options.session_queue_limit = absl::GetFlag(FLAGS_session_queue_limit);
+  if (absl::GetFlag(FLAGS_request_timeout_ms) < 1) {
+    return Fail("--request_timeout_ms must be positive");
+  }
+  options.request_timeout =
+      absl::Milliseconds(absl::GetFlag(FLAGS_request_timeout_ms));
+  if (absl::GetFlag(FLAGS_recovery_window_ms) < 0) {
+    return Fail("--recovery_window_ms must not be negative");
+  }
+  options.recovery_window =
+      absl::Milliseconds(absl::GetFlag(FLAGS_recovery_window_ms));
+  if (absl::GetFlag(FLAGS_max_lmr_size_bytes) == 0) {
+    return Fail("--max_lmr_size_bytes must be positive");
+  }
+  options.max_lmr_size_bytes = absl::GetFlag(FLAGS_max_lmr_size_bytes);
+  if (absl::GetFlag(FLAGS_max_lmr_chunks) < 1) {
+    return Fail("--max_lmr_chunks must be positive");
+  }
+  options.max_lmr_chunks = absl::GetFlag(FLAGS_max_lmr_chunks);
+
+  // Signals are taken synchronously by this thread; block them before any
+  // other thread exists so that every thread inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  RealClock clock;
+  ManagerState state(options, &clock, std::make_unique<MemoryStore>());
+  ClusterManagerService service(&state);
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(absl::GetFlag(FLAGS_listen),
+                           grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  // Agents may keep their connection alive with pings; do not punish them.
+  builder.AddChannelArgument(
+      GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr || port == 0) {
+    return Fail(absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_listen),
+                             " (address in use, or not a local address?)"));
+  }
+  server->GetHealthCheckService()->SetServingStatus(
+      lite::v1::ClusterManager::service_full_name(), true);
+  LeaseTimer timer(&state);
+
+  const std::string port_file = absl::GetFlag(FLAGS_port_file);
+  if (!port_file.empty()) {
+    std::ofstream out(port_file, std::ios::trunc);
+    out << port << "\n";
+    if (!out.good()) {
+      server->Shutdown();
+      return Fail(absl::StrCat("cannot write --port_file ", port_file));
+    }
+  }
+  LITE_LOG_INFO(
+      "litemgr serving on %s (port %d): lease %d ms, heartbeat every %d ms, "
+      "session queue %d, request timeout %d ms, recovery window %d ms",
+      absl::GetFlag(FLAGS_listen), port, absl::GetFlag(FLAGS_lease_ms),
+      absl::GetFlag(FLAGS_lease_ms) / options.heartbeats_per_lease,
+      options.session_queue_limit, absl::GetFlag(FLAGS_request_timeout_ms),
+      absl::GetFlag(FLAGS_recovery_window_ms));
+
+  int signal_number = 0;
+  while (sigwait(&signals, &signal_number) != 0) {
+  }
+  LITE_LOG_INFO("signal %d: shutting down", signal_number);
+  server->GetHealthCheckService()->SetServingStatus(false);
+  state.Shutdown();  // Ends sessions, watches and pending AllocLmr calls.
+  timer.Stop();
+  server->Shutdown(absl::ToChronoTime(
+      absl::Now() +
+      absl::Milliseconds(absl::GetFlag(FLAGS_shutdown_grace_ms))));
+  server->Wait();
+  const ManagerCounters counters = state.counters();
+  LITE_LOG_INFO(
+      "stopped: %d joins, %d heartbeats, %d events, %d failures, %d grants "
+      "issued",
+      counters.joins, counters.heartbeats, counters.events, counters.failures,
+      counters.grants_issued);
+  return 0;
+}
+
+}  // namespace
+}  // namespace lite::controlplane
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "LITE cluster manager: membership, leases, failure notification, LMR "
+      "registry and map grants over gRPC (lite.v1.ClusterManager).\n"
+      "Usage: litemgr [--listen=0.0.0.0:7420] [--lease_ms=1000] ...");
+  absl::ParseCommandLine(argc, argv);
+  return lite::controlplane::Main();
+}

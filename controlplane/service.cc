@@ -1,0 +1,309 @@
+#include "controlplane/service.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "controlplane/log.h"
+#include "controlplane/stream_pump.h"
+
+namespace lite::controlplane {
+
+grpc::Status ToGrpcStatus(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                      std::string(status.message()));
+}
+
+namespace {
+
+template <typename Response>
+grpc::ServerUnaryReactor* Reply(grpc::CallbackServerContext* context,
+                                absl::StatusOr<Response> result,
+                                Response* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (result.ok()) *response = std::move(*result);
+  reactor->Finish(ToGrpcStatus(result.status()));
+  return reactor;
+}
+
+// One agent's Session stream. Reads are handled inline (they only call the
+// state machine); writes come from the node's outbox through a StreamPump.
+class SessionReactor final
+    : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
+ public:
+  SessionReactor(ManagerState* state, grpc::CallbackServerContext* context)
+      : state_(state), context_(context) {
+    StartRead(&in_);
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {
+      // The agent half-closed the stream or the connection is gone.
+      const absl::Status why =
+          context_->IsCancelled()
+              ? absl::CancelledError("the connection to the agent was lost")
+              : absl::OkStatus();
+      if (bound_) {
+        End(why);
+        pump_->Finish(grpc::Status::OK);
+      } else {
+        Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                            "the stream closed before its first heartbeat"));
+      }
+      return;
+    }
+    lite::v1::AgentMessage message;
+    grpc::Status parsed =
+        grpc::SerializationTraits<lite::v1::AgentMessage>::Deserialize(
+            &in_, &message);
+    if (!parsed.ok()) {
+      Fail(absl::InvalidArgumentError(absl::StrCat(
+          "could not parse an AgentMessage: ", parsed.error_message())));
+      return;
+    }
+    if (!bound_) {
+      Open(message);
+      return;
+    }
+    absl::Status handled;
+    if (message.has_heartbeat()) {
+      handled = state_->Heartbeat(binding_, message.heartbeat());
+    } else if (message.has_result()) {
+      handled = state_->HandleResult(binding_, message.result());
+    } else {
+      handled = absl::InvalidArgumentError(
+          "empty AgentMessage; set heartbeat or result");
+    }
+    if (!handled.ok()) {
+      Fail(handled);
+      return;
+    }
+    StartRead(&in_);
+  }
+
+  void OnWriteDone(bool ok) override { pump_->OnWriteDone(ok); }
+
+  void OnDone() override {
+    if (pump_ != nullptr) pump_->Detach();
+    if (bound_) End(absl::CancelledError("the session ended"));
+    delete this;
+  }
+
+ private:
+  void Open(const lite::v1::AgentMessage& message) {
+    if (!message.has_heartbeat()) {
+      Fail(absl::InvalidArgumentError(
+          "the first message on a session must be a Heartbeat with the node "
+          "id and incarnation Join returned"));
+      return;
+    }
+    absl::StatusOr<OpenedSession> opened =
+        state_->OpenSession(message.heartbeat());
+    if (!opened.ok()) {
+      Fail(opened.status());
+      return;
+    }
+    bound_ = true;
+    binding_ = opened->binding;
+    pump_ = std::make_shared<StreamPump<SessionReactor>>(this, opened->outbox,
+                                                         /*watch=*/false);
+    opened->outbox->SetListener(pump_);
+    pump_->OnOutboxReady();  // Something may be queued already.
+    StartRead(&in_);
+  }
+
+  // Ends the stream with an error from this side; a bound session's node is
+  // failed, because its session cannot be reopened.
+  void Fail(const absl::Status& status) {
+    if (!bound_) {
+      Finish(ToGrpcStatus(status));
+      return;
+    }
+    pump_->Finish(ToGrpcStatus(status));
+    End(status);
+  }
+
+  void End(const absl::Status& why) {
+    if (ended_) return;
+    ended_ = true;
+    state_->SessionEnded(binding_, why);
+  }
+
+  ManagerState* const state_;
+  grpc::CallbackServerContext* const context_;
+  grpc::ByteBuffer in_;
+  bool bound_ = false;
+  bool ended_ = false;
+  SessionBinding binding_;
+  std::shared_ptr<StreamPump<SessionReactor>> pump_;
+};
+
+// One operator's Watch stream.
+class WatchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+ public:
+  explicit WatchReactor(ManagerState* state) : state_(state) {
+    outbox_ = state_->OpenWatch();
+    pump_ = std::make_shared<StreamPump<WatchReactor>>(this, outbox_,
+                                                       /*watch=*/true);
+    outbox_->SetListener(pump_);
+    // Headers now, so a client knows the watch is registered before the
+    // first event.
+    StartSendInitialMetadata();
+    pump_->OnOutboxReady();
+  }
+
+  void OnWriteDone(bool ok) override { pump_->OnWriteDone(ok); }
+
+  void OnCancel() override {
+    state_->CloseWatch(outbox_);
+    pump_->Finish(grpc::Status::CANCELLED);
+  }
+
+  void OnDone() override {
+    state_->CloseWatch(outbox_);
+    pump_->Detach();
+    delete this;
+  }
+
+ private:
+  ManagerState* const state_;
+  std::shared_ptr<Outbox> outbox_;
+  std::shared_ptr<StreamPump<WatchReactor>> pump_;
+};
+
+// A Watch whose request did not parse.
+class RejectWatch final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+ public:
+  explicit RejectWatch(const grpc::Status& status) { Finish(status); }
+  void OnDone() override { delete this; }
+};
+
+}  // namespace
+
+grpc::ServerUnaryReactor* ClusterManagerService::Join(
+    grpc::CallbackServerContext* context, const lite::v1::JoinRequest* request,
+    lite::v1::JoinResponse* response) {
+  return Reply(context, state_->Join(*request), response);
+}
+
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
+ClusterManagerService::Session(grpc::CallbackServerContext* context) {
+  return new SessionReactor(state_, context);
+}
+
+grpc::ServerUnaryReactor* ClusterManagerService::Leave(
+    grpc::CallbackServerContext* context, const lite::v1::LeaveRequest* request,
+    lite::v1::LeaveResponse* response) {
+  absl::Status left = state_->Leave(*request);
+  absl::StatusOr<lite::v1::LeaveResponse> result =
+      left.ok()
+          ? absl::StatusOr<lite::v1::LeaveResponse>(lite::v1::LeaveResponse())
+          : absl::StatusOr<lite::v1::LeaveResponse>(left);
+  return Reply(context, std::move(result), response);
+}
+
+grpc::ServerUnaryReactor* ClusterManagerService::RegisterLmr(
+    grpc::CallbackServerContext* context,
+    const lite::v1::RegisterLmrRequest* request,
+    lite::v1::RegisterLmrResponse* response) {
+  return Reply(context, state_->RegisterLmr(*request), response);
+}
+
+grpc::ServerUnaryReactor* ClusterManagerService::AllocLmr(
+    grpc::CallbackServerContext* context,
+    const lite::v1::AllocLmrRequest* request,
+    lite::v1::AllocLmrResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  // The reactor and response stay valid until Finish: `done` runs once.
+  absl::Status started = state_->AllocLmr(
+      *request,
+      [reactor, response](absl::StatusOr<lite::v1::AllocLmrResponse> result) {
+        if (result.ok()) *response = std::move(*result);
+        reactor->Finish(ToGrpcStatus(result.status()));
+      });
+  if (!started.ok()) reactor->Finish(ToGrpcStatus(started));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* ClusterManagerService::MapLmr(
+    grpc::CallbackServerContext* context,
+    const lite::v1::MapLmrRequest* request,
+    lite::v1::MapLmrResponse* response) {
+  return Reply(context, state_->MapLmr(*request), response);
+}
+
+grpc::ServerUnaryReactor* ClusterManagerService::UnmapLmr(
+    grpc::CallbackServerContext* context,
+    const lite::v1::UnmapLmrRequest* request,
+    lite::v1::UnmapLmrResponse* response) {
+  return Reply(context, state_->UnmapLmr(*request), response);
+}
+
+grpc::ServerUnaryReactor* ClusterManagerService::FreeLmr(
+    grpc::CallbackServerContext* context,
+    const lite::v1::FreeLmrRequest* request,
+    lite::v1::FreeLmrResponse* response) {
+  return Reply(context, state_->FreeLmr(*request), response);
+}
+
+grpc::ServerUnaryReactor* ClusterManagerService::RestoreGrant(
+    grpc::CallbackServerContext* context,
+    const lite::v1::RestoreGrantRequest* request,
+    lite::v1::RestoreGrantResponse* response) {
+  return Reply(context, state_->RestoreGrant(*request), response);
+}
+
+grpc::ServerUnaryReactor* ClusterManagerService::ListNodes(
+    grpc::CallbackServerContext* context,
+    const lite::v1::ListNodesRequest* request,
+    lite::v1::ListNodesResponse* response) {
+  return Reply(context, state_->ListNodes(*request), response);
+}
+
+grpc::ServerUnaryReactor* ClusterManagerService::ListLmrs(
+    grpc::CallbackServerContext* context,
+    const lite::v1::ListLmrsRequest* request,
+    lite::v1::ListLmrsResponse* response) {
+  return Reply(context, state_->ListLmrs(*request), response);
+}
+
+grpc::ServerUnaryReactor* ClusterManagerService::ListGrants(
+    grpc::CallbackServerContext* context,
+    const lite::v1::ListGrantsRequest* request,
+    lite::v1::ListGrantsResponse* response) {
+  return Reply(context, state_->ListGrants(*request), response);
+}
+
+grpc::ServerUnaryReactor* ClusterManagerService::DrainNode(
+    grpc::CallbackServerContext* context,
+    const lite::v1::DrainNodeRequest* request,
+    lite::v1::DrainNodeResponse* response) {
+  return Reply(context, state_->DrainNode(*request), response);
+}
+
+grpc::ServerUnaryReactor* ClusterManagerService::EvictNode(
+    grpc::CallbackServerContext* context,
+    const lite::v1::EvictNodeRequest* request,
+    lite::v1::EvictNodeResponse* response) {
+  return Reply(context, state_->EvictNode(*request), response);
+}
+
+grpc::ServerWriteReactor<grpc::ByteBuffer>* ClusterManagerService::Watch(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
+  lite::v1::WatchRequest parsed;
+  grpc::ByteBuffer copy(*request);
+  grpc::Status status =
+      grpc::SerializationTraits<lite::v1::WatchRequest>::Deserialize(&copy,
+                                                                     &parsed);
+  if (!status.ok()) {
+    return new RejectWatch(
+        grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                     absl::StrCat("could not parse a WatchRequest: ",
+                                  status.error_message())));
+  }
+  return new WatchReactor(state_);
+}
+
+}  // namespace lite::controlplane

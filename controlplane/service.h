@@ -1,0 +1,102 @@
+// lite.v1.ClusterManager over gRPC: a thin layer that moves messages between
+// the network and ManagerState. Uses gRPC's callback API so that thousands of
+// sessions cost no thread each. Session and Watch are raw (ByteBuffer)
+// methods so that each event is serialized once for all sessions.
+#ifndef LITE_CONTROLPLANE_SERVICE_H_
+#define LITE_CONTROLPLANE_SERVICE_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/status/status.h"
+#include "controlplane/manager_state.h"
+#include "lite/v1/manager.grpc.pb.h"
+
+namespace lite::controlplane {
+
+grpc::Status ToGrpcStatus(const absl::Status& status);
+
+namespace internal {
+using CM = lite::v1::ClusterManager;
+// Every method on the callback API; Session and Watch raw.
+using ClusterManagerBase =
+    CM::WithCallbackMethod_Join<CM::WithRawCallbackMethod_Session<
+        CM::WithCallbackMethod_Leave<CM::WithCallbackMethod_RegisterLmr<
+            CM::WithCallbackMethod_AllocLmr<CM::WithCallbackMethod_MapLmr<
+                CM::WithCallbackMethod_UnmapLmr<CM::WithCallbackMethod_FreeLmr<
+                    CM::WithCallbackMethod_RestoreGrant<
+                        CM::WithCallbackMethod_ListNodes<
+                            CM::WithCallbackMethod_ListLmrs<
+                                CM::WithCallbackMethod_ListGrants<
+                                    CM::WithCallbackMethod_DrainNode<
+                                        CM::WithCallbackMethod_EvictNode<
+                                            CM::WithRawCallbackMethod_Watch<
+                                                CM::Service>>>>>>>>>>>>>>>;
+}  // namespace internal
+
+class ClusterManagerService final : public internal::ClusterManagerBase {
+ public:
+  // `state` must outlive the service.
+  explicit ClusterManagerService(ManagerState* state) : state_(state) {}
+
+  grpc::ServerUnaryReactor* Join(grpc::CallbackServerContext* context,
+                                 const lite::v1::JoinRequest* request,
+                                 lite::v1::JoinResponse* response) override;
+  grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* Session(
+      grpc::CallbackServerContext* context) override;
+  grpc::ServerUnaryReactor* Leave(grpc::CallbackServerContext* context,
+                                  const lite::v1::LeaveRequest* request,
+                                  lite::v1::LeaveResponse* response) override;
+  grpc::ServerUnaryReactor* RegisterLmr(
+      grpc::CallbackServerContext* context,
+      const lite::v1::RegisterLmrRequest* request,
+      lite::v1::RegisterLmrResponse* response) override;
+  grpc::ServerUnaryReactor* AllocLmr(
+      grpc::CallbackServerContext* context,
+      const lite::v1::AllocLmrRequest* request,
+      lite::v1::AllocLmrResponse* response) override;
+  grpc::ServerUnaryReactor* MapLmr(grpc::CallbackServerContext* context,
+                                   const lite::v1::MapLmrRequest* request,
+                                   lite::v1::MapLmrResponse* response) override;
+  grpc::ServerUnaryReactor* UnmapLmr(
+      grpc::CallbackServerContext* context,
+      const lite::v1::UnmapLmrRequest* request,
+      lite::v1::UnmapLmrResponse* response) override;
+  grpc::ServerUnaryReactor* FreeLmr(
+      grpc::CallbackServerContext* context,
+      const lite::v1::FreeLmrRequest* request,
+      lite::v1::FreeLmrResponse* response) override;
+  grpc::ServerUnaryReactor* RestoreGrant(
+      grpc::CallbackServerContext* context,
+      const lite::v1::RestoreGrantRequest* request,
+      lite::v1::RestoreGrantResponse* response) override;
+  grpc::ServerUnaryReactor* ListNodes(
+      grpc::CallbackServerContext* context,
+      const lite::v1::ListNodesRequest* request,
+      lite::v1::ListNodesResponse* response) override;
+  grpc::ServerUnaryReactor* ListLmrs(
+      grpc::CallbackServerContext* context,
+      const lite::v1::ListLmrsRequest* request,
+      lite::v1::ListLmrsResponse* response) override;
+  grpc::ServerUnaryReactor* ListGrants(
+      grpc::CallbackServerContext* context,
+      const lite::v1::ListGrantsRequest* request,
+      lite::v1::ListGrantsResponse* response) override;
+  grpc::ServerUnaryReactor* DrainNode(
+      grpc::CallbackServerContext* context,
+      const lite::v1::DrainNodeRequest* request,
+      lite::v1::DrainNodeResponse* response) override;
+  grpc::ServerUnaryReactor* EvictNode(
+      grpc::CallbackServerContext* context,
+      const lite::v1::EvictNodeRequest* request,
+      lite::v1::EvictNodeResponse* response) override;
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* Watch(
+      grpc::CallbackServerContext* context,
+      const grpc::ByteBuffer* request) override;
+
+ private:
+  ManagerState* const state_;
+};
+
+}  // namespace lite::controlplane
+
+#endif  // LITE_CONTROLPLANE_SERVICE_H_
