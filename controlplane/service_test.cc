@@ -1,0 +1,297 @@
+// The gRPC layer end to end on loopback, with the real clock and timer:
+// Join, the Session stream (acks, events, node requests and their results),
+// stream error statuses, lease expiry by the timer, Watch, and health.
+#include "controlplane/service.h"
+
+#include <gmock/gmock.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "controlplane/clock.h"
+#include "controlplane/lease_timer.h"
+#include "controlplane/memory_store.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "lite/v1/manager.grpc.pb.h"
+
+namespace lite::controlplane {
+namespace {
+
+using ::testing::HasSubstr;
+using Stream =
+    grpc::ClientReaderWriter<lite::v1::AgentMessage, lite::v1::ManagerMessage>;
+
+class ServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ManagerOptions options;
+    options.lease = absl::Milliseconds(300);
+    options.recovery_window = absl::ZeroDuration();
+    options.request_timeout = absl::Seconds(5);
+    state_ = std::make_unique<ManagerState>(options, &clock_,
+                                            std::make_unique<MemoryStore>());
+    service_ = std::make_unique<ClusterManagerService>(state_.get());
+    grpc::EnableDefaultHealthCheckService(true);
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                             &port_);
+    builder.RegisterService(service_.get());
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(server_, nullptr);
+    server_->GetHealthCheckService()->SetServingStatus(
+        lite::v1::ClusterManager::service_full_name(), true);
+    timer_ = std::make_unique<LeaseTimer>(state_.get());
+    channel_ = grpc::CreateChannel(absl::StrCat("127.0.0.1:", port_),
+                                   grpc::InsecureChannelCredentials());
+    stub_ = lite::v1::ClusterManager::NewStub(channel_);
+  }
+
+  void TearDown() override {
+    state_->Shutdown();
+    timer_->Stop();
+    server_->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(1)));
+  }
+
+  lite::v1::JoinResponse Join(const std::string& name, int index) {
+    grpc::ClientContext context;
+    lite::v1::JoinRequest request;
+    request.set_node_name(name);
+    request.set_rdma_address(absl::StrCat("127.0.0.", index, ":7471"));
+    lite::v1::JoinResponse response;
+    grpc::Status status = stub_->Join(&context, request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response;
+  }
+
+  static lite::v1::AgentMessage Heartbeat(const lite::v1::JoinResponse& joined,
+                                          uint64_t seq) {
+    lite::v1::AgentMessage message;
+    message.mutable_heartbeat()->set_node_id(joined.node_id());
+    message.mutable_heartbeat()->set_incarnation(joined.incarnation());
+    message.mutable_heartbeat()->set_heartbeat_seq(seq);
+    return message;
+  }
+
+  // Reads until a message matching `want` arrives (skipping others).
+  template <typename Pred>
+  static bool ReadUntil(Stream* stream, Pred want,
+                        lite::v1::ManagerMessage* out) {
+    while (stream->Read(out)) {
+      if (want(*out)) return true;
+    }
+    return false;
+  }
+
+  RealClock clock_;
+  std::unique_ptr<ManagerState> state_;
+  std::unique_ptr<ClusterManagerService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<LeaseTimer> timer_;
+  int port_ = 0;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<lite::v1::ClusterManager::Stub> stub_;
+};
+
+TEST_F(ServiceTest, SessionAcksHeartbeatsAndDeliversEvents) {
+  const lite::v1::JoinResponse a = Join("alpha", 1);
+  grpc::ClientContext context;
+  std::unique_ptr<Stream> stream = stub_->Session(&context);
+  ASSERT_TRUE(stream->Write(Heartbeat(a, 1)));
+  lite::v1::ManagerMessage message;
+  ASSERT_TRUE(stream->Read(&message));
+  EXPECT_EQ(message.heartbeat_ack().heartbeat_seq(), 1u);
+  EXPECT_EQ(message.heartbeat_ack().lease_remaining_ms(), 300u);
+  const lite::v1::JoinResponse b = Join("beta", 2);
+  ASSERT_TRUE(stream->Read(&message));
+  ASSERT_TRUE(message.has_event());
+  EXPECT_EQ(message.event().member_joined().member().node_id(), b.node_id());
+  EXPECT_EQ(message.event().sequence(), a.event_sequence() + 1);
+  ASSERT_TRUE(stream->Write(Heartbeat(a, 2)));
+  ASSERT_TRUE(stream->Read(&message));
+  EXPECT_EQ(message.heartbeat_ack().heartbeat_seq(), 2u);
+  // Leave, then close: the stream ends OK after the MemberLeft event.
+  grpc::ClientContext leave_context;
+  lite::v1::LeaveRequest leave;
+  leave.mutable_caller()->set_node_id(a.node_id());
+  leave.mutable_caller()->set_incarnation(a.incarnation());
+  lite::v1::LeaveResponse left;
+  ASSERT_TRUE(stub_->Leave(&leave_context, leave, &left).ok());
+  ASSERT_TRUE(stream->Read(&message));
+  EXPECT_EQ(message.event().member_left().node_id(), a.node_id());
+  stream->WritesDone();
+  EXPECT_FALSE(stream->Read(&message));
+  EXPECT_TRUE(stream->Finish().ok());
+}
+
+TEST_F(ServiceTest, StreamErrorsCarryExactCodes) {
+  const lite::v1::JoinResponse a = Join("alpha", 1);
+  {
+    // First message not a heartbeat.
+    grpc::ClientContext context;
+    auto stream = stub_->Session(&context);
+    lite::v1::AgentMessage result;
+    result.mutable_result()->set_request_id(1);
+    stream->Write(result);
+    stream->WritesDone();
+    lite::v1::ManagerMessage message;
+    EXPECT_FALSE(stream->Read(&message));
+    grpc::Status status = stream->Finish();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_THAT(status.error_message(), HasSubstr("must be a Heartbeat"));
+  }
+  {
+    // Unknown node.
+    grpc::ClientContext context;
+    auto stream = stub_->Session(&context);
+    lite::v1::JoinResponse ghost = a;
+    ghost.set_node_id(99);
+    stream->Write(Heartbeat(ghost, 1));
+    lite::v1::ManagerMessage message;
+    EXPECT_FALSE(stream->Read(&message));
+    EXPECT_EQ(stream->Finish().error_code(), grpc::StatusCode::NOT_FOUND);
+  }
+  {
+    // Stale incarnation.
+    grpc::ClientContext context;
+    auto stream = stub_->Session(&context);
+    lite::v1::JoinResponse stale = a;
+    stale.set_incarnation(a.incarnation() + 1);
+    stream->Write(Heartbeat(stale, 1));
+    lite::v1::ManagerMessage message;
+    EXPECT_FALSE(stream->Read(&message));
+    grpc::Status status = stream->Finish();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_THAT(status.error_message(), HasSubstr("Join again"));
+  }
+  // None of these touched the real node.
+  lite::v1::ListNodesResponse nodes;
+  grpc::ClientContext list_context;
+  ASSERT_TRUE(stub_->ListNodes(&list_context, {}, &nodes).ok());
+  EXPECT_EQ(nodes.nodes(0).state(), lite::v1::NODE_STATE_ALIVE);
+}
+
+TEST_F(ServiceTest, LeaseExpiryByTheTimerEndsTheSessionWithItsOwnFailure) {
+  const lite::v1::JoinResponse a = Join("alpha", 1);
+  grpc::ClientContext context;
+  auto stream = stub_->Session(&context);
+  ASSERT_TRUE(stream->Write(Heartbeat(a, 1)));
+  const absl::Time start = absl::Now();
+  lite::v1::ManagerMessage message;
+  ASSERT_TRUE(ReadUntil(
+      stream.get(), [](const auto& m) { return m.has_event(); }, &message));
+  const absl::Duration waited = absl::Now() - start;
+  EXPECT_EQ(message.event().member_failed().node_id(), a.node_id());
+  EXPECT_EQ(message.event().member_failed().cause(),
+            lite::v1::FAILURE_CAUSE_LEASE_EXPIRED);
+  EXPECT_GE(waited, absl::Milliseconds(250));
+  EXPECT_LT(waited, absl::Milliseconds(1500));
+  EXPECT_FALSE(stream->Read(&message));
+  EXPECT_EQ(stream->Finish().error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  // The timer slept between deadlines instead of polling.
+  EXPECT_LT(timer_->ticks(), 10);
+}
+
+TEST_F(ServiceTest, AllocLmrGoesThroughTheHomesSession) {
+  const lite::v1::JoinResponse home = Join("home", 1);
+  grpc::ClientContext session_context;
+  auto session = stub_->Session(&session_context);
+  ASSERT_TRUE(session->Write(Heartbeat(home, 1)));
+  lite::v1::ManagerMessage message;
+  ASSERT_TRUE(session->Read(&message));  // The ack: the session is open.
+  // The home's agent answers allocation requests on its own thread.
+  std::thread agent([&] {
+    lite::v1::ManagerMessage in;
+    if (!ReadUntil(
+            session.get(), [](const auto& m) { return m.has_request(); },
+            &in)) {
+      return;
+    }
+    lite::v1::AgentMessage out;
+    out.mutable_result()->set_request_id(in.request().request_id());
+    auto* chunk =
+        out.mutable_result()->mutable_allocated_lmr_memory()->add_chunks();
+    chunk->set_address(0x4000);
+    chunk->set_length_bytes(in.request().allocate_lmr_memory().size_bytes());
+    session->Write(out);
+  });
+  grpc::ClientContext context;
+  lite::v1::AllocLmrRequest request;
+  request.mutable_caller()->set_node_id(home.node_id());
+  request.mutable_caller()->set_incarnation(home.incarnation());
+  request.mutable_owner()->set_uid(1000);
+  request.mutable_owner()->set_gid(1000);
+  request.mutable_owner()->set_pid(55);
+  request.set_name("table");
+  request.set_size_bytes(1 << 20);
+  request.set_mode(0600);
+  lite::v1::AllocLmrResponse response;
+  grpc::Status status = stub_->AllocLmr(&context, request, &response);
+  agent.join();
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(response.lmr().name(), "table");
+  EXPECT_EQ(response.lmr().chunks(0).address(), 0x4000u);
+  EXPECT_EQ(response.lmr().origin(), lite::v1::LMR_ORIGIN_ALLOCATED);
+  // A rejected AllocLmr comes back at once with its code.
+  grpc::ClientContext again_context;
+  status = stub_->AllocLmr(&again_context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  session_context.TryCancel();
+}
+
+TEST_F(ServiceTest, ClientCancellingItsSessionFailsTheNode) {
+  const lite::v1::JoinResponse a = Join("alpha", 1);
+  const lite::v1::JoinResponse b = Join("beta", 2);
+  grpc::ClientContext watch_context;
+  auto watch = stub_->Watch(&watch_context, lite::v1::WatchRequest());
+  watch->WaitForInitialMetadata();
+  auto* context = new grpc::ClientContext;
+  auto stream = stub_->Session(context);
+  ASSERT_TRUE(stream->Write(Heartbeat(a, 1)));
+  lite::v1::ManagerMessage message;
+  ASSERT_TRUE(stream->Read(&message));
+  context->TryCancel();
+  stream->Finish();
+  stream.reset();
+  delete context;
+  lite::v1::Event event;
+  // b never opened a session; a's failure must come first (session closed).
+  ASSERT_TRUE(watch->Read(&event));
+  EXPECT_EQ(event.member_failed().node_id(), a.node_id());
+  EXPECT_EQ(event.member_failed().cause(),
+            lite::v1::FAILURE_CAUSE_SESSION_CLOSED);
+  (void)b;
+  watch_context.TryCancel();
+}
+
+TEST_F(ServiceTest, HealthServiceReportsServing) {
+  auto health = grpc::health::v1::Health::NewStub(channel_);
+  for (const std::string& service :
+       {std::string(), std::string("lite.v1.ClusterManager")}) {
+    grpc::ClientContext context;
+    grpc::health::v1::HealthCheckRequest request;
+    request.set_service(service);
+    grpc::health::v1::HealthCheckResponse response;
+    ASSERT_TRUE(health->Check(&context, request, &response).ok()) << service;
+    EXPECT_EQ(response.status(),
+              grpc::health::v1::HealthCheckResponse::SERVING);
+  }
+}
+
+TEST_F(ServiceTest, UnaryErrorsKeepCodeAndMessage) {
+  grpc::ClientContext context;
+  lite::v1::JoinRequest request;
+  request.set_node_name("bad name");
+  request.set_rdma_address("127.0.0.1:1");
+  lite::v1::JoinResponse response;
+  grpc::Status status = stub_->Join(&context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("node_name \"bad name\""));
+}
+
+}  // namespace
+}  // namespace lite::controlplane
