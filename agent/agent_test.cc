@@ -1,0 +1,544 @@
+// The agent's connection loop against a scripted manager (FakeManager) and
+// the fake module: joins, heartbeats, events applied in order, requests
+// answered, rejoin after its own failure, restore after a manager restart,
+// and Leave on shutdown.
+#include "agent/agent.h"
+
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/time/clock.h"
+#include "agent/fake_module.h"
+#include "agent/testing/fake_manager.h"
+
+namespace lite::agent {
+namespace {
+
+using lite::v1::ManagerMessage;
+using testing::FakeManager;
+using testing::FakeManagerServer;
+
+constexpr absl::Duration kWait = absl::Seconds(10);
+
+bool Eventually(const std::function<bool()>& pred,
+                absl::Duration timeout = kWait) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (absl::Now() < deadline) {
+    if (pred()) return true;
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  return pred();
+}
+
+std::unique_ptr<Agent> MakeAgent(const std::string& address,
+                                 FakeModule* module) {
+  AgentOptions o;
+  o.node_name = "n1";
+  o.rdma_address = "127.0.0.1:7471";
+  o.manager_address = address;
+  o.rpc_timeout = absl::Seconds(2);
+  o.backoff_initial = absl::Milliseconds(10);
+  o.backoff_max = absl::Milliseconds(50);
+  o.leave_grace = absl::Seconds(1);
+  o.upcalls.upcall_timeout = absl::Seconds(5);
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 10);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 10);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 50);
+  return std::make_unique<Agent>(
+      o, module,
+      lite::v1::ClusterManager::NewStub(grpc::CreateCustomChannel(
+          address, grpc::InsecureChannelCredentials(), args)));
+}
+
+lite::v1::Member MakeMember(uint32_t id, uint64_t incarnation,
+                            std::string address) {
+  lite::v1::Member m;
+  m.set_node_id(id);
+  m.set_node_name(absl::StrCat("n", id));
+  m.set_incarnation(incarnation);
+  m.set_rdma_address(std::move(address));
+  m.set_state(lite::v1::NODE_STATE_ALIVE);
+  return m;
+}
+
+ManagerMessage MemberJoinedEvent(uint64_t seq, const lite::v1::Member& m) {
+  ManagerMessage msg;
+  msg.mutable_event()->set_sequence(seq);
+  *msg.mutable_event()->mutable_member_joined()->mutable_member() = m;
+  return msg;
+}
+
+ManagerMessage MemberFailedEvent(uint64_t seq, uint32_t id, uint64_t inc) {
+  ManagerMessage msg;
+  msg.mutable_event()->set_sequence(seq);
+  auto* f = msg.mutable_event()->mutable_member_failed();
+  f->set_node_id(id);
+  f->set_incarnation(inc);
+  f->set_cause(lite::v1::FAILURE_CAUSE_LEASE_EXPIRED);
+  f->set_reason("no heartbeat for 1001 ms");
+  return msg;
+}
+
+ManagerMessage AllocRequest(uint64_t request_id, uint64_t lmr_id,
+                            uint64_t size) {
+  ManagerMessage msg;
+  msg.mutable_request()->set_request_id(request_id);
+  msg.mutable_request()->set_deadline_ms(5000);
+  auto* a = msg.mutable_request()->mutable_allocate_lmr_memory();
+  a->set_lmr_id(lmr_id);
+  a->set_name(absl::StrCat("lmr", request_id));
+  a->set_size_bytes(size);
+  a->set_owner_uid(1000);
+  a->set_owner_gid(1000);
+  a->set_mode(0600);
+  return msg;
+}
+
+// The result the agent sent for request_id, if any.
+std::optional<lite::v1::NodeRequestResult> ResultFor(const FakeManager& mgr,
+                                                     uint64_t request_id) {
+  for (const auto& m : mgr.received()) {
+    if (m.has_result() && m.result().request_id() == request_id) {
+      return m.result();
+    }
+  }
+  return std::nullopt;
+}
+
+bool HasCall(FakeModule& module, const std::string& call) {
+  auto calls = module.Calls();
+  return std::find(calls.begin(), calls.end(), call) != calls.end();
+}
+
+uint64_t CounterValue(const Agent& agent, const std::string& name) {
+  for (const auto& c : agent.CounterSnapshot()) {
+    if (c.name() == name) return c.value();
+  }
+  ADD_FAILURE() << "no counter " << name;
+  return 0;
+}
+
+lite::v1::Credentials AppCreds() {
+  lite::v1::Credentials c;
+  c.set_uid(1000);
+  c.set_gid(1000);
+  c.set_pid(42);
+  return c;
+}
+
+TEST(AgentTest, JoinsHeartbeatsAndLeavesOnShutdown) {
+  FakeManagerServer server;
+  FakeModule module;
+  auto agent = MakeAgent(server.address(), &module);
+  agent->Start();
+  ASSERT_TRUE(server.manager().WaitForSessions(1, kWait));
+  ASSERT_TRUE(server.manager().WaitFor(
+      [](const FakeManager& m) { return m.heartbeats_locked() >= 3; }, kWait));
+
+  auto joins = server.manager().joins();
+  ASSERT_GE(joins.size(), 1u);
+  EXPECT_EQ(joins[0].node_name(), "n1");
+  EXPECT_EQ(joins[0].rdma_address(), "127.0.0.1:7471");
+  EXPECT_FALSE(joins[0].has_restore());  // A fresh module has no identity.
+
+  auto received = server.manager().received();
+  ASSERT_TRUE(received[0].has_heartbeat());  // The session opens with one.
+  uint64_t seq = 0;
+  for (const auto& m : received) {
+    if (!m.has_heartbeat()) continue;
+    EXPECT_EQ(m.heartbeat().node_id(), 1u);
+    EXPECT_EQ(m.heartbeat().incarnation(), 1u);
+    EXPECT_EQ(m.heartbeat().heartbeat_seq(), ++seq);
+  }
+  auto identity = module.GetIdentity();
+  ASSERT_TRUE(identity.ok() && identity->has_value());
+  EXPECT_EQ((*identity)->node_id(), 1u);
+  EXPECT_EQ((*identity)->incarnation(), 1u);
+  ASSERT_TRUE(Eventually([&] {
+    return agent->Status().manager_connection_state() ==
+           lite::v1::MANAGER_CONNECTION_STATE_CONNECTED;
+  }));
+
+  const absl::Time t0 = absl::Now();
+  agent->Shutdown();
+  EXPECT_LT(absl::Now() - t0, absl::Seconds(4));
+  auto leaves = server.manager().leaves();
+  ASSERT_EQ(leaves.size(), 1u);
+  EXPECT_EQ(leaves[0].caller().node_id(), 1u);
+  EXPECT_EQ(leaves[0].caller().incarnation(), 1u);
+  EXPECT_EQ(agent->Status().manager_connection_state(),
+            lite::v1::MANAGER_CONNECTION_STATE_LEFT);
+}
+
+TEST(AgentTest, AppliesEventsToTheModuleInOrder) {
+  FakeManagerServer server;
+  server.manager().OnJoin(
+      [](const lite::v1::JoinRequest& req, lite::v1::JoinResponse* resp) {
+        resp->set_node_id(1);
+        resp->set_incarnation(1);
+        resp->set_lease_duration_ms(1000);
+        resp->set_heartbeat_interval_ms(20);
+        resp->set_event_sequence(10);
+        *resp->add_members() = MakeMember(1, 1, req.rdma_address());
+        *resp->add_members() = MakeMember(2, 5, "10.0.0.2:7471");
+        return grpc::Status::OK;
+      });
+  FakeModule module;
+  auto agent = MakeAgent(server.address(), &module);
+  agent->Start();
+  ASSERT_TRUE(server.manager().WaitForSessions(1, kWait));
+  EXPECT_TRUE(HasCall(module, "AddPeer 2 5 10.0.0.2:7471"));
+
+  FakeManager& mgr = server.manager();
+  mgr.Push(MemberJoinedEvent(11, MakeMember(3, 7, "10.0.0.3:7471")));
+  ManagerMessage drain;
+  drain.mutable_event()->set_sequence(12);
+  drain.mutable_event()->mutable_member_drain_changed()->set_node_id(3);
+  drain.mutable_event()->mutable_member_drain_changed()->set_draining(true);
+  mgr.Push(drain);
+  mgr.Push(MemberFailedEvent(13, 2, 5));
+  // An older incarnation of node 3 leaving changes nothing.
+  ManagerMessage stale_left;
+  stale_left.mutable_event()->set_sequence(14);
+  stale_left.mutable_event()->mutable_member_left()->set_node_id(3);
+  stale_left.mutable_event()->mutable_member_left()->set_incarnation(6);
+  mgr.Push(stale_left);
+
+  ASSERT_TRUE(Eventually(
+      [&] { return agent->Status().applied_event_sequence() == 14; }));
+  auto peers = agent->Peers();
+  ASSERT_EQ(peers.size(), 1u);
+  EXPECT_EQ(peers[0].node_id(), 3u);
+  EXPECT_EQ(peers[0].incarnation(), 7u);
+  EXPECT_TRUE(peers[0].draining());
+  auto module_peers = module.ListPeers();
+  ASSERT_TRUE(module_peers.ok());
+  ASSERT_EQ(module_peers->size(), 1u);
+  EXPECT_EQ((*module_peers)[0].node_id, 3u);
+
+  const std::vector<std::string> expected = {"AddPeer 2 5 10.0.0.2:7471",
+                                             "AddPeer 3 7 10.0.0.3:7471",
+                                             "RemovePeer 2 5"};
+  auto calls = module.Calls();
+  auto it = calls.begin();
+  for (const std::string& want : expected) {
+    it = std::find(it, calls.end(), want);
+    ASSERT_NE(it, calls.end()) << "missing or out of order: " << want;
+  }
+  EXPECT_FALSE(HasCall(module, "RemovePeer 3 7"));
+  // Heartbeats report how far the agent got.
+  ASSERT_TRUE(mgr.WaitFor(
+      [](const FakeManager& m) {
+        for (const auto& r : m.received_locked()) {
+          if (r.has_heartbeat() &&
+              r.heartbeat().applied_event_sequence() == 14) {
+            return true;
+          }
+        }
+        return false;
+      },
+      kWait));
+  agent->Shutdown();
+}
+
+TEST(AgentTest, AnEventGapEndsTheSessionAndJoinsAgain) {
+  FakeManagerServer server;
+  FakeModule module;
+  auto agent = MakeAgent(server.address(), &module);
+  agent->Start();
+  ASSERT_TRUE(server.manager().WaitForSessions(1, kWait));
+  // Join said event_sequence 0, so 1 must come next.
+  server.manager().Push(MemberJoinedEvent(2, MakeMember(3, 1, "10.0.0.3:1")));
+  ASSERT_TRUE(server.manager().WaitForSessions(2, kWait));
+  auto joins = server.manager().joins();
+  ASSERT_GE(joins.size(), 2u);
+  // The second Join offers the identity the module holds.
+  EXPECT_EQ(joins[1].restore().node_id(), 1u);
+  EXPECT_EQ(joins[1].restore().incarnation(), 1u);
+  EXPECT_TRUE(agent->Peers().empty());
+  auto status = agent->Status();
+  EXPECT_TRUE(absl::StrContains(status.last_error(), "sequence 2 arrived"))
+      << status.last_error();
+  EXPECT_GE(status.reconnects(), 1u);
+  agent->Shutdown();
+}
+
+TEST(AgentTest, AnswersAllocateLmrMemoryAndFreesOnLmrRemoved) {
+  FakeManagerServer server;
+  FakeModule module(FakeModuleOptions{.memory_bytes = uint64_t{1} << 30});
+  auto agent = MakeAgent(server.address(), &module);
+  agent->Start();
+  ASSERT_TRUE(server.manager().WaitForSessions(1, kWait));
+  FakeManager& mgr = server.manager();
+  const uint64_t own_lmr = (uint64_t{1} << 32) | 9;
+  mgr.Push(AllocRequest(101, own_lmr, 100 << 20));
+  mgr.Push(AllocRequest(102, (uint64_t{2} << 32) | 1, 4096));  // Not ours.
+  mgr.Push(AllocRequest(103, (uint64_t{1} << 32) | 10, uint64_t{2} << 30));
+  ManagerMessage unknown;
+  unknown.mutable_request()->set_request_id(104);
+  mgr.Push(unknown);
+  ASSERT_TRUE(Eventually([&] { return ResultFor(mgr, 104).has_value(); }));
+
+  auto ok = ResultFor(mgr, 101);
+  ASSERT_TRUE(ok.has_value());
+  EXPECT_EQ(ok->status_code(), 0);
+  uint64_t total = 0;
+  for (const auto& c : ok->allocated_lmr_memory().chunks()) {
+    total += c.length_bytes();
+  }
+  EXPECT_EQ(total, uint64_t{100} << 20);
+  EXPECT_GT(ok->allocated_lmr_memory().chunks_size(), 1);  // 64 MiB chunks.
+  EXPECT_EQ(ResultFor(mgr, 102)->status_code(), grpc::INVALID_ARGUMENT);
+  EXPECT_EQ(ResultFor(mgr, 103)->status_code(), grpc::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(ResultFor(mgr, 104)->status_code(), grpc::UNIMPLEMENTED);
+
+  // The home's failure keeps the memory (to register again); a free does not.
+  ManagerMessage removed;
+  removed.mutable_event()->set_sequence(1);
+  auto* r = removed.mutable_event()->mutable_lmr_removed();
+  r->set_lmr_id(own_lmr);
+  r->set_home_node_id(1);
+  r->set_cause(lite::v1::REMOVAL_CAUSE_HOME_FAILED);
+  mgr.Push(removed);
+  removed.mutable_event()->set_sequence(2);
+  r->set_cause(lite::v1::REMOVAL_CAUSE_LMR_FREED);
+  ASSERT_TRUE(Eventually(
+      [&] { return agent->Status().applied_event_sequence() == 1; }));
+  EXPECT_EQ(module.ListHostedLmrs()->size(), 1u);
+  mgr.Push(removed);
+  ASSERT_TRUE(Eventually(
+      [&] { return agent->Status().applied_event_sequence() == 2; }));
+  EXPECT_TRUE(module.ListHostedLmrs()->empty());
+  EXPECT_TRUE(HasCall(module, "FreeLmrMemory 0x100000009"));
+  agent->Shutdown();
+}
+
+TEST(AgentTest, OwnFailureEndsTheIncarnationRevokesGrantsAndReRegisters) {
+  FakeManagerServer server;
+  FakeModule module;
+  auto agent = MakeAgent(server.address(), &module);
+  agent->Start();
+  ASSERT_TRUE(server.manager().WaitForSessions(1, kWait));
+  FakeManager& mgr = server.manager();
+  // Host an LMR and hold a grant.
+  const uint64_t own_lmr = (uint64_t{1} << 32) | 3;
+  mgr.Push(AllocRequest(1, own_lmr, 8192));
+  ASSERT_TRUE(Eventually([&] { return ResultFor(mgr, 1).has_value(); }));
+  uint64_t map =
+      module.InjectUpcall(AppCreds(), MapUpcall{.name = "x", .read = true});
+  auto reply = module.WaitForReply(map, kWait);
+  ASSERT_TRUE(reply.ok() && reply->status.ok()) << reply.status();
+  ASSERT_EQ(module.ListGrants()->size(), 1u);
+
+  mgr.Push(MemberFailedEvent(1, 1, 1));
+  ASSERT_TRUE(mgr.WaitForSessions(2, kWait));
+  auto identity = module.GetIdentity();
+  EXPECT_EQ((*identity)->incarnation(), 2u);  // The default Join bumps it.
+  EXPECT_TRUE(module.ListGrants()->empty());
+  EXPECT_EQ(CounterValue(*agent, "agent.grants_revoked"), 1u);
+  auto registers = mgr.registers();
+  ASSERT_EQ(registers.size(), 1u);
+  EXPECT_EQ(registers[0].lmr_id(), own_lmr);
+  EXPECT_EQ(registers[0].origin(), lite::v1::LMR_ORIGIN_ALLOCATED);
+  EXPECT_EQ(registers[0].caller().incarnation(), 2u);
+  EXPECT_EQ(registers[0].size_bytes(), 8192u);
+  EXPECT_TRUE(mgr.restores().empty());  // Not restored: nothing to restore.
+  // The module's record carries the new epoch.
+  auto hosted = module.ListHostedLmrs();
+  ASSERT_EQ(hosted->size(), 1u);
+  EXPECT_EQ((*hosted)[0].epoch(), 2u);
+  agent->Shutdown();
+}
+
+TEST(AgentTest, ReRegistersAndRestoresGrantsAfterAManagerRestart) {
+  auto first = std::make_unique<FakeManagerServer>();
+  const int port = first->port();
+  first->manager().OnJoin(
+      [](const lite::v1::JoinRequest& req, lite::v1::JoinResponse* resp) {
+        resp->set_node_id(1);
+        resp->set_incarnation(4);
+        resp->set_lease_duration_ms(1000);
+        resp->set_heartbeat_interval_ms(20);
+        *resp->add_members() = MakeMember(1, 4, req.rdma_address());
+        *resp->add_members() = MakeMember(2, 1, "10.0.0.2:7471");
+        return grpc::Status::OK;
+      });
+  FakeModule module;
+  auto agent = MakeAgent(first->address(), &module);
+  agent->Start();
+  ASSERT_TRUE(first->manager().WaitForSessions(1, kWait));
+  const uint64_t own_lmr = (uint64_t{1} << 32) | 1;
+  first->manager().Push(AllocRequest(1, own_lmr, 4096));
+  ASSERT_TRUE(
+      Eventually([&] { return ResultFor(first->manager(), 1).has_value(); }));
+  uint64_t map =
+      module.InjectUpcall(AppCreds(), MapUpcall{.name = "x", .write = true});
+  ASSERT_TRUE(module.WaitForReply(map, kWait).ok());
+  auto grants = module.ListGrants();
+  ASSERT_EQ(grants->size(), 1u);
+  const uint64_t grant_id = (*grants)[0].grant_id();
+
+  // The manager dies and comes back empty on the same port.
+  first->Stop();
+  first.reset();
+  FakeManagerServer second(port);
+  ASSERT_EQ(second.port(), port);
+  second.manager().OnJoin(
+      [](const lite::v1::JoinRequest& req, lite::v1::JoinResponse* resp) {
+        resp->set_node_id(req.restore().node_id());
+        resp->set_incarnation(req.restore().incarnation());
+        resp->set_restored(true);
+        resp->set_manager_recovering(true);
+        resp->set_recovery_remaining_ms(5000);
+        resp->set_lease_duration_ms(1000);
+        resp->set_heartbeat_interval_ms(20);
+        *resp->add_members() = MakeMember(1, 4, req.rdma_address());
+        return grpc::Status::OK;
+      });
+  ASSERT_TRUE(second.manager().WaitForSessions(1, kWait));
+  auto joins = second.manager().joins();
+  ASSERT_EQ(joins.size(), 1u);
+  EXPECT_EQ(joins[0].restore().node_id(), 1u);
+  EXPECT_EQ(joins[0].restore().incarnation(), 4u);
+  // Re-registration and grant restore come before the session.
+  EXPECT_EQ(second.manager().call_order(),
+            (std::vector<std::string>{"Join", "RegisterLmr", "RestoreGrant",
+                                      "Session"}));
+  EXPECT_EQ(second.manager().registers()[0].lmr_id(), own_lmr);
+  EXPECT_EQ(second.manager().restores()[0].grant().grant_id(), grant_id);
+  EXPECT_EQ(module.ListGrants()->size(), 1u);
+  // Peer 2 has not come back yet, but the manager is recovering: kept...
+  ASSERT_EQ(agent->Peers().size(), 1u);
+  // ...until RecoveryComplete says who made it.
+  ManagerMessage done;
+  done.mutable_event()->set_sequence(1);
+  *done.mutable_event()->mutable_recovery_complete()->add_members() =
+      MakeMember(1, 4, "127.0.0.1:7471");
+  second.manager().Push(done);
+  ASSERT_TRUE(Eventually([&] { return agent->Peers().empty(); }));
+  EXPECT_TRUE(HasCall(module, "RemovePeer 2 1"));
+  EXPECT_GE(agent->Status().reconnects(), 1u);
+  agent->Shutdown();
+}
+
+TEST(AgentTest, RefusedGrantRestoreIsRevokedLocally) {
+  auto first = std::make_unique<FakeManagerServer>();
+  const int port = first->port();
+  FakeModule module;
+  auto agent = MakeAgent(first->address(), &module);
+  agent->Start();
+  ASSERT_TRUE(first->manager().WaitForSessions(1, kWait));
+  uint64_t map =
+      module.InjectUpcall(AppCreds(), MapUpcall{.name = "x", .read = true});
+  ASSERT_TRUE(module.WaitForReply(map, kWait).ok());
+  ASSERT_EQ(module.ListGrants()->size(), 1u);
+  first->Stop();
+  first.reset();
+  FakeManagerServer second(port);
+  second.manager().OnJoin(
+      [](const lite::v1::JoinRequest& req, lite::v1::JoinResponse* resp) {
+        resp->set_node_id(req.restore().node_id());
+        resp->set_incarnation(req.restore().incarnation());
+        resp->set_restored(true);
+        resp->set_manager_recovering(true);
+        resp->set_lease_duration_ms(1000);
+        resp->set_heartbeat_interval_ms(20);
+        return grpc::Status::OK;
+      });
+  second.manager().OnRestoreGrant([](const lite::v1::RestoreGrantRequest&,
+                                     lite::v1::RestoreGrantResponse*) {
+    return grpc::Status(grpc::PERMISSION_DENIED, "mode 0600 denies");
+  });
+  ASSERT_TRUE(second.manager().WaitForSessions(1, kWait));
+  EXPECT_TRUE(module.ListGrants()->empty());
+  agent->Shutdown();
+}
+
+TEST(AgentTest, UpcallsWaitForTheSessionThenCallTheManager) {
+  FakeManagerServer server;
+  FakeModule module;
+  // Queued before the agent even started.
+  uint64_t reg = module.InjectUpcall(
+      AppCreds(),
+      RegisterUpcall{.name = "buf", .size_bytes = 1 << 20, .mode = 0640});
+  uint64_t map = module.InjectUpcall(
+      AppCreds(), MapUpcall{.name = "remote", .read = true, .write = true});
+  auto agent = MakeAgent(server.address(), &module);
+  agent->Start();
+  auto reg_reply = module.WaitForReply(reg, kWait);
+  ASSERT_TRUE(reg_reply.ok()) << reg_reply.status();
+  ASSERT_TRUE(reg_reply->status.ok()) << reg_reply->status;
+  auto registers = server.manager().registers();
+  ASSERT_EQ(registers.size(), 1u);
+  EXPECT_EQ(registers[0].name(), "buf");
+  EXPECT_EQ(registers[0].mode(), 0640u);
+  EXPECT_EQ(registers[0].owner().pid(), 42u);
+  EXPECT_EQ(registers[0].lmr_id(), 0u);  // A new registration.
+  EXPECT_EQ(registers[0].caller().node_id(), 1u);
+  auto hosted = module.ListHostedLmrs();
+  ASSERT_EQ(hosted->size(), 1u);
+  EXPECT_EQ((*hosted)[0].lmr_id(), reg_reply->lmr->lmr_id());
+
+  auto map_reply = module.WaitForReply(map, kWait);
+  ASSERT_TRUE(map_reply.ok() && map_reply->status.ok());
+  ASSERT_EQ(module.ListGrants()->size(), 1u);
+  auto maps = server.manager().maps();
+  ASSERT_EQ(maps.size(), 1u);
+  EXPECT_TRUE(maps[0].access().read() && maps[0].access().write());
+  agent->Shutdown();
+}
+
+TEST(AgentTest, NoHeartbeatAckEndsTheSession) {
+  FakeManagerServer server;
+  server.manager().SetAutoAck(false);
+  server.manager().OnJoin(
+      [](const lite::v1::JoinRequest& req, lite::v1::JoinResponse* resp) {
+        resp->set_node_id(1);
+        resp->set_incarnation(1);
+        resp->set_lease_duration_ms(200);
+        resp->set_heartbeat_interval_ms(20);
+        return grpc::Status::OK;
+      });
+  FakeModule module;
+  auto agent = MakeAgent(server.address(), &module);
+  agent->Start();
+  ASSERT_TRUE(server.manager().WaitForSessions(2, kWait));
+  EXPECT_TRUE(
+      absl::StrContains(agent->Status().last_error(), "no heartbeat ack"))
+      << agent->Status().last_error();
+  agent->Shutdown();
+}
+
+TEST(AgentTest, BacksOffWhileTheManagerIsUnreachable) {
+  // Nothing listens on this port once the server is gone.
+  int port;
+  {
+    FakeManagerServer probe;
+    port = probe.port();
+  }
+  FakeModule module;
+  auto agent = MakeAgent(absl::StrCat("127.0.0.1:", port), &module);
+  agent->Start();
+  ASSERT_TRUE(Eventually([&] { return agent->Status().reconnects() >= 3; }));
+  auto status = agent->Status();
+  EXPECT_TRUE(absl::StrContains(status.last_error(), "UNAVAILABLE"))
+      << status.last_error();
+  EXPECT_EQ(status.node_id(), 0u);
+  // And it joins once the manager is there.
+  FakeManagerServer server(port);
+  ASSERT_TRUE(server.manager().WaitForSessions(1, kWait));
+  const absl::Time t0 = absl::Now();
+  agent->Shutdown();
+  EXPECT_LT(absl::Now() - t0, absl::Seconds(4));
+}
+
+}  // namespace
+}  // namespace lite::agent

@@ -1,0 +1,120 @@
+#include "agent/fake_module.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace lite::agent {
+namespace {
+
+lite::v1::AllocateLmrMemory Alloc(uint64_t id, uint64_t size) {
+  lite::v1::AllocateLmrMemory a;
+  a.set_lmr_id(id);
+  a.set_name("x");
+  a.set_size_bytes(size);
+  a.set_mode(0600);
+  return a;
+}
+
+lite::v1::Credentials Creds() {
+  lite::v1::Credentials c;
+  c.set_uid(1);
+  c.set_gid(1);
+  c.set_pid(1);
+  return c;
+}
+
+TEST(FakeModuleTest, AllocatesWithinCapacityInChunks) {
+  FakeModule m(
+      FakeModuleOptions{.memory_bytes = 10 << 20, .max_chunk_bytes = 4 << 20});
+  auto mem = m.AllocateLmrMemory(Alloc(1, 9 << 20));
+  ASSERT_TRUE(mem.ok()) << mem.status();
+  ASSERT_EQ(mem->chunks_size(), 3);
+  EXPECT_EQ(mem->chunks(2).length_bytes(), 1u << 20);
+  EXPECT_NE(mem->chunks(0).address(), mem->chunks(1).address());
+  EXPECT_EQ(m.AllocateLmrMemory(Alloc(2, 2 << 20)).status().code(),
+            absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(m.AllocateLmrMemory(Alloc(1, 1)).status().code(),
+            absl::StatusCode::kAlreadyExists);
+  ASSERT_TRUE(m.FreeLmrMemory(1).ok());
+  EXPECT_TRUE(m.AllocateLmrMemory(Alloc(2, 10 << 20)).ok());
+  EXPECT_TRUE(absl::IsNotFound(m.FreeLmrMemory(1)));
+}
+
+TEST(FakeModuleTest, PeersAreReplacedAndRemovedByIncarnation) {
+  FakeModule m;
+  ASSERT_TRUE(m.AddPeer({2, 1, "10.0.0.2:1"}).ok());
+  ASSERT_TRUE(m.AddPeer({2, 2, "10.0.0.2:1"}).ok());
+  EXPECT_TRUE(absl::IsNotFound(m.RemovePeer(2, 1)));
+  EXPECT_TRUE(m.RemovePeer(2, 2).ok());
+  EXPECT_TRUE(m.ListPeers()->empty());
+  EXPECT_FALSE(m.AddPeer({0, 1, "x"}).ok());
+}
+
+TEST(FakeModuleTest, UpdateHostedLmrKeepsTheModulesChunks) {
+  FakeModule m;
+  ASSERT_TRUE(m.AllocateLmrMemory(Alloc(5, 4096)).ok());
+  lite::v1::Lmr record;
+  record.set_lmr_id(7);
+  record.set_size_bytes(4096);
+  record.set_epoch(3);
+  ASSERT_TRUE(m.UpdateHostedLmr(5, record).ok());
+  auto hosted = m.ListHostedLmrs();
+  ASSERT_EQ(hosted->size(), 1u);
+  EXPECT_EQ((*hosted)[0].lmr_id(), 7u);
+  EXPECT_EQ((*hosted)[0].epoch(), 3u);
+  EXPECT_EQ((*hosted)[0].chunks_size(), 1);
+  EXPECT_EQ((*hosted)[0].origin(), lite::v1::LMR_ORIGIN_ALLOCATED);
+  record.set_size_bytes(1);
+  EXPECT_FALSE(m.UpdateHostedLmr(7, record).ok());
+  EXPECT_TRUE(absl::IsNotFound(m.UpdateHostedLmr(5, record)));
+}
+
+TEST(FakeModuleTest, UpcallRoundTrip) {
+  FakeModule m;
+  uint64_t reg = m.InjectUpcall(
+      Creds(), RegisterUpcall{.name = "r", .size_bytes = 8192, .mode = 0600});
+  uint64_t map = m.InjectUpcall(Creds(), MapUpcall{.name = "r", .read = true});
+  auto first = m.Receive();
+  ASSERT_TRUE(first.ok());
+  const Upcall& up = std::get<Upcall>(*first);
+  EXPECT_EQ(up.upcall_id, reg);
+  const auto& r = std::get<RegisterUpcall>(up.request);
+  ASSERT_FALSE(r.chunks.empty());  // The fake "pinned" memory.
+
+  // A successful register reply must carry the LMR.
+  UpcallReply bad{.upcall_id = reg};
+  EXPECT_FALSE(m.CompleteUpcall(bad).ok());
+  lite::v1::Lmr lmr;
+  lmr.set_lmr_id(11);
+  lmr.set_size_bytes(8192);
+  ASSERT_TRUE(m.CompleteUpcall({.upcall_id = reg, .lmr = lmr}).ok());
+  EXPECT_TRUE(absl::IsNotFound(m.CompleteUpcall({.upcall_id = reg})));
+  EXPECT_EQ(m.ListHostedLmrs()->at(0).origin(),
+            lite::v1::LMR_ORIGIN_REGISTERED);
+
+  lite::v1::Grant g;
+  g.set_grant_id(99);
+  ASSERT_TRUE(m.CompleteUpcall({.upcall_id = map, .grant = g}).ok());
+  EXPECT_EQ(m.ListGrants()->size(), 1u);
+  auto reply = m.WaitForReply(map, absl::Seconds(1));
+  ASSERT_TRUE(reply.ok());
+  EXPECT_EQ(reply->grant->grant_id(), 99u);
+  EXPECT_EQ(m.WaitForReply(12345, absl::Milliseconds(10)).status().code(),
+            absl::StatusCode::kDeadlineExceeded);
+
+  // Unmapping drops the grant at once; revoking an absent one is NOT_FOUND.
+  m.InjectUpcall(Creds(), UnmapUpcall{.grant_id = 99});
+  EXPECT_TRUE(m.ListGrants()->empty());
+  EXPECT_TRUE(absl::IsNotFound(m.RevokeGrant(99)));
+}
+
+TEST(FakeModuleTest, CloseWakesReceive) {
+  FakeModule m;
+  std::thread t([&] { m.Close(); });
+  EXPECT_TRUE(absl::IsCancelled(m.Receive().status()));
+  t.join();
+}
+
+}  // namespace
+}  // namespace lite::agent

@@ -1,0 +1,78 @@
+#include "agent/peer_table.h"
+
+#include <gtest/gtest.h>
+
+#include "agent/fake_module.h"
+
+namespace lite::agent {
+namespace {
+
+lite::v1::Member M(uint32_t id, uint64_t inc, std::string addr) {
+  lite::v1::Member m;
+  m.set_node_id(id);
+  m.set_node_name(absl::StrCat("n", id));
+  m.set_incarnation(inc);
+  m.set_rdma_address(std::move(addr));
+  return m;
+}
+
+TEST(PeerTableTest, UpsertOnlyReprogramsRealChanges) {
+  FakeModule module;
+  PeerTable t(&module);
+  ASSERT_TRUE(t.Upsert(M(2, 1, "10.0.0.2:1")).ok());
+  ASSERT_TRUE(t.Upsert(M(2, 1, "10.0.0.2:1")).ok());  // Same: no call.
+  ASSERT_TRUE(t.Upsert(M(2, 2, "10.0.0.2:1")).ok());  // New incarnation.
+  EXPECT_EQ(module.Calls(),
+            (std::vector<std::string>{"AddPeer 2 1 10.0.0.2:1",
+                                      "AddPeer 2 2 10.0.0.2:1"}));
+  EXPECT_EQ(t.List()[0].incarnation(), 2u);
+}
+
+TEST(PeerTableTest, RemoveNeedsTheIncarnation) {
+  FakeModule module;
+  PeerTable t(&module);
+  ASSERT_TRUE(t.Upsert(M(2, 3, "10.0.0.2:1")).ok());
+  EXPECT_FALSE(*t.Remove(2, 2));
+  EXPECT_EQ(t.List().size(), 1u);
+  EXPECT_TRUE(*t.Remove(2, 3));
+  EXPECT_TRUE(t.List().empty());
+  EXPECT_TRUE(module.ListPeers()->empty());
+}
+
+TEST(PeerTableTest, ReconcileSkipsSelfAndKeepsMissingWhileRecovering) {
+  FakeModule module;
+  PeerTable t(&module);
+  ASSERT_TRUE(t.Upsert(M(2, 1, "10.0.0.2:1")).ok());
+  ASSERT_TRUE(t.Upsert(M(3, 1, "10.0.0.3:1")).ok());
+  ASSERT_TRUE(
+      t.Reconcile({M(1, 1, "10.0.0.1:1"), M(3, 1, "10.0.0.3:1")}, 1, true)
+          .ok());
+  EXPECT_EQ(t.List().size(), 2u);  // 2 kept: it may still come back.
+  ASSERT_TRUE(
+      t.Reconcile({M(1, 1, "10.0.0.1:1"), M(3, 1, "10.0.0.3:1")}, 1, false)
+          .ok());
+  ASSERT_EQ(t.List().size(), 1u);
+  EXPECT_EQ(t.List()[0].node_id(), 3u);
+  ASSERT_TRUE(t.RetainOnly({}).ok());
+  EXPECT_TRUE(t.List().empty());
+  EXPECT_TRUE(module.ListPeers()->empty());
+}
+
+TEST(PeerTableTest, AModuleRefusalLeavesTheTableAsTheModuleIs) {
+  FakeModule module;
+  ASSERT_TRUE(module
+                  .SetIdentity([] {
+                    lite::v1::NodeIdentity id;
+                    id.set_node_id(1);
+                    id.set_incarnation(1);
+                    return id;
+                  }())
+                  .ok());
+  PeerTable t(&module);
+  // The fake refuses this node as its own peer.
+  EXPECT_FALSE(t.Upsert(M(1, 1, "10.0.0.1:1")).ok());
+  EXPECT_TRUE(t.List().empty());
+}
+
+}  // namespace
+}  // namespace lite::agent
