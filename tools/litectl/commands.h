@@ -1,0 +1,58 @@
+// litectl's subcommands: each has its usage, help, flags and a function that
+// runs it. RunLitectl is the whole tool minus process setup (signals,
+// environment), so that tests can run it in-process.
+#ifndef LITE_TOOLS_LITECTL_COMMANDS_H_
+#define LITE_TOOLS_LITECTL_COMMANDS_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "tools/litectl/args.h"
+#include "tools/litectl/context.h"
+
+namespace lite::litectl {
+
+inline constexpr char kDefaultManager[] = "127.0.0.1:7420";
+inline constexpr char kDefaultAgent[] = "127.0.0.1:7421";
+
+struct Command {
+  std::string name;
+  // After "litectl ": e.g. "drain NODE [--undo]".
+  std::string usage;
+  std::string summary;
+  std::string details;
+  std::vector<FlagSpec> flags;
+  size_t min_args = 0;
+  size_t max_args = 0;
+  absl::Status (*run)(const Context& ctx, const ParsedArgs& args) = nullptr;
+};
+
+// Manager subcommands (manager_commands.cc).
+absl::Status RunNodes(const Context& ctx, const ParsedArgs& args);
+absl::Status RunLmrs(const Context& ctx, const ParsedArgs& args);
+absl::Status RunGrants(const Context& ctx, const ParsedArgs& args);
+absl::Status RunDrain(const Context& ctx, const ParsedArgs& args);
+absl::Status RunEvict(const Context& ctx, const ParsedArgs& args);
+absl::Status RunWatch(const Context& ctx, const ParsedArgs& args);
+// Agent and health subcommands (agent_commands.cc).
+absl::Status RunAgent(const Context& ctx, const ParsedArgs& args);
+absl::Status RunHealth(const Context& ctx, const ParsedArgs& args);
+
+const std::vector<Command>& Commands();
+
+struct Environment {
+  std::string lite_manager;  // $LITE_MANAGER
+  std::string lite_agent;    // $LITE_AGENT
+};
+
+// Runs litectl with args (without the program name). Returns the exit
+// status: 0 success, 1 the call failed, 2 bad usage. Errors are one line on
+// `err`: "litectl: <CODE>: <message>".
+int RunLitectl(const std::vector<std::string>& args, const Environment& env,
+               std::ostream& out, std::ostream& err, Interrupt* interrupt);
+
+}  // namespace lite::litectl
+
+#endif  // LITE_TOOLS_LITECTL_COMMANDS_H_

@@ -1,0 +1,62 @@
+#include "tools/litectl/context.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "google/protobuf/util/json_util.h"
+
+namespace lite::litectl {
+
+void Interrupt::SetHook(std::function<void()> hook) {
+  absl::MutexLock lock(&mu_);
+  hook_ = std::move(hook);
+}
+
+void Interrupt::ClearHook() {
+  absl::MutexLock lock(&mu_);
+  hook_ = nullptr;
+}
+
+bool Interrupt::Fire() {
+  absl::MutexLock lock(&mu_);
+  if (!hook_) return false;
+  hook_();
+  return true;
+}
+
+std::shared_ptr<grpc::Channel> Context::Dial(const std::string& target) const {
+  return grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+}
+
+void Context::Arm(grpc::ClientContext* ctx) const {
+  ctx->set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+}
+
+absl::Status CallError(const grpc::Status& status, absl::string_view target) {
+  const auto code = static_cast<absl::StatusCode>(status.error_code());
+  if (code == absl::StatusCode::kUnavailable ||
+      code == absl::StatusCode::kDeadlineExceeded) {
+    return absl::Status(code,
+                        absl::StrCat(target, ": ", status.error_message()));
+  }
+  return absl::Status(code, status.error_message());
+}
+
+std::string ToJson(const google::protobuf::Message& msg, bool pretty) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
+  options.add_whitespace = pretty;
+  std::string json;
+  // Only fails for messages with unresolvable Any fields; lite.v1 has none.
+  (void)google::protobuf::util::MessageToJsonString(msg, &json, options);
+  if (json.empty() || json.back() != '\n') json.push_back('\n');
+  return json;
+}
+
+std::string EnumSuffix(const std::string& name, absl::string_view prefix) {
+  if (absl::StartsWith(name, prefix)) return name.substr(prefix.size());
+  return name.empty() ? "?" : name;
+}
+
+}  // namespace lite::litectl

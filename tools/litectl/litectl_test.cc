@@ -1,0 +1,253 @@
+// litectl end to end, in-process, against a canned ClusterManager and
+// NodeAgent: output formats, paging, the one-line error contract, exit
+// codes, and the --manager / $LITE_MANAGER precedence.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
+#include "lite/v1/agent.grpc.pb.h"
+#include "lite/v1/manager.grpc.pb.h"
+#include "tools/litectl/commands.h"
+
+namespace lite::litectl {
+namespace {
+
+lite::v1::Member Node(uint32_t id, std::string name) {
+  lite::v1::Member m;
+  m.set_node_id(id);
+  m.set_node_name(std::move(name));
+  m.set_incarnation(id + 10);
+  m.set_rdma_address(absl::StrCat("10.0.0.", id, ":7471"));
+  m.set_state(lite::v1::NODE_STATE_ALIVE);
+  m.set_session_open(true);
+  m.set_lease_remaining_ms(800);
+  return m;
+}
+
+class CannedManager final : public lite::v1::ClusterManager::Service {
+ public:
+  grpc::Status ListNodes(grpc::ServerContext*,
+                         const lite::v1::ListNodesRequest* req,
+                         lite::v1::ListNodesResponse* resp) override {
+    // Two pages, to prove litectl follows next_page_token.
+    if (req->page_token().empty()) {
+      *resp->add_nodes() = Node(1, "alpha");
+      resp->set_next_page_token("1");
+    } else if (req->page_token() == "1") {
+      *resp->add_nodes() = Node(2, "beta");
+      resp->mutable_nodes(0)->set_state(lite::v1::NODE_STATE_FAILED);
+    } else {
+      return grpc::Status(grpc::INVALID_ARGUMENT, "bad page_token");
+    }
+    return grpc::Status::OK;
+  }
+  grpc::Status ListLmrs(grpc::ServerContext*,
+                        const lite::v1::ListLmrsRequest* req,
+                        lite::v1::ListLmrsResponse* resp) override {
+    absl::MutexLock lock(&mu);
+    last_lmrs = *req;
+    lite::v1::Lmr* l = resp->add_lmrs();
+    l->set_lmr_id((uint64_t{2} << 32) | 1);
+    l->set_name("db/table");
+    l->set_home_node_id(2);
+    l->set_size_bytes(uint64_t{64} << 20);
+    l->set_owner_uid(1000);
+    l->set_owner_gid(100);
+    l->set_mode(0640);
+    l->set_epoch(12);
+    l->set_origin(lite::v1::LMR_ORIGIN_ALLOCATED);
+    l->add_chunks()->set_length_bytes(uint64_t{64} << 20);
+    return grpc::Status::OK;
+  }
+  grpc::Status DrainNode(grpc::ServerContext*,
+                         const lite::v1::DrainNodeRequest* req,
+                         lite::v1::DrainNodeResponse* resp) override {
+    absl::MutexLock lock(&mu);
+    last_drain = *req;
+    if (req->node_name() == "ghost") {
+      return grpc::Status(grpc::NOT_FOUND, "no node named 'ghost'\nat all");
+    }
+    *resp->mutable_member() = Node(req->node_id() ? req->node_id() : 1, "x");
+    resp->mutable_member()->set_draining(!req->cancel());
+    return grpc::Status::OK;
+  }
+  grpc::Status Watch(grpc::ServerContext* ctx, const lite::v1::WatchRequest*,
+                     grpc::ServerWriter<lite::v1::Event>* writer) override {
+    for (uint64_t seq = 1; seq <= 3; ++seq) {
+      lite::v1::Event e;
+      e.set_sequence(seq);
+      e.set_time_unix_ms(1700000000000);
+      *e.mutable_member_joined()->mutable_member() = Node(seq, "n");
+      if (!writer->Write(e)) break;
+    }
+    // Then nothing more until the client goes away.
+    while (!ctx->IsCancelled()) absl::SleepFor(absl::Milliseconds(5));
+    return grpc::Status::OK;
+  }
+
+  absl::Mutex mu;
+  lite::v1::ListLmrsRequest last_lmrs ABSL_GUARDED_BY(mu);
+  lite::v1::DrainNodeRequest last_drain ABSL_GUARDED_BY(mu);
+};
+
+class CannedAgent final : public lite::v1::NodeAgent::Service {
+  grpc::Status GetStatus(grpc::ServerContext*,
+                         const lite::v1::GetStatusRequest*,
+                         lite::v1::GetStatusResponse* resp) override {
+    resp->set_node_name("alpha");
+    resp->set_node_id(1);
+    resp->set_manager_connection_state(
+        lite::v1::MANAGER_CONNECTION_STATE_CONNECTED);
+    return grpc::Status::OK;
+  }
+};
+
+class LitectlTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    grpc::EnableDefaultHealthCheckService(true);
+    grpc::ServerBuilder b;
+    b.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                       &port_);
+    b.RegisterService(&manager_);
+    b.RegisterService(&agent_);
+    server_ = b.BuildAndStart();
+    ASSERT_NE(server_, nullptr);
+    address_ = absl::StrCat("127.0.0.1:", port_);
+  }
+  void TearDown() override { server_->Shutdown(); }
+
+  // Runs litectl with --manager pointing here unless with_manager is false.
+  int Run(std::vector<std::string> args, bool with_manager = true,
+          Environment env = {}) {
+    if (with_manager) args.insert(args.begin(), {"--manager", address_});
+    out_.str("");
+    err_.str("");
+    return RunLitectl(args, env, out_, err_, &interrupt_);
+  }
+
+  CannedManager manager_;
+  CannedAgent agent_;
+  int port_ = 0;
+  std::string address_;
+  std::unique_ptr<grpc::Server> server_;
+  std::ostringstream out_, err_;
+  Interrupt interrupt_;
+};
+
+TEST_F(LitectlTest, NodesTableFollowsPages) {
+  ASSERT_EQ(Run({"nodes"}), 0) << err_.str();
+  const std::string out = out_.str();
+  EXPECT_TRUE(absl::StartsWith(out, "ID  NAME   STATE   INCARNATION")) << out;
+  EXPECT_TRUE(absl::StrContains(out, "alpha  ALIVE")) << out;
+  EXPECT_TRUE(absl::StrContains(out, "beta   FAILED")) << out;
+  EXPECT_EQ(err_.str(), "");
+}
+
+TEST_F(LitectlTest, NodesJsonHasEveryNode) {
+  ASSERT_EQ(Run({"nodes", "-o", "json"}), 0) << err_.str();
+  EXPECT_TRUE(absl::StrContains(out_.str(), "\"node_name\": \"alpha\""));
+  EXPECT_TRUE(absl::StrContains(out_.str(), "\"node_name\": \"beta\""));
+  EXPECT_TRUE(
+      absl::StrContains(out_.str(), "\"state\": \"NODE_STATE_FAILED\""));
+}
+
+TEST_F(LitectlTest, LmrsShowHumanUnitsAndFilter) {
+  ASSERT_EQ(Run({"lmrs", "--home", "2"}), 0) << err_.str();
+  EXPECT_TRUE(absl::StrContains(
+      out_.str(),
+      "0x200000001  db/table  beta(2)  64 MiB  1000:100  0640  "
+      "allocated  12     1"))
+      << out_.str();
+  absl::MutexLock lock(&manager_.mu);
+  EXPECT_EQ(manager_.last_lmrs.home_node_id(), 2u);
+}
+
+TEST_F(LitectlTest, ErrorsAreOneLineWithTheCode) {
+  EXPECT_EQ(Run({"drain", "ghost"}), 1);
+  EXPECT_EQ(err_.str(), "litectl: NOT_FOUND: no node named 'ghost' at all\n");
+  EXPECT_EQ(out_.str(), "");
+}
+
+TEST_F(LitectlTest, DrainByIdWithUndo) {
+  ASSERT_EQ(Run({"drain", "--id", "0x2", "--undo"}), 0) << err_.str();
+  EXPECT_EQ(out_.str(), "node x (id 2) is in service\n");
+  absl::MutexLock lock(&manager_.mu);
+  EXPECT_EQ(manager_.last_drain.node_id(), 2u);
+  EXPECT_TRUE(manager_.last_drain.node_name().empty());
+  EXPECT_TRUE(manager_.last_drain.cancel());
+}
+
+TEST_F(LitectlTest, UsageErrorsExitTwo) {
+  EXPECT_EQ(Run({"drain"}), 2);
+  EXPECT_TRUE(absl::StartsWith(err_.str(), "litectl: INVALID_ARGUMENT: "));
+  EXPECT_EQ(Run({"drain", "a", "--id", "1"}), 2);
+  EXPECT_EQ(Run({"drain", "a", "b"}), 2);
+  EXPECT_EQ(Run({"lmrs", "--home", "zero"}), 2);
+  EXPECT_EQ(Run({"nodes", "--timeout", "soon"}), 2);
+  EXPECT_EQ(Run({"nodes", "-o", "xml"}), 2);
+  EXPECT_EQ(Run({"frobnicate"}), 2);
+  EXPECT_EQ(Run({}), 2);
+  const std::string err = err_.str();
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+}
+
+TEST_F(LitectlTest, HelpEverywhere) {
+  ASSERT_EQ(Run({"--help"}), 0);
+  EXPECT_TRUE(absl::StrContains(out_.str(), "Commands:"));
+  for (const Command& c : Commands()) {
+    ASSERT_EQ(Run({c.name, "--help"}), 0) << c.name;
+    EXPECT_TRUE(absl::StartsWith(out_.str(), "Usage: litectl " + c.name))
+        << out_.str();
+    ASSERT_EQ(Run({"help", c.name}), 0) << c.name;
+  }
+}
+
+TEST_F(LitectlTest, WatchStreamsEventsUntilCount) {
+  ASSERT_EQ(Run({"watch", "--count", "2"}), 0) << err_.str();
+  std::vector<std::string> lines = absl::StrSplit(out_.str(), '\n');
+  ASSERT_EQ(lines.size(), 3u);  // Two lines and the empty tail.
+  EXPECT_TRUE(absl::StartsWith(lines[0],
+                               "1      2023-11-14T22:13:20.000Z  "
+                               "MemberJoined"))
+      << lines[0];
+  EXPECT_TRUE(absl::StartsWith(lines[1], "2 ")) << lines[1];
+  ASSERT_EQ(Run({"watch", "--count", "1", "-o", "json"}), 0) << err_.str();
+  EXPECT_TRUE(absl::StartsWith(out_.str(), "{\"sequence\":\"1\""))
+      << out_.str();
+}
+
+TEST_F(LitectlTest, ManagerFlagWinsOverTheEnvironment) {
+  // The environment names a dead port, the flag the live server.
+  Environment env{.lite_manager = "127.0.0.1:1"};
+  EXPECT_EQ(Run({"--manager", address_, "nodes"}, false, env), 0);
+  EXPECT_EQ(Run({"nodes", "--timeout", "2s"}, false, env), 1);
+  EXPECT_TRUE(
+      absl::StartsWith(err_.str(), "litectl: UNAVAILABLE: 127.0.0.1:1:"))
+      << err_.str();
+  env.lite_manager = address_;
+  EXPECT_EQ(Run({"nodes"}, false, env), 0) << err_.str();
+}
+
+TEST_F(LitectlTest, AgentStatusAndHealth) {
+  ASSERT_EQ(Run({"agent", "status", "--agent", address_}), 0) << err_.str();
+  EXPECT_TRUE(absl::StrContains(out_.str(), "connection      CONNECTED"))
+      << out_.str();
+  EXPECT_EQ(Run({"agent", "bogus", "--agent", address_}), 2);
+  ASSERT_EQ(Run({"health"}), 0) << err_.str();
+  EXPECT_EQ(out_.str(), "SERVING\n");
+  EXPECT_EQ(Run({"health", "--service", "no.such.Service"}), 1);
+  EXPECT_TRUE(absl::StartsWith(err_.str(), "litectl: NOT_FOUND: "))
+      << err_.str();
+}
+
+}  // namespace
+}  // namespace lite::litectl

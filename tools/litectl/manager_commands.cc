@@ -1,0 +1,430 @@
+// litectl subcommands that talk to the cluster manager
+// (lite.v1.ClusterManager).
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "lite/v1/manager.grpc.pb.h"
+#include "tools/litectl/commands.h"
+#include "tools/litectl/format.h"
+
+namespace lite::litectl {
+namespace {
+
+using lite::v1::ClusterManager;
+
+// A listing that never ends (a manager bug) must not hang litectl.
+constexpr int kMaxPages = 100000;
+
+std::unique_ptr<ClusterManager::Stub> ManagerStub(const Context& ctx) {
+  return ClusterManager::NewStub(ctx.Dial(ctx.manager));
+}
+
+absl::Status UsageError(const std::string& message) {
+  return absl::InvalidArgumentError(absl::StrCat("usage: ", message));
+}
+
+// Reads every page of a listing into `all`. `call` makes one call for the
+// request; `items` moves one response's items into `all`.
+template <typename Req, typename Resp>
+absl::Status ReadAllPages(
+    const Context& ctx, Req req,
+    const std::function<grpc::Status(grpc::ClientContext*, const Req&, Resp*)>&
+        call,
+    const std::function<void(Resp&)>& absorb) {
+  for (int page = 0; page < kMaxPages; ++page) {
+    grpc::ClientContext cctx;
+    ctx.Arm(&cctx);
+    Resp resp;
+    grpc::Status s = call(&cctx, req, &resp);
+    if (!s.ok()) return CallError(s, ctx.manager);
+    const std::string next = resp.next_page_token();
+    absorb(resp);
+    if (next.empty()) return absl::OkStatus();
+    if (next == req.page_token()) {
+      return absl::InternalError(
+          absl::StrFormat("the manager returned page token '%s' twice", next));
+    }
+    req.set_page_token(next);
+  }
+  return absl::InternalError("the listing did not end after 100000 pages");
+}
+
+absl::StatusOr<lite::v1::ListNodesResponse> AllNodes(
+    const Context& ctx, ClusterManager::Stub* stub) {
+  lite::v1::ListNodesResponse all;
+  absl::Status s =
+      ReadAllPages<lite::v1::ListNodesRequest, lite::v1::ListNodesResponse>(
+          ctx, {},
+          [stub](grpc::ClientContext* c, const lite::v1::ListNodesRequest& r,
+                 lite::v1::ListNodesResponse* resp) {
+            return stub->ListNodes(c, r, resp);
+          },
+          [&all](lite::v1::ListNodesResponse& resp) {
+            for (auto& n : *resp.mutable_nodes())
+              *all.add_nodes() = std::move(n);
+            all.set_event_sequence(resp.event_sequence());
+          });
+  if (!s.ok()) return s;
+  return all;
+}
+
+// node id -> name, for tables that show nodes by name.
+std::map<uint32_t, std::string> NodeNames(
+    const lite::v1::ListNodesResponse& nodes) {
+  std::map<uint32_t, std::string> names;
+  for (const auto& n : nodes.nodes()) names[n.node_id()] = n.node_name();
+  return names;
+}
+
+std::string NodeLabel(const std::map<uint32_t, std::string>& names,
+                      uint32_t id) {
+  auto it = names.find(id);
+  return it == names.end() ? absl::StrCat(id)
+                           : absl::StrCat(it->second, "(", id, ")");
+}
+
+std::string StateName(lite::v1::NodeState state) {
+  return EnumSuffix(lite::v1::NodeState_Name(state), "NODE_STATE_");
+}
+
+std::string AccessName(const lite::v1::Access& a) {
+  return absl::StrCat(a.read() ? "r" : "", a.write() ? "w" : "");
+}
+
+int64_t NowMs() { return absl::ToUnixMillis(absl::Now()); }
+
+// Exactly one of a positional NODE_NAME or --id.
+absl::Status NodeSelector(const ParsedArgs& args, uint32_t* id,
+                          std::string* name, absl::string_view command) {
+  const bool by_name = !args.positional.empty();
+  if (by_name == args.Has("id")) {
+    return UsageError(absl::StrFormat(
+        "give a node name or --id NODE_ID, not %s (litectl %s --help)",
+        by_name ? "both" : "neither", command));
+  }
+  if (by_name) {
+    *name = args.positional[0];
+    return absl::OkStatus();
+  }
+  absl::StatusOr<uint64_t> parsed = ParseId("--id", args.Get("id"), UINT32_MAX);
+  if (!parsed.ok()) return UsageError(std::string(parsed.status().message()));
+  *id = static_cast<uint32_t>(*parsed);
+  return absl::OkStatus();
+}
+
+std::string MemberLabel(const lite::v1::Member& m) {
+  return absl::StrFormat("node %s (id %u)", m.node_name(), m.node_id());
+}
+
+}  // namespace
+
+absl::Status RunNodes(const Context& ctx, const ParsedArgs&) {
+  auto stub = ManagerStub(ctx);
+  absl::StatusOr<lite::v1::ListNodesResponse> all = AllNodes(ctx, stub.get());
+  if (!all.ok()) return all.status();
+  if (ctx.output == Output::kJson) {
+    *ctx.out << ToJson(*all, true);
+    return absl::OkStatus();
+  }
+  Table t({"ID", "NAME", "STATE", "INCARNATION", "RDMA ADDRESS", "DRAINING",
+           "SESSION", "LEASE LEFT", "AGE"});
+  const int64_t now = NowMs();
+  for (const auto& n : all->nodes()) {
+    const bool alive = n.state() == lite::v1::NODE_STATE_ALIVE;
+    t.AddRow({absl::StrCat(n.node_id()), n.node_name(), StateName(n.state()),
+              absl::StrCat(n.incarnation()), n.rdma_address(),
+              n.draining() ? "yes" : "no", n.session_open() ? "open" : "-",
+              alive ? HumanMs(n.lease_remaining_ms()) : "-",
+              HumanAge(n.joined_at_unix_ms(), now)});
+  }
+  *ctx.out << t.Render();
+  return absl::OkStatus();
+}
+
+absl::Status RunLmrs(const Context& ctx, const ParsedArgs& args) {
+  lite::v1::ListLmrsRequest req;
+  if (args.Has("home")) {
+    absl::StatusOr<uint64_t> home =
+        ParseId("--home", args.Get("home"), UINT32_MAX);
+    if (!home.ok()) return UsageError(std::string(home.status().message()));
+    req.set_home_node_id(static_cast<uint32_t>(*home));
+  }
+  auto stub = ManagerStub(ctx);
+  lite::v1::ListLmrsResponse all;
+  absl::Status s =
+      ReadAllPages<lite::v1::ListLmrsRequest, lite::v1::ListLmrsResponse>(
+          ctx, req,
+          [&stub](grpc::ClientContext* c, const lite::v1::ListLmrsRequest& r,
+                  lite::v1::ListLmrsResponse* resp) {
+            return stub->ListLmrs(c, r, resp);
+          },
+          [&all](lite::v1::ListLmrsResponse& resp) {
+            for (auto& l : *resp.mutable_lmrs()) *all.add_lmrs() = std::move(l);
+          });
+  if (!s.ok()) return s;
+  if (ctx.output == Output::kJson) {
+    *ctx.out << ToJson(all, true);
+    return absl::OkStatus();
+  }
+  absl::StatusOr<lite::v1::ListNodesResponse> nodes = AllNodes(ctx, stub.get());
+  if (!nodes.ok()) return nodes.status();
+  const auto names = NodeNames(*nodes);
+  Table t({"ID", "NAME", "HOME", "SIZE", "OWNER", "MODE", "ORIGIN", "EPOCH",
+           "CHUNKS", "AGE"});
+  const int64_t now = NowMs();
+  for (const auto& l : all.lmrs()) {
+    t.AddRow({HexId(l.lmr_id()), l.name(), NodeLabel(names, l.home_node_id()),
+              HumanBytes(l.size_bytes()),
+              absl::StrCat(l.owner_uid(), ":", l.owner_gid()),
+              OctalMode(l.mode()),
+              absl::AsciiStrToLower(EnumSuffix(
+                  lite::v1::LmrOrigin_Name(l.origin()), "LMR_ORIGIN_")),
+              absl::StrCat(l.epoch()), absl::StrCat(l.chunks_size()),
+              HumanAge(l.created_at_unix_ms(), now)});
+  }
+  *ctx.out << t.Render();
+  return absl::OkStatus();
+}
+
+absl::Status RunGrants(const Context& ctx, const ParsedArgs& args) {
+  lite::v1::ListGrantsRequest req;
+  if (args.Has("lmr")) {
+    absl::StatusOr<uint64_t> id = ParseId("--lmr", args.Get("lmr"), UINT64_MAX);
+    if (!id.ok()) return UsageError(std::string(id.status().message()));
+    req.set_lmr_id(*id);
+  }
+  if (args.Has("holder")) {
+    absl::StatusOr<uint64_t> id =
+        ParseId("--holder", args.Get("holder"), UINT32_MAX);
+    if (!id.ok()) return UsageError(std::string(id.status().message()));
+    req.set_holder_node_id(static_cast<uint32_t>(*id));
+  }
+  auto stub = ManagerStub(ctx);
+  lite::v1::ListGrantsResponse all;
+  absl::Status s =
+      ReadAllPages<lite::v1::ListGrantsRequest, lite::v1::ListGrantsResponse>(
+          ctx, req,
+          [&stub](grpc::ClientContext* c, const lite::v1::ListGrantsRequest& r,
+                  lite::v1::ListGrantsResponse* resp) {
+            return stub->ListGrants(c, r, resp);
+          },
+          [&all](lite::v1::ListGrantsResponse& resp) {
+            for (auto& g : *resp.mutable_grants()) {
+              *all.add_grants() = std::move(g);
+            }
+          });
+  if (!s.ok()) return s;
+  if (ctx.output == Output::kJson) {
+    *ctx.out << ToJson(all, true);
+    return absl::OkStatus();
+  }
+  absl::StatusOr<lite::v1::ListNodesResponse> nodes = AllNodes(ctx, stub.get());
+  if (!nodes.ok()) return nodes.status();
+  const auto names = NodeNames(*nodes);
+  Table t({"ID", "LMR", "HOME", "HOLDER", "ACCESS", "UID", "GID", "PID",
+           "EPOCH", "AGE"});
+  const int64_t now = NowMs();
+  for (const auto& g : all.grants()) {
+    t.AddRow(
+        {HexId(g.grant_id()), g.lmr_name(), NodeLabel(names, g.home_node_id()),
+         NodeLabel(names, g.holder_node_id()), AccessName(g.access()),
+         absl::StrCat(g.requester().uid()), absl::StrCat(g.requester().gid()),
+         absl::StrCat(g.requester().pid()), absl::StrCat(g.epoch()),
+         HumanAge(g.granted_at_unix_ms(), now)});
+  }
+  *ctx.out << t.Render();
+  return absl::OkStatus();
+}
+
+absl::Status RunDrain(const Context& ctx, const ParsedArgs& args) {
+  lite::v1::DrainNodeRequest req;
+  uint32_t id = 0;
+  std::string name;
+  if (absl::Status s = NodeSelector(args, &id, &name, "drain"); !s.ok()) {
+    return s;
+  }
+  req.set_node_id(id);
+  req.set_node_name(name);
+  req.set_cancel(args.Has("undo"));
+  auto stub = ManagerStub(ctx);
+  grpc::ClientContext cctx;
+  ctx.Arm(&cctx);
+  lite::v1::DrainNodeResponse resp;
+  grpc::Status s = stub->DrainNode(&cctx, req, &resp);
+  if (!s.ok()) return CallError(s, ctx.manager);
+  if (ctx.output == Output::kJson) {
+    *ctx.out << ToJson(resp, true);
+    return absl::OkStatus();
+  }
+  *ctx.out << MemberLabel(resp.member())
+           << (resp.member().draining() ? " is draining: no new LMRs are "
+                                          "placed on it\n"
+                                        : " is in service\n");
+  return absl::OkStatus();
+}
+
+absl::Status RunEvict(const Context& ctx, const ParsedArgs& args) {
+  lite::v1::EvictNodeRequest req;
+  uint32_t id = 0;
+  std::string name;
+  if (absl::Status s = NodeSelector(args, &id, &name, "evict"); !s.ok()) {
+    return s;
+  }
+  req.set_node_id(id);
+  req.set_node_name(name);
+  req.set_reason(args.Get("reason"));
+  auto stub = ManagerStub(ctx);
+  grpc::ClientContext cctx;
+  ctx.Arm(&cctx);
+  lite::v1::EvictNodeResponse resp;
+  grpc::Status s = stub->EvictNode(&cctx, req, &resp);
+  if (!s.ok()) return CallError(s, ctx.manager);
+  if (ctx.output == Output::kJson) {
+    *ctx.out << ToJson(resp, true);
+    return absl::OkStatus();
+  }
+  *ctx.out << MemberLabel(resp.member()) << " incarnation "
+           << resp.member().incarnation() << " evicted; now "
+           << StateName(resp.member().state()) << "\n";
+  return absl::OkStatus();
+}
+
+// One event as one line for people.
+std::string DescribeEvent(const lite::v1::Event& e) {
+  std::string kind, details;
+  switch (e.kind_case()) {
+    case lite::v1::Event::kMemberJoined: {
+      const auto& m = e.member_joined().member();
+      kind = "MemberJoined";
+      details = absl::StrFormat(
+          "node %u %s incarnation %u at %s%s", m.node_id(), m.node_name(),
+          m.incarnation(), m.rdma_address(), m.draining() ? " (draining)" : "");
+      break;
+    }
+    case lite::v1::Event::kMemberLeft: {
+      const auto& m = e.member_left();
+      kind = "MemberLeft";
+      details = absl::StrFormat("node %u %s incarnation %u", m.node_id(),
+                                m.node_name(), m.incarnation());
+      break;
+    }
+    case lite::v1::Event::kMemberFailed: {
+      const auto& m = e.member_failed();
+      kind = "MemberFailed";
+      details = absl::StrFormat(
+          "node %u %s incarnation %u %s: %s", m.node_id(), m.node_name(),
+          m.incarnation(),
+          EnumSuffix(lite::v1::FailureCause_Name(m.cause()), "FAILURE_CAUSE_"),
+          m.reason());
+      break;
+    }
+    case lite::v1::Event::kMemberDrainChanged: {
+      const auto& m = e.member_drain_changed();
+      kind = "MemberDrainChanged";
+      details = absl::StrFormat("node %u %s %s", m.node_id(), m.node_name(),
+                                m.draining() ? "draining" : "in service");
+      break;
+    }
+    case lite::v1::Event::kLmrAdded: {
+      const auto& l = e.lmr_added().lmr();
+      kind = "LmrAdded";
+      details = absl::StrFormat(
+          "lmr %s '%s' on node %u, %s, owner %u:%u mode %s", HexId(l.lmr_id()),
+          l.name(), l.home_node_id(), HumanBytes(l.size_bytes()), l.owner_uid(),
+          l.owner_gid(), OctalMode(l.mode()));
+      break;
+    }
+    case lite::v1::Event::kLmrRemoved: {
+      const auto& l = e.lmr_removed();
+      kind = "LmrRemoved";
+      details = absl::StrFormat(
+          "lmr %s '%s' on node %u: %s", HexId(l.lmr_id()), l.name(),
+          l.home_node_id(),
+          EnumSuffix(lite::v1::RemovalCause_Name(l.cause()), "REMOVAL_CAUSE_"));
+      break;
+    }
+    case lite::v1::Event::kGrantRevoked: {
+      const auto& g = e.grant_revoked();
+      kind = "GrantRevoked";
+      details = absl::StrFormat(
+          "grant %s on lmr %s held by node %u incarnation %u: %s",
+          HexId(g.grant_id()), HexId(g.lmr_id()), g.holder_node_id(),
+          g.holder_incarnation(),
+          EnumSuffix(lite::v1::RemovalCause_Name(g.cause()), "REMOVAL_CAUSE_"));
+      break;
+    }
+    case lite::v1::Event::kRecoveryComplete: {
+      kind = "RecoveryComplete";
+      std::vector<std::string> names;
+      for (const auto& m : e.recovery_complete().members()) {
+        names.push_back(m.node_name());
+      }
+      details = absl::StrFormat("%d members back: %s", names.size(),
+                                absl::StrJoin(names, ", "));
+      break;
+    }
+    default:
+      kind = "Unknown";
+      details = "an event kind this litectl does not know (use -o json)";
+      break;
+  }
+  return absl::StrFormat("%-6u %s  %-18s %s", e.sequence(),
+                         UtcTime(e.time_unix_ms()), kind, details);
+}
+
+absl::Status RunWatch(const Context& ctx, const ParsedArgs& args) {
+  int64_t count = -1;
+  if (args.Has("count")) {
+    absl::StatusOr<uint64_t> n = ParseId("--count", args.Get("count"),
+                                         std::numeric_limits<int64_t>::max());
+    if (!n.ok()) return UsageError(std::string(n.status().message()));
+    count = static_cast<int64_t>(*n);
+  }
+  auto stub = ManagerStub(ctx);
+  grpc::ClientContext cctx;
+  // No deadline: a watch runs until Ctrl-C or --count.
+  bool interrupted = false;
+  absl::Mutex mu;
+  if (ctx.interrupt != nullptr) {
+    ctx.interrupt->SetHook([&] {
+      absl::MutexLock lock(&mu);
+      interrupted = true;
+      cctx.TryCancel();
+    });
+  }
+  auto reader = stub->Watch(&cctx, lite::v1::WatchRequest());
+  lite::v1::Event event;
+  int64_t seen = 0;
+  bool counted_out = false;
+  while (reader->Read(&event)) {
+    if (ctx.output == Output::kJson) {
+      *ctx.out << ToJson(event, false);
+    } else {
+      *ctx.out << DescribeEvent(event) << "\n";
+    }
+    ctx.out->flush();
+    if (count > 0 && ++seen >= count) {
+      counted_out = true;
+      cctx.TryCancel();
+      break;
+    }
+  }
+  grpc::Status s = reader->Finish();
+  if (ctx.interrupt != nullptr) ctx.interrupt->ClearHook();
+  {
+    absl::MutexLock lock(&mu);
+    if (interrupted || counted_out) return absl::OkStatus();
+  }
+  if (s.ok()) return absl::OkStatus();
+  return CallError(s, ctx.manager);
+}
+
+}  // namespace lite::litectl
