@@ -588,8 +588,12 @@ bool Agent::ApplyEvent(const lite::v1::Event& event, bool* over) {
                     event.member_failed().reason())
               : std::string("left");
       if (id == self) {
-        if (inc == incarnation) {
-          *over = true;
+        if (inc != incarnation) break;
+        *over = true;
+        if (!failed && ShuttingDown()) {
+          // Our own Leave, announced: the expected end.
+          AGENT_LOG_INFO("the manager announced this node's Leave");
+        } else {
           NoteError(
               "session",
               absl::AbortedError(absl::StrFormat(

@@ -55,7 +55,7 @@ struct RegisterUpcall {
   std::string name;
   uint64_t size_bytes = 0;
   uint32_t mode = 0;
-  std::vector<lite::v1::LmrChunk> chunks;
+  std::vector<lite::v1::LmrChunk> chunks = {};
   uint32_t memory_key = 0;
 };
 
@@ -89,13 +89,13 @@ struct Upcall {
 struct UpcallReply {
   uint64_t upcall_id = 0;
   // OK or why the request failed (the manager's code and message).
-  absl::Status status;
+  absl::Status status = absl::OkStatus();
   // On OK for alloc and register: the LMR as the manager recorded it. For a
   // register upcall, lite.ko from now on hosts the pinned memory under
   // lmr.lmr_id.
-  std::optional<lite::v1::Lmr> lmr;
+  std::optional<lite::v1::Lmr> lmr = std::nullopt;
   // On OK for map: the grant. lite.ko installs it behind a new handle.
-  std::optional<lite::v1::Grant> grant;
+  std::optional<lite::v1::Grant> grant = std::nullopt;
 };
 
 // ---- Module events: things lite.ko noticed on the data path. ----

@@ -16,11 +16,11 @@
 namespace lite::litectl {
 
 struct FlagSpec {
-  std::string name;         // "output" for --output
-  char short_name = 0;      // 'o' for -o, 0 for none
-  bool takes_value = true;  // false: a boolean switch
-  std::string value_name;   // "FORMAT", for help
-  std::string help;
+  std::string name;             // "output" for --output
+  char short_name = 0;          // 'o' for -o, 0 for none
+  bool takes_value = true;      // false: a boolean switch
+  std::string value_name = "";  // "FORMAT", for help
+  std::string help = "";
 };
 
 struct ParsedArgs {

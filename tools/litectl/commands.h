@@ -22,8 +22,8 @@ struct Command {
   // After "litectl ": e.g. "drain NODE [--undo]".
   std::string usage;
   std::string summary;
-  std::string details;
-  std::vector<FlagSpec> flags;
+  std::string details = "";
+  std::vector<FlagSpec> flags = {};
   size_t min_args = 0;
   size_t max_args = 0;
   absl::Status (*run)(const Context& ctx, const ParsedArgs& args) = nullptr;
@@ -43,8 +43,8 @@ absl::Status RunHealth(const Context& ctx, const ParsedArgs& args);
 const std::vector<Command>& Commands();
 
 struct Environment {
-  std::string lite_manager;  // $LITE_MANAGER
-  std::string lite_agent;    // $LITE_AGENT
+  std::string lite_manager = "";  // $LITE_MANAGER
+  std::string lite_agent = "";    // $LITE_AGENT
 };
 
 // Runs litectl with args (without the program name). Returns the exit

@@ -1,0 +1,178 @@
+// Host integration test harness: runs the real litemgr, liteagent (with its
+// in-process fake module) and litectl binaries as child processes on
+// loopback. Daemons listen on port 0 and report their port through
+// --port_file, so tests running in parallel never collide. Every process is
+// stopped by its PID (SIGTERM, then SIGKILL), never by name, and dies with
+// the test process if that is killed (PR_SET_PDEATHSIG). Every wait is
+// bounded.
+#ifndef LITE_TESTS_HOST_HARNESS_H_
+#define LITE_TESTS_HOST_HARNESS_H_
+
+#include <sys/types.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "lite/v1/agent.grpc.pb.h"
+#include "lite/v1/manager.grpc.pb.h"
+
+namespace lite::hosttest {
+
+// Generous for a loaded 2-core machine, but bounded.
+inline constexpr absl::Duration kStartTimeout = absl::Seconds(20);
+
+// Path of a binary in the test's runfiles, e.g. "agent/liteagent".
+std::string Runfile(const std::string& path);
+
+// A fresh scratch directory (unique per call) under $TEST_TMPDIR.
+std::string ScratchDir();
+
+// Polls pred every `poll` until it holds or timeout passes.
+bool Eventually(const std::function<bool()>& pred, absl::Duration timeout,
+                absl::Duration poll = absl::Milliseconds(10));
+
+// A child process with stdout and stderr going to files.
+class Process {
+ public:
+  // Starts binary with args; stdout to stdout_path, stderr to stderr_path
+  // (empty: the same file as stdout).
+  static absl::StatusOr<std::unique_ptr<Process>> Start(
+      const std::string& name, const std::string& binary,
+      const std::vector<std::string>& args, const std::string& stdout_path,
+      const std::string& stderr_path = "");
+  ~Process();
+
+  pid_t pid() const { return pid_; }
+  const std::string& name() const { return name_; }
+  const std::string& stdout_path() const { return stdout_path_; }
+  const std::string& stderr_path() const { return stderr_path_; }
+  bool Running();
+  void Signal(int sig);
+  // Waits for the process to exit; its wait status, or nullopt on timeout.
+  std::optional<int> Wait(absl::Duration timeout);
+  // SIGTERM, then SIGKILL after `grace`; returns the wait status.
+  int Stop(absl::Duration grace = absl::Seconds(10));
+  // The last `lines` lines of its stderr, for failure messages.
+  std::string Tail(int lines = 30) const;
+
+ private:
+  Process(std::string name, pid_t pid, std::string out, std::string err)
+      : name_(std::move(name)),
+        pid_(pid),
+        stdout_path_(std::move(out)),
+        stderr_path_(std::move(err)) {}
+
+  const std::string name_;
+  pid_t pid_;
+  const std::string stdout_path_;
+  const std::string stderr_path_;
+  std::optional<int> status_;
+};
+
+std::string ReadFile(const std::string& path);
+
+// Waits for a daemon's --port_file and returns the port.
+absl::StatusOr<int> ReadPortFile(const std::string& path, Process* owner,
+                                 absl::Duration timeout);
+
+// litectl's result.
+struct CtlResult {
+  int exit_code = -1;  // -1: did not exit in time (it was killed)
+  std::string out;
+  std::string err;
+};
+
+// A litemgr and any number of liteagents.
+class Cluster {
+ public:
+  struct ManagerConfig {
+    int64_t lease_ms = 1000;
+    int64_t recovery_window_ms = 3000;
+  };
+  struct AgentConfig {
+    std::string fake_lmrs = "";
+    std::string fake_maps = "";
+    std::string fake_memory = "256M";
+  };
+
+  Cluster();
+  ~Cluster();
+
+  // Starts litemgr on port 0, or on `port` (a restart on the same address).
+  absl::Status StartManager(const ManagerConfig& config, int port = 0);
+  Process* manager() { return manager_.get(); }
+  int manager_port() const { return manager_port_; }
+  std::string manager_address() const;
+  // Forgets the manager process (after it was killed and reaped).
+  void DropManager() { manager_.reset(); }
+  lite::v1::ClusterManager::Stub* manager_stub() { return manager_stub_.get(); }
+
+  // Starts (or restarts, after the old one died) agent `name` with RDMA
+  // address 127.0.0.1:(17000 + index).
+  absl::Status StartAgent(const std::string& name, int index,
+                          const AgentConfig& config);
+  Process* agent(const std::string& name);
+  lite::v1::NodeAgent::Stub* agent_stub(const std::string& name);
+  std::string event_log(const std::string& name) const;
+  // Forgets the agent process (after it was killed and reaped).
+  void DropAgent(const std::string& name);
+
+  // GetStatus of an agent (a short deadline).
+  absl::StatusOr<lite::v1::GetStatusResponse> AgentStatus(
+      const std::string& name);
+  absl::StatusOr<std::vector<lite::v1::Member>> AgentPeers(
+      const std::string& name);
+  // Waits until the agent's session is open.
+  absl::StatusOr<lite::v1::GetStatusResponse> WaitConnected(
+      const std::string& name, absl::Duration timeout = kStartTimeout);
+
+  // Every node / LMR / grant, from the manager.
+  absl::StatusOr<std::vector<lite::v1::Member>> Nodes();
+  absl::StatusOr<std::vector<lite::v1::Lmr>> Lmrs();
+  absl::StatusOr<std::vector<lite::v1::Grant>> Grants();
+
+  // Runs litectl with --manager set to this cluster's manager.
+  CtlResult Litectl(const std::vector<std::string>& args,
+                    absl::Duration timeout = absl::Seconds(30));
+
+  // Starts `litectl watch -o json` writing to a file; see WatchedEvents.
+  absl::Status StartWatch();
+  Process* watch() { return watch_.get(); }
+  // The events the watch has printed so far.
+  absl::StatusOr<std::vector<lite::v1::Event>> WatchedEvents();
+
+  // Every process's recent stderr, for a failure message.
+  std::string Logs();
+
+ private:
+  struct AgentProc {
+    std::unique_ptr<Process> process;
+    std::unique_ptr<lite::v1::NodeAgent::Stub> stub;
+    int starts = 0;
+  };
+
+  const std::string dir_;
+  std::unique_ptr<Process> manager_;
+  int manager_port_ = 0;
+  int manager_starts_ = 0;
+  std::unique_ptr<lite::v1::ClusterManager::Stub> manager_stub_;
+  std::map<std::string, AgentProc> agents_;
+  std::unique_ptr<Process> watch_;
+  int ctl_runs_ = 0;
+};
+
+// Parses one JSON event per line (as liteagent --event_log and litectl watch
+// -o json write them).
+absl::StatusOr<std::vector<lite::v1::Event>> ParseEventLines(
+    const std::string& text);
+
+}  // namespace lite::hosttest
+
+#endif  // LITE_TESTS_HOST_HARNESS_H_
