@@ -49,6 +49,8 @@ struct Agent::Session {
     hb->set_applied_event_sequence(applied_event_sequence);
     absl::MutexLock lock(&write_mu);
     hb->set_heartbeat_seq(++heartbeat_seq);
+    // The agent applies batched events one by one, like single ones.
+    if (heartbeat_seq == 1) hb->set_accept_event_batches(true);
     return stream->Write(msg);
   }
 };
@@ -451,6 +453,12 @@ Agent::SessionEnd Agent::RunSession(const lite::v1::JoinResponse& join,
     switch (msg.kind_case()) {
       case lite::v1::ManagerMessage::kEvent:
         ended_here = !ApplyEvent(msg.event(), &over);
+        break;
+      case lite::v1::ManagerMessage::kEventBatch:
+        for (const lite::v1::Event& event : msg.event_batch().events()) {
+          ended_here = !ApplyEvent(event, &over);
+          if (ended_here) break;
+        }
         break;
       case lite::v1::ManagerMessage::kRequest:
         HandleRequest(&session, msg.request());

@@ -151,6 +151,7 @@ TEST(AgentTest, JoinsHeartbeatsAndLeavesOnShutdown) {
 
   auto received = server.manager().received();
   ASSERT_TRUE(received[0].has_heartbeat());  // The session opens with one.
+  EXPECT_TRUE(received[0].heartbeat().accept_event_batches());
   uint64_t seq = 0;
   for (const auto& m : received) {
     if (!m.has_heartbeat()) continue;
@@ -204,13 +205,16 @@ TEST(AgentTest, AppliesEventsToTheModuleInOrder) {
   drain.mutable_event()->mutable_member_drain_changed()->set_node_id(3);
   drain.mutable_event()->mutable_member_drain_changed()->set_draining(true);
   mgr.Push(drain);
-  mgr.Push(MemberFailedEvent(13, 2, 5));
+  // The last two arrive batched (the agent asked for batches).
+  ManagerMessage batch;
+  *batch.mutable_event_batch()->add_events() =
+      MemberFailedEvent(13, 2, 5).event();
   // An older incarnation of node 3 leaving changes nothing.
-  ManagerMessage stale_left;
-  stale_left.mutable_event()->set_sequence(14);
-  stale_left.mutable_event()->mutable_member_left()->set_node_id(3);
-  stale_left.mutable_event()->mutable_member_left()->set_incarnation(6);
-  mgr.Push(stale_left);
+  lite::v1::Event* stale_left = batch.mutable_event_batch()->add_events();
+  stale_left->set_sequence(14);
+  stale_left->mutable_member_left()->set_node_id(3);
+  stale_left->mutable_member_left()->set_incarnation(6);
+  mgr.Push(batch);
 
   ASSERT_TRUE(Eventually(
       [&] { return agent->Status().applied_event_sequence() == 14; }));
