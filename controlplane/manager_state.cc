@@ -310,7 +310,34 @@ Member ManagerState::DecoratedLocked(const Member& member,
   return out;
 }
 
+const std::string& ManagerState::MembersWireLocked() {
+  if (members_wire_stale_) {
+    members_wire_.clear();
+    for (const auto& [node_id, live] : live_) {
+      AppendMemberWireLocked(live.member);
+    }
+    members_wire_stale_ = false;
+  }
+  return members_wire_;
+}
+
+void ManagerState::AppendMemberWireLocked(const Member& member) {
+  lite::v1::JoinResponse one;
+  *one.add_members() = member;
+  one.AppendToString(&members_wire_);
+}
+
 absl::StatusOr<lite::v1::JoinResponse> ManagerState::Join(
+    const lite::v1::JoinRequest& request) {
+  LITE_ASSIGN_OR_RETURN(const std::string wire, JoinWire(request));
+  lite::v1::JoinResponse response;
+  if (!response.ParseFromString(wire)) {
+    return absl::InternalError("JoinResponse did not parse back");
+  }
+  return response;
+}
+
+absl::StatusOr<std::string> ManagerState::JoinWire(
     const lite::v1::JoinRequest& request) {
   LITE_RETURN_IF_ERROR(ValidateNodeName("node_name", request.node_name()));
   LITE_ASSIGN_OR_RETURN(
@@ -394,20 +421,21 @@ absl::StatusOr<lite::v1::JoinResponse> ManagerState::Join(
   *event.mutable_member_joined()->mutable_member() = member;
   EmitLocked(std::move(event));
 
+  MembersWireLocked();  // Bring it up to date before adding this member.
   Live& live = live_[member.node_id()];
   live.member = member;
   live.outbox = std::make_shared<Outbox>(options_.session_queue_limit);
   RenewLeaseLocked(live, now);
   address_owner_[address] = member.node_id();
+  AppendMemberWireLocked(member);
   ++counters_.joins;
 
+  // Everything but the members, which are appended pre-encoded (a repeated
+  // field's entries may come anywhere in a message).
   lite::v1::JoinResponse response;
   response.set_node_id(member.node_id());
   response.set_incarnation(member.incarnation());
   response.set_restored(restored);
-  for (Member& m : AliveMembersLocked()) {
-    *response.add_members() = std::move(m);
-  }
   response.set_event_sequence(store_->LastEventSequence());
   response.set_lease_duration_ms(absl::ToInt64Milliseconds(options_.lease));
   response.set_heartbeat_interval_ms(
@@ -421,7 +449,9 @@ absl::StatusOr<lite::v1::JoinResponse> ManagerState::Join(
   LITE_LOG_INFO("%s joined from %s as incarnation %d%s", NodeLabel(member),
                 address, member.incarnation(),
                 restored ? " (identity restored)" : "");
-  return response;
+  std::string wire = response.SerializeAsString();
+  wire.append(MembersWireLocked());
+  return wire;
 }
 
 absl::Status ManagerState::Leave(const lite::v1::LeaveRequest& request) {
@@ -461,6 +491,7 @@ void ManagerState::EndIncarnationLocked(uint32_t node_id, bool left,
 
   Live live = std::move(live_.at(node_id));
   live_.erase(node_id);
+  members_wire_stale_ = true;
   expiries_.erase({live.lease_expiry, node_id});
   auto owner = address_owner_.find(member.rdma_address());
   if (owner != address_owner_.end() && owner->second == node_id) {
@@ -706,7 +737,10 @@ absl::StatusOr<lite::v1::DrainNodeResponse> ManagerState::DrainNode(
     node.set_draining(draining);
     store_->PutNode(node);
     auto it = live_.find(node.node_id());
-    if (it != live_.end()) it->second.member.set_draining(draining);
+    if (it != live_.end()) {
+      it->second.member.set_draining(draining);
+      members_wire_stale_ = true;
+    }
     Event event;
     auto* changed = event.mutable_member_drain_changed();
     changed->set_node_id(node.node_id());

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <utility>
 
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+
 namespace lite::controlplane {
 
 const std::string& OutMessage::SessionWire() const {
@@ -67,6 +70,58 @@ Outbox::Next Outbox::Pop() {
 void Outbox::SetListener(std::shared_ptr<OutboxListener> listener) {
   absl::MutexLock lock(&mu_);
   listener_ = std::move(listener);
+}
+
+const std::string& OutMessage::BatchEntryWire() const {
+  std::call_once(batch_once_, [this] {
+    if (!message_.has_event()) return;
+    google::protobuf::io::StringOutputStream stream(&batch_wire_);
+    google::protobuf::io::CodedOutputStream out(&stream);
+    const std::string& event = WatchWire();
+    out.WriteTag(lite::v1::EventBatch::kEventsFieldNumber << 3 | 2);
+    out.WriteVarint32(static_cast<uint32_t>(event.size()));
+    out.WriteRaw(event.data(), static_cast<int>(event.size()));
+  });
+  return batch_wire_;
+}
+
+std::string EventBatchWire(const std::vector<OutMessagePtr>& events) {
+  size_t payload = 0;
+  for (const OutMessagePtr& event : events) {
+    payload += event->BatchEntryWire().size();
+  }
+  std::string wire;
+  wire.reserve(payload + 16);
+  {
+    google::protobuf::io::StringOutputStream stream(&wire);
+    google::protobuf::io::CodedOutputStream out(&stream);
+    out.WriteTag(lite::v1::ManagerMessage::kEventBatchFieldNumber << 3 | 2);
+    out.WriteVarint32(static_cast<uint32_t>(payload));
+  }
+  for (const OutMessagePtr& event : events) {
+    wire.append(event->BatchEntryWire());
+  }
+  return wire;
+}
+
+Outbox::Batch Outbox::PopEvents(size_t max_count, size_t max_bytes) {
+  absl::MutexLock lock(&mu_);
+  Batch batch;
+  if (queue_.empty()) {
+    if (closed_) batch.closed = close_status_;
+    return batch;
+  }
+  batch.messages.push_back(std::move(queue_.front()));
+  queue_.pop_front();
+  if (!batch.messages.front()->message().has_event()) return batch;
+  size_t bytes = batch.messages.front()->BatchEntryWire().size();
+  while (!queue_.empty() && batch.messages.size() < max_count &&
+         bytes < max_bytes && queue_.front()->message().has_event()) {
+    bytes += queue_.front()->BatchEntryWire().size();
+    batch.messages.push_back(std::move(queue_.front()));
+    queue_.pop_front();
+  }
+  return batch;
 }
 
 bool Outbox::closed() const {

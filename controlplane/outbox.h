@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -33,6 +34,9 @@ class OutMessage {
   const std::string& SessionWire() const;
   // The bare Event on the wire (for Watch streams); empty unless an event.
   const std::string& WatchWire() const;
+  // The event as one element of EventBatch.events on the wire (field tag,
+  // length, Event); empty unless an event.
+  const std::string& BatchEntryWire() const;
 
  private:
   const lite::v1::ManagerMessage message_;
@@ -40,9 +44,15 @@ class OutMessage {
   mutable std::string session_wire_;
   mutable std::once_flag watch_once_;
   mutable std::string watch_wire_;
+  mutable std::once_flag batch_once_;
+  mutable std::string batch_wire_;
 };
 
 using OutMessagePtr = std::shared_ptr<const OutMessage>;
+
+// The wire form of a ManagerMessage carrying an EventBatch of `events` (each
+// one an event), built from their cached encodings without re-serializing.
+std::string EventBatchWire(const std::vector<OutMessagePtr>& events);
 
 // Told when an idle outbox gets something to hand out.
 class OutboxListener {
@@ -81,6 +91,16 @@ class Outbox {
     std::optional<absl::Status> closed;
   };
   Next Pop();
+
+  // Like Pop, but if the first message is an event, also takes the events
+  // right behind it (not past any other kind of message), up to max_count
+  // events or until their batch encodings reach max_bytes. Sets `closed` as
+  // Pop does when there is nothing to take.
+  struct Batch {
+    std::vector<OutMessagePtr> messages;
+    std::optional<absl::Status> closed;
+  };
+  Batch PopEvents(size_t max_count, size_t max_bytes);
 
   // Registers the reader to notify. OnOutboxReady is called (without the
   // outbox's lock) from NotifyReader and Close.

@@ -85,3 +85,50 @@ TEST(OutMessageTest, WireFormsParseBack) {
 
 }  // namespace
 }  // namespace lite::controlplane
+
+namespace lite::controlplane {
+namespace {
+
+OutMessagePtr EventWithSequence(uint64_t sequence) {
+  lite::v1::ManagerMessage message;
+  message.mutable_event()->set_sequence(sequence);
+  message.mutable_event()->mutable_member_left()->set_node_id(
+      static_cast<uint32_t>(sequence));
+  return std::make_shared<const OutMessage>(message);
+}
+
+TEST(OutboxBatchTest, PopEventsTakesConsecutiveEventsOnly) {
+  Outbox outbox(100);
+  outbox.Push(EventWithSequence(1));
+  outbox.Push(EventWithSequence(2));
+  outbox.Push(EventWithSequence(3));
+  outbox.Push(Ack(9));
+  outbox.Push(EventWithSequence(4));
+  Outbox::Batch first = outbox.PopEvents(2, 1 << 20);
+  ASSERT_EQ(first.messages.size(), 2u);  // Capped by count.
+  Outbox::Batch second = outbox.PopEvents(10, 1 << 20);
+  ASSERT_EQ(second.messages.size(), 1u);  // Stops before the ack.
+  EXPECT_EQ(second.messages[0]->message().event().sequence(), 3u);
+  Outbox::Batch ack = outbox.PopEvents(10, 1 << 20);
+  ASSERT_EQ(ack.messages.size(), 1u);  // An ack is never batched.
+  EXPECT_TRUE(ack.messages[0]->message().has_heartbeat_ack());
+  EXPECT_EQ(outbox.PopEvents(10, 1).messages.size(), 1u);  // Byte cap.
+  outbox.Close(absl::OkStatus(), true);
+  EXPECT_TRUE(outbox.PopEvents(10, 1 << 20).closed.has_value());
+}
+
+TEST(OutboxBatchTest, EventBatchWireParsesAsTheSameEventsInOrder) {
+  std::vector<OutMessagePtr> events;
+  for (uint64_t i = 1; i <= 300; ++i) events.push_back(EventWithSequence(i));
+  lite::v1::ManagerMessage parsed;
+  ASSERT_TRUE(parsed.ParseFromString(EventBatchWire(events)));
+  ASSERT_TRUE(parsed.has_event_batch());
+  ASSERT_EQ(parsed.event_batch().events_size(), 300);
+  for (int i = 0; i < 300; ++i) {
+    EXPECT_EQ(parsed.event_batch().events(i).sequence(), i + 1u);
+    EXPECT_EQ(parsed.event_batch().events(i).member_left().node_id(), i + 1u);
+  }
+}
+
+}  // namespace
+}  // namespace lite::controlplane

@@ -107,8 +107,11 @@ class SessionReactor final
     }
     bound_ = true;
     binding_ = opened->binding;
-    pump_ = std::make_shared<StreamPump<SessionReactor>>(this, opened->outbox,
-                                                         /*watch=*/false);
+    pump_ = std::make_shared<StreamPump<SessionReactor>>(
+        this, opened->outbox,
+        message.heartbeat().accept_event_batches()
+            ? StreamPump<SessionReactor>::Mode::kBatchedSession
+            : StreamPump<SessionReactor>::Mode::kSession);
     opened->outbox->SetListener(pump_);
     pump_->OnOutboxReady();  // Something may be queued already.
     StartRead(&in_);
@@ -145,8 +148,8 @@ class WatchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
   explicit WatchReactor(ManagerState* state) : state_(state) {
     outbox_ = state_->OpenWatch();
-    pump_ = std::make_shared<StreamPump<WatchReactor>>(this, outbox_,
-                                                       /*watch=*/true);
+    pump_ = std::make_shared<StreamPump<WatchReactor>>(
+        this, outbox_, StreamPump<WatchReactor>::Mode::kWatch);
     outbox_->SetListener(pump_);
     // Headers now, so a client knows the watch is registered before the
     // first event.
@@ -183,9 +186,27 @@ class RejectWatch final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
 }  // namespace
 
 grpc::ServerUnaryReactor* ClusterManagerService::Join(
-    grpc::CallbackServerContext* context, const lite::v1::JoinRequest* request,
-    lite::v1::JoinResponse* response) {
-  return Reply(context, state_->Join(*request), response);
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  lite::v1::JoinRequest parsed;
+  grpc::ByteBuffer copy(*request);
+  grpc::Status status =
+      grpc::SerializationTraits<lite::v1::JoinRequest>::Deserialize(&copy,
+                                                                    &parsed);
+  if (!status.ok()) {
+    reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                 absl::StrCat("could not parse a JoinRequest: ",
+                                              status.error_message())));
+    return reactor;
+  }
+  absl::StatusOr<std::string> wire = state_->JoinWire(parsed);
+  if (wire.ok()) {
+    grpc::Slice slice(*wire);
+    *response = grpc::ByteBuffer(&slice, 1);
+  }
+  reactor->Finish(ToGrpcStatus(wire.status()));
+  return reactor;
 }
 
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*

@@ -1,7 +1,8 @@
 // lite.v1.ClusterManager over gRPC: a thin layer that moves messages between
 // the network and ManagerState. Uses gRPC's callback API so that thousands of
 // sessions cost no thread each. Session and Watch are raw (ByteBuffer)
-// methods so that each event is serialized once for all sessions.
+// methods so that each event is serialized once for all sessions, and Join is
+// raw so that its member list is copied pre-encoded.
 #ifndef LITE_CONTROLPLANE_SERVICE_H_
 #define LITE_CONTROLPLANE_SERVICE_H_
 
@@ -17,9 +18,9 @@ grpc::Status ToGrpcStatus(const absl::Status& status);
 
 namespace internal {
 using CM = lite::v1::ClusterManager;
-// Every method on the callback API; Session and Watch raw.
+// Every method on the callback API; Join, Session and Watch raw.
 using ClusterManagerBase =
-    CM::WithCallbackMethod_Join<CM::WithRawCallbackMethod_Session<
+    CM::WithRawCallbackMethod_Join<CM::WithRawCallbackMethod_Session<
         CM::WithCallbackMethod_Leave<CM::WithCallbackMethod_RegisterLmr<
             CM::WithCallbackMethod_AllocLmr<CM::WithCallbackMethod_MapLmr<
                 CM::WithCallbackMethod_UnmapLmr<CM::WithCallbackMethod_FreeLmr<
@@ -39,8 +40,8 @@ class ClusterManagerService final : public internal::ClusterManagerBase {
   explicit ClusterManagerService(ManagerState* state) : state_(state) {}
 
   grpc::ServerUnaryReactor* Join(grpc::CallbackServerContext* context,
-                                 const lite::v1::JoinRequest* request,
-                                 lite::v1::JoinResponse* response) override;
+                                 const grpc::ByteBuffer* request,
+                                 grpc::ByteBuffer* response) override;
   grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* Session(
       grpc::CallbackServerContext* context) override;
   grpc::ServerUnaryReactor* Leave(grpc::CallbackServerContext* context,

@@ -7,6 +7,7 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <memory>
 #include <thread>
 
@@ -27,9 +28,11 @@ using Stream =
 
 class ServiceTest : public ::testing::Test {
  protected:
+  virtual absl::Duration Lease() const { return absl::Milliseconds(300); }
+
   void SetUp() override {
     ManagerOptions options;
-    options.lease = absl::Milliseconds(300);
+    options.lease = Lease();
     options.recovery_window = absl::ZeroDuration();
     options.request_timeout = absl::Seconds(5);
     state_ = std::make_unique<ManagerState>(options, &clock_,
@@ -60,7 +63,7 @@ class ServiceTest : public ::testing::Test {
     grpc::ClientContext context;
     lite::v1::JoinRequest request;
     request.set_node_name(name);
-    request.set_rdma_address(absl::StrCat("127.0.0.", index, ":7471"));
+    request.set_rdma_address(absl::StrCat("127.0.0.1:", 7000 + index));
     lite::v1::JoinResponse response;
     grpc::Status status = stub_->Join(&context, request, &response);
     EXPECT_TRUE(status.ok()) << status.error_message();
@@ -266,6 +269,57 @@ TEST_F(ServiceTest, ClientCancellingItsSessionFailsTheNode) {
             lite::v1::FAILURE_CAUSE_SESSION_CLOSED);
   (void)b;
   watch_context.TryCancel();
+}
+
+// A lease long enough that a loaded machine cannot fail the reader.
+class LongLeaseServiceTest : public ServiceTest {
+ protected:
+  absl::Duration Lease() const override { return absl::Seconds(10); }
+};
+
+TEST_F(LongLeaseServiceTest, BatchingSessionsSeeEveryEventOnceInOrder) {
+  const lite::v1::JoinResponse a = Join("alpha", 1);
+  grpc::ClientContext context;
+  auto stream = stub_->Session(&context);
+  lite::v1::AgentMessage first = Heartbeat(a, 1);
+  first.mutable_heartbeat()->set_accept_event_batches(true);
+  ASSERT_TRUE(stream->Write(first));
+  lite::v1::ManagerMessage message;
+  ASSERT_TRUE(stream->Read(&message));  // The ack: the session is open.
+  // Joins from several threads at once, so that events pile up behind the
+  // session's writes and get batched.
+  constexpr int kJoiners = 4;
+  constexpr int kPerJoiner = 100;
+  std::vector<std::thread> joiners;
+  for (int t = 0; t < kJoiners; ++t) {
+    joiners.emplace_back([this, t] {
+      for (int i = 0; i < kPerJoiner; ++i) {
+        Join(absl::StrCat("n", t, "-", i), 2 + t * kPerJoiner + i);
+      }
+    });
+  }
+  uint64_t expected = a.event_sequence() + 1;
+  int batches = 0;
+  int joined = 0;
+  while (joined < kJoiners * kPerJoiner) {
+    ASSERT_TRUE(stream->Read(&message));
+    std::vector<lite::v1::Event> events;
+    if (message.has_event()) events.push_back(message.event());
+    if (message.has_event_batch()) {
+      ++batches;
+      ASSERT_GT(message.event_batch().events_size(), 0);
+      for (const auto& e : message.event_batch().events()) events.push_back(e);
+    }
+    for (const lite::v1::Event& event : events) {
+      ASSERT_EQ(event.sequence(), expected);
+      ASSERT_TRUE(event.has_member_joined());
+      ++joined;
+      ++expected;
+    }
+  }
+  for (std::thread& joiner : joiners) joiner.join();
+  std::printf("events arrived in %d batches\n", batches);
+  context.TryCancel();
 }
 
 TEST_F(ServiceTest, HealthServiceReportsServing) {

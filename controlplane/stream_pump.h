@@ -28,9 +28,18 @@ grpc::Status ToGrpcStatus(const absl::Status& status);
 template <typename Reactor>
 class StreamPump final : public OutboxListener {
  public:
-  // watch: write bare Events (Watch) instead of ManagerMessages (Session).
-  StreamPump(Reactor* reactor, std::shared_ptr<Outbox> outbox, bool watch)
-      : reactor_(reactor), outbox_(std::move(outbox)), watch_(watch) {}
+  enum class Mode {
+    kSession,         // One ManagerMessage per message.
+    kBatchedSession,  // Backlogged events go out as one EventBatch.
+    kWatch,           // Bare Events.
+  };
+  // Most events in one EventBatch, and the size after which no more are
+  // added (well under gRPC's default 4 MiB message limit).
+  static constexpr size_t kMaxBatchEvents = 1024;
+  static constexpr size_t kMaxBatchBytes = 256 * 1024;
+
+  StreamPump(Reactor* reactor, std::shared_ptr<Outbox> outbox, Mode mode)
+      : reactor_(reactor), outbox_(std::move(outbox)), mode_(mode) {}
 
   void OnOutboxReady() override {
     absl::MutexLock lock(&mu_);
@@ -75,11 +84,17 @@ class StreamPump final : public OutboxListener {
         pending_finish_.has_value()) {
       return;
     }
-    Outbox::Next next = outbox_->Pop();
-    if (next.message != nullptr) {
-      const std::string& wire =
-          watch_ ? next.message->WatchWire() : next.message->SessionWire();
-      grpc::Slice slice(wire);
+    Outbox::Batch next = outbox_->PopEvents(
+        mode_ == Mode::kBatchedSession ? kMaxBatchEvents : 1, kMaxBatchBytes);
+    if (next.messages.size() > 1) {
+      grpc::Slice slice(EventBatchWire(next.messages));
+      buffer_ = grpc::ByteBuffer(&slice, 1);
+      writing_ = true;
+      reactor_->StartWrite(&buffer_);
+    } else if (next.messages.size() == 1) {
+      const OutMessage& message = *next.messages.front();
+      grpc::Slice slice(mode_ == Mode::kWatch ? message.WatchWire()
+                                              : message.SessionWire());
       buffer_ = grpc::ByteBuffer(&slice, 1);
       writing_ = true;
       reactor_->StartWrite(&buffer_);
@@ -102,7 +117,7 @@ class StreamPump final : public OutboxListener {
   absl::Mutex mu_;
   Reactor* reactor_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<Outbox> outbox_ ABSL_GUARDED_BY(mu_);
-  const bool watch_;
+  const Mode mode_;
   grpc::ByteBuffer buffer_ ABSL_GUARDED_BY(mu_);
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
