@@ -263,6 +263,9 @@ TEST_F(MembershipTest, KillNineIsSeenByEveryAgentWithinTwoLeasesThenRejoins) {
         Eventually([&] { return !FailedEvents(name, id, incarnation).empty(); },
                    absl::Seconds(5)))
         << name << " logged no MemberFailed for node " << id;
+    std::cout << "kill9: " << name << " got "
+              << FailedEvents(name, id, incarnation)[0].ShortDebugString()
+              << std::endl;
   }
   std::optional<int> st = cluster_.agent("n3")->Wait(absl::Seconds(10));
   ASSERT_TRUE(st.has_value() && WIFSIGNALED(*st) && WTERMSIG(*st) == SIGKILL);
