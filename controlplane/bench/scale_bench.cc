@@ -403,7 +403,9 @@ int Main(const char* argv0) {
     if (!status.ok()) {
       std::fprintf(stderr, "scale_bench: RegisterLmr: %s\n",
                    status.error_message().c_str());
-      return 1;
+      manager->Stop();
+      std::fflush(nullptr);
+      std::_Exit(1);  // RPCs are in flight; do not run destructors.
     }
   }
   absl::SleepFor(absl::Milliseconds(500));  // LmrAdded events fan out.

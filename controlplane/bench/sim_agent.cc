@@ -120,10 +120,11 @@ void SimAgent::OnJoined(const grpc::Status& status) {
 
 bool SimAgent::WantSendLocked(absl::Time now) const {
   if (!open_ || done_ || hung_ || writing_) return false;
-  if (flood_window_ > 0) {
-    return sent_ - acked_ < static_cast<uint64_t>(flood_window_);
-  }
-  return now >= next_heartbeat_;
+  // The schedule always applies, so that flooding never costs the lease
+  // when acks are slow to come back.
+  if (now >= next_heartbeat_) return true;
+  return flood_window_ > 0 &&
+         sent_ - acked_ < static_cast<uint64_t>(flood_window_);
 }
 
 void SimAgent::SendLocked(absl::Time now) {
