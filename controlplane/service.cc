@@ -147,13 +147,13 @@ class SessionReactor final
 class WatchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
   explicit WatchReactor(ManagerState* state) : state_(state) {
+    // Headers first (queued until gRPC binds this reactor), so that a client
+    // knows the watch is registered before the first event.
+    StartSendInitialMetadata();
     outbox_ = state_->OpenWatch();
     pump_ = std::make_shared<StreamPump<WatchReactor>>(
         this, outbox_, StreamPump<WatchReactor>::Mode::kWatch);
     outbox_->SetListener(pump_);
-    // Headers now, so a client knows the watch is registered before the
-    // first event.
-    StartSendInitialMetadata();
     pump_->OnOutboxReady();
   }
 
