@@ -218,7 +218,14 @@ TEST_F(LmrTest, AllocPassesOnTheHomesErrorAndFreesTheName) {
               HasSubstr("node 2 ('beta') could not allocate 8192 bytes for "
                         "LMR 'big': out of LMR memory"));
   EXPECT_EQ(state_->counters().lmrs, 0u);
-  StartAlloc(AllocRequest(a_, b_.id, "big"));  // The name is free again.
+  // The name is free again; an agent's long message is cut short.
+  auto again = StartAlloc(AllocRequest(a_, b_.id, "big"));
+  result.set_request_id(TakeRequest(b_).request_id());
+  result.set_status_code(13);
+  result.set_status_message(std::string(100000, 'x'));
+  ASSERT_TRUE(state_->HandleResult(b_.binding(), result).ok());
+  EXPECT_EQ(again->value().status().code(), absl::StatusCode::kInternal);
+  EXPECT_LT(again->value().status().message().size(), 1200u);
 }
 
 TEST_F(LmrTest, AllocRejectsAnUnusableAnswerAndTellsTheHomeToFreeIt) {

@@ -370,6 +370,13 @@ absl::Status ManagerState::HandleResult(
   Lmr lmr = pending.lmr;
   const std::string label = NodeLabel(live.member);
   if (result.status_code() != 0) {
+    // The agent's words go into the caller's error; keep them bounded.
+    constexpr size_t kMaxAgentMessage = 1024;
+    std::string agent_message =
+        result.status_message().substr(0, kMaxAgentMessage);
+    if (result.status_message().size() > kMaxAgentMessage) {
+      agent_message += "...";
+    }
     FinishAllocLocked(
         result.request_id(),
         absl::Status(
