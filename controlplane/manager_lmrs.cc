@@ -381,11 +381,10 @@ absl::Status ManagerState::HandleResult(
         result.request_id(),
         absl::Status(
             AgentCode(result.status_code()),
-            absl::StrCat(label, " could not allocate ", lmr.size_bytes(),
-                         " bytes for LMR '", lmr.name(), "': ",
-                         result.status_message().empty()
-                             ? "no reason given"
-                             : result.status_message())));
+            absl::StrCat(
+                label, " could not allocate ", lmr.size_bytes(),
+                " bytes for LMR '", lmr.name(), "': ",
+                agent_message.empty() ? "no reason given" : agent_message)));
     return absl::OkStatus();
   }
   absl::Status valid =
