@@ -563,3 +563,30 @@ TEST_F(MembershipTest, FailedJoinFieldsAreRejectedAndChangeNothing) {
 
 }  // namespace
 }  // namespace lite::controlplane::testing
+
+namespace lite::controlplane::testing {
+namespace {
+
+TEST_F(ManagerTest, NoLeaseRunsOutDuringRecovery) {
+  ManagerOptions options = TestOptions();
+  options.recovery_window = absl::Seconds(5);
+  Restart(options);
+  // A reconnect storm: joined, but the manager never got a heartbeat.
+  const lite::v1::JoinResponse a = JoinOnly("alpha", 1);
+  TestNode b = JoinAndOpen("beta", 2);
+  clock_.Advance(absl::Seconds(5));
+  state_->Tick();  // Recovery ends; leases still have one lease to go.
+  EXPECT_FALSE(state_->recovering());
+  EXPECT_EQ(state_->counters().nodes_alive, 2u);
+  clock_.Advance(absl::Milliseconds(500));
+  Beat(b);  // After recovery, a heartbeat gives the normal lease.
+  const std::vector<lite::v1::ManagerMessage> messages = Drain(*b.outbox);
+  EXPECT_EQ(messages.back().heartbeat_ack().lease_remaining_ms(), 1000u);
+  clock_.Advance(absl::Milliseconds(500));
+  state_->Tick();
+  EXPECT_EQ(state_->counters().nodes_alive, 1u);  // alpha, silent, is gone.
+  (void)a;
+}
+
+}  // namespace
+}  // namespace lite::controlplane::testing

@@ -193,6 +193,13 @@ void ManagerState::RenewLeaseLocked(Live& live, absl::Time now) {
   const uint32_t node_id = live.member.node_id();
   expiries_.erase({live.lease_expiry, node_id});
   live.lease_expiry = now + options_.lease;
+  if (recovering_) {
+    // A restarted manager expects every agent to reconnect at once and may
+    // fall behind on their heartbeats while it admits them: no lease runs
+    // out before the recovery window has, plus one lease.
+    live.lease_expiry =
+        std::max(live.lease_expiry, recovery_end_ + options_.lease);
+  }
   live.last_renewal = now;
   expiries_.insert({live.lease_expiry, node_id});
   AddDeadlineLocked(live.lease_expiry);
@@ -587,7 +594,7 @@ absl::StatusOr<OpenedSession> ManagerState::OpenSession(
   ManagerMessage ack;
   ack.mutable_heartbeat_ack()->set_heartbeat_seq(first.heartbeat_seq());
   ack.mutable_heartbeat_ack()->set_lease_remaining_ms(
-      absl::ToInt64Milliseconds(options_.lease));
+      absl::ToInt64Milliseconds(live.lease_expiry - now));
   SendToNodeLocked(live, std::move(ack));
   OpenedSession opened;
   opened.binding.node_id = first.node_id();
@@ -615,12 +622,13 @@ absl::Status ManagerState::Heartbeat(const SessionBinding& binding,
         it == live_.end() ? 0 : it->second.member.incarnation());
   }
   Live& live = it->second;
-  RenewLeaseLocked(live, clock_->Now());
+  const absl::Time now = clock_->Now();
+  RenewLeaseLocked(live, now);
   ++counters_.heartbeats;
   ManagerMessage ack;
   ack.mutable_heartbeat_ack()->set_heartbeat_seq(heartbeat.heartbeat_seq());
   ack.mutable_heartbeat_ack()->set_lease_remaining_ms(
-      absl::ToInt64Milliseconds(options_.lease));
+      absl::ToInt64Milliseconds(live.lease_expiry - now));
   SendToNodeLocked(live, std::move(ack));
   return absl::OkStatus();
 }

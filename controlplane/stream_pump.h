@@ -92,15 +92,24 @@ class StreamPump final : public OutboxListener {
       writing_ = true;
       reactor_->StartWrite(&buffer_);
     } else if (next.messages.size() == 1) {
-      const OutMessage& message = *next.messages.front();
-      grpc::Slice slice(mode_ == Mode::kWatch ? message.WatchWire()
-                                              : message.SessionWire());
+      // No copy: the slice points into the message's cached encoding and
+      // keeps the message alive until gRPC is done with it. (A large event,
+      // such as RecoveryComplete, goes to every session.)
+      auto* keep = new OutMessagePtr(std::move(next.messages.front()));
+      const std::string& wire =
+          mode_ == Mode::kWatch ? (*keep)->WatchWire() : (*keep)->SessionWire();
+      grpc::Slice slice(const_cast<char*>(wire.data()), wire.size(),
+                        &ReleaseMessage, keep);
       buffer_ = grpc::ByteBuffer(&slice, 1);
       writing_ = true;
       reactor_->StartWrite(&buffer_);
     } else if (next.closed.has_value()) {
       FinishLocked(ToGrpcStatus(*next.closed));
     }
+  }
+
+  static void ReleaseMessage(void* message) {
+    delete static_cast<OutMessagePtr*>(message);
   }
 
   void FinishLocked(const grpc::Status& status)

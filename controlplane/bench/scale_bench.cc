@@ -49,6 +49,10 @@ ABSL_FLAG(int, channels, 16,
           "gRPC connections the agents are spread over (agents on one "
           "connection share it the way streams do).");
 ABSL_FLAG(int64_t, lease_ms, 1000, "The manager's --lease_ms.");
+ABSL_FLAG(int64_t, recovery_window_ms, 5000,
+          "The manager's --recovery_window_ms (its default: a fresh manager "
+          "is recovering, and holds leases, while the agents join). The "
+          "failure phase starts after it.");
 ABSL_FLAG(double, phase_seconds, 5, "Length of the heartbeat and map phases.");
 ABSL_FLAG(int, flood_window, 4,
           "Heartbeats each agent keeps unacknowledged in the heartbeat phase.");
@@ -271,7 +275,9 @@ int Main(const char* argv0) {
   const int64_t lease_ms = absl::GetFlag(FLAGS_lease_ms);
   absl::StatusOr<ManagerProcess> manager = ManagerProcess::Start(
       binary,
-      {absl::StrCat("--lease_ms=", lease_ms), "--recovery_window_ms=0",
+      {absl::StrCat("--lease_ms=", lease_ms),
+       absl::StrCat("--recovery_window_ms=",
+                    absl::GetFlag(FLAGS_recovery_window_ms)),
        absl::StrCat("--log_level=", absl::GetFlag(FLAGS_manager_log_level)),
        absl::StrCat("--session_queue_limit=", std::max(16384, 4 * nodes))},
       absl::GetFlag(FLAGS_manager_log));
@@ -280,6 +286,7 @@ int Main(const char* argv0) {
                  manager.status().ToString().c_str());
     return 1;
   }
+  const absl::Time manager_started = absl::Now();
   absl::SleepFor(absl::Milliseconds(200));
   const int64_t rss_baseline = manager->ResidentBytes().value_or(0);
 
@@ -422,7 +429,12 @@ int Main(const char* argv0) {
   }
   const int64_t rss_after_maps = manager->ResidentBytes().value_or(0);
 
-  // ---- failure detection
+  // ---- failure detection, once recovery (and its lease hold) is over.
+  const absl::Time recovery_over =
+      manager_started +
+      absl::Milliseconds(absl::GetFlag(FLAGS_recovery_window_ms) +
+                         2 * lease_ms);
+  if (absl::Now() < recovery_over) absl::SleepFor(recovery_over - absl::Now());
   int failures = absl::GetFlag(FLAGS_failures);
   if (failures <= 0) failures = std::min(200, std::max(10, nodes / 10));
   failures = std::min(failures, nodes - 1);
