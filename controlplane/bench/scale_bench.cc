@@ -45,9 +45,9 @@
 ABSL_FLAG(int, nodes, 100, "Simulated agents.");
 ABSL_FLAG(std::string, litemgr, "",
           "Path to litemgr; default: the one in this binary's runfiles.");
-ABSL_FLAG(int, channels, 16,
-          "gRPC connections the agents are spread over (agents on one "
-          "connection share it the way streams do).");
+ABSL_FLAG(int, channels, 0,
+          "gRPC connections the agents are spread over; 0 = one per agent, "
+          "as real agents have.");
 ABSL_FLAG(int64_t, lease_ms, 1000, "The manager's --lease_ms.");
 ABSL_FLAG(int64_t, recovery_window_ms, 5000,
           "The manager's --recovery_window_ms (its default: a fresh manager "
@@ -55,7 +55,13 @@ ABSL_FLAG(int64_t, recovery_window_ms, 5000,
           "failure phase starts after it.");
 ABSL_FLAG(double, phase_seconds, 5, "Length of the heartbeat and map phases.");
 ABSL_FLAG(int, flood_window, 4,
-          "Heartbeats each agent keeps unacknowledged in the heartbeat phase.");
+          "Heartbeats each flooding agent keeps unacknowledged in the "
+          "heartbeat phase.");
+ABSL_FLAG(int, flood_agents, 500,
+          "Agents that flood in the heartbeat phase (spread over all of them; "
+          "the rest keep heartbeating on schedule). Bounds the heartbeats in "
+          "flight, so that the phase measures capacity instead of queueing "
+          "the manager past everyone's lease.");
 ABSL_FLAG(int, map_concurrency, 64, "MapLmr calls in flight in the map phase.");
 ABSL_FLAG(int, lmrs, 100, "LMRs registered for the map phase.");
 ABSL_FLAG(int, failures, 0,
@@ -291,7 +297,9 @@ int Main(const char* argv0) {
   const int64_t rss_baseline = manager->ResidentBytes().value_or(0);
 
   // Connections: distinct channel arguments give distinct connections.
-  const int channel_count = std::max(1, absl::GetFlag(FLAGS_channels));
+  const int channel_count = absl::GetFlag(FLAGS_channels) > 0
+                                ? std::min(absl::GetFlag(FLAGS_channels), nodes)
+                                : nodes;
   std::vector<std::shared_ptr<grpc::Channel>> channels;
   std::vector<std::unique_ptr<lite::v1::ClusterManager::Stub>> stubs;
   std::vector<std::unique_ptr<grpc::GenericStub>> generics;
@@ -305,6 +313,46 @@ int Main(const char* argv0) {
     stubs.push_back(lite::v1::ClusterManager::NewStub(channels.back()));
     generics.push_back(std::make_unique<grpc::GenericStub>(channels.back()));
   }
+
+  // Connect first: joining is measured from connected agents (real agents
+  // connect in parallel from their own machines). One health check per
+  // connection, waiting for it to be ready.
+  const absl::Time connect_start = absl::Now();
+  {
+    struct Probe {
+      grpc::ClientContext context;
+      grpc::ByteBuffer request;
+      grpc::ByteBuffer response;
+    };
+    std::vector<std::unique_ptr<Probe>> probes;
+    std::atomic<int> done{0};
+    std::atomic<int> failed{0};
+    for (auto& generic : generics) {
+      auto probe = std::make_unique<Probe>();
+      probe->context.set_wait_for_ready(true);
+      probe->context.set_deadline(
+          absl::ToChronoTime(absl::Now() + absl::Seconds(120)));
+      grpc::Slice empty("");
+      probe->request = grpc::ByteBuffer(&empty, 1);
+      generic->UnaryCall(&probe->context, "/grpc.health.v1.Health/Check",
+                         grpc::StubOptions(), &probe->request, &probe->response,
+                         [&done, &failed](grpc::Status status) {
+                           if (!status.ok()) failed.fetch_add(1);
+                           done.fetch_add(1);
+                         });
+      probes.push_back(std::move(probe));
+    }
+    while (done.load() < static_cast<int>(probes.size())) {
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+    if (failed.load() > 0) {
+      std::fprintf(stderr, "scale_bench: %d of %zu connections failed\n",
+                   failed.load(), probes.size());
+      manager->Stop();
+      return 1;
+    }
+  }
+  const absl::Duration connect_all = absl::Now() - connect_start;
 
   AgentTotals totals;
   std::vector<std::unique_ptr<SimAgent>> agents;
@@ -377,7 +425,10 @@ int Main(const char* argv0) {
   const absl::Duration phase =
       absl::Seconds(absl::GetFlag(FLAGS_phase_seconds));
   const int window = std::max(1, absl::GetFlag(FLAGS_flood_window));
-  for (auto& agent : agents) agent->SetFlood(window);
+  const int flooders = std::clamp(absl::GetFlag(FLAGS_flood_agents), 1, nodes);
+  for (int i = 0; i < flooders; ++i) {
+    agents[static_cast<int64_t>(i) * nodes / flooders]->SetFlood(window);
+  }
   absl::SleepFor(absl::Milliseconds(300));  // Ramp up.
   const int64_t acks_before = totals.acks.load();
   const absl::Time hb_start = absl::Now();
@@ -481,6 +532,8 @@ int Main(const char* argv0) {
 
   std::printf("\n");
   std::printf("%-34s %s\n", "metric", "value");
+  std::printf("%-34s %.3f s\n", "connect: all connections ready",
+              absl::ToDoubleSeconds(connect_all));
   std::printf("%-34s %.3f s (%d joining at a time)\n",
               "join: all agents joined", absl::ToDoubleSeconds(join_all),
               join_concurrency);
@@ -493,9 +546,11 @@ int Main(const char* argv0) {
       static_cast<long long>(membership_events),
       static_cast<long long>(events_expected), absl::ToDoubleSeconds(settle),
       static_cast<long long>(membership_batches));
-  std::printf("%-34s %.0f /s (window %d per agent, %.0f s)\n",
-              "heartbeats handled", hb_per_s, window,
-              absl::ToDoubleSeconds(phase));
+  std::printf(
+      "%-34s %.0f /s (%d agents x %d in flight, the rest on "
+      "schedule, %.0f s)\n",
+      "heartbeats handled", hb_per_s, flooders, window,
+      absl::ToDoubleSeconds(phase));
   std::printf("%-34s %.0f /s (%d in flight, %d LMRs, %lld errors)\n",
               "map grants", maps_per_s, absl::GetFlag(FLAGS_map_concurrency),
               lmrs, static_cast<long long>(maps.errors()));
@@ -524,13 +579,14 @@ int Main(const char* argv0) {
                   ? absl::StrCat("status ", WEXITSTATUS(exit_status)).c_str()
                   : "killed");
   std::printf(
-      "RESULT nodes=%d join_s=%.3f join_p50_ms=%.1f join_p99_ms=%.1f "
+      "RESULT nodes=%d connect_s=%.3f join_s=%.3f join_p50_ms=%.1f "
+      "join_p99_ms=%.1f "
       "hb_per_s=%.0f maps_per_s=%.0f map_p50_ms=%.2f map_p99_ms=%.2f "
       "detect_p50_ms=%.0f detect_p99_ms=%.0f rss_per_node_kib=%.1f\n",
-      nodes, absl::ToDoubleSeconds(join_all), join.p50_ms, join.p99_ms,
-      hb_per_s, maps_per_s, map_latency.p50_ms, map_latency.p99_ms,
-      detect_hang.p50_ms, detect_hang.p99_ms,
-      (rss_joined - rss_baseline) / 1024.0 / nodes);
+      nodes, absl::ToDoubleSeconds(connect_all),
+      absl::ToDoubleSeconds(join_all), join.p50_ms, join.p99_ms, hb_per_s,
+      maps_per_s, map_latency.p50_ms, map_latency.p99_ms, detect_hang.p50_ms,
+      detect_hang.p99_ms, (rss_joined - rss_baseline) / 1024.0 / nodes);
   return (from_hang.size() == victims.size() && maps.errors() == 0 &&
           early_ends == 0)
              ? 0
