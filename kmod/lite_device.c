@@ -87,6 +87,10 @@ static int lite_ib_add(struct ib_device *ibdev)
 	mutex_unlock(&lite_devices_lock);
 
 	ib_set_client_data(ibdev, &lite_ib_client, ldev);
+
+	/* The node's listener may have been waiting for this device. */
+	if (!ldev->global_key_errno)
+		lite_node_device_added();
 	return 0;
 }
 
@@ -94,9 +98,11 @@ static void lite_ib_remove(struct ib_device *ibdev, void *client_data)
 {
 	struct lite_device *ldev = client_data;
 
+	/* No new lookups, then no new QPs, then tear the existing ones down. */
 	mutex_lock(&lite_devices_lock);
 	list_del(&ldev->entry);
 	mutex_unlock(&lite_devices_lock);
+	lite_peers_device_removed(ldev);
 
 	/* The RDMA core requires everything on the device to be gone now. */
 	lite_device_free_resources(ldev);
@@ -109,6 +115,27 @@ static struct ib_client lite_ib_client = {
 	.add = lite_ib_add,
 	.remove = lite_ib_remove,
 };
+
+struct lite_device *lite_device_get(struct ib_device *ibdev)
+{
+	struct lite_device *ldev, *found = NULL;
+
+	mutex_lock(&lite_devices_lock);
+	list_for_each_entry(ldev, &lite_devices, entry) {
+		if (ldev->ibdev == ibdev && !ldev->global_key_errno) {
+			kref_get(&ldev->ref);
+			found = ldev;
+			break;
+		}
+	}
+	mutex_unlock(&lite_devices_lock);
+	return found;
+}
+
+void lite_device_put(struct lite_device *ldev)
+{
+	kref_put(&ldev->ref, lite_device_release);
+}
 
 int lite_visit_devices(lite_device_fn fn, void *arg)
 {

@@ -5,10 +5,14 @@
 #ifndef LITE_INTERNAL_H
 #define LITE_INTERNAL_H
 
+#include <linux/atomic.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/netlink.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
 
 #include "uapi/lite.h"
 
@@ -18,6 +22,7 @@
  * An RDMA device LITE serves: its protection domain with the global rkey and
  * its completion queue. Created by the ib_client's add callback and torn down
  * by its remove callback (device unplug, driver unload, or module unload).
+ * The reference count only keeps the structure; pd and cq live until remove.
  */
 struct lite_device {
 	struct kref ref;
@@ -27,10 +32,22 @@ struct lite_device {
 	struct ib_cq *cq;		/* NULL when global_key_errno != 0 */
 	u32 port;
 	int global_key_errno;
+	/*
+	 * Set under lite_lock when the device is being removed: from then on
+	 * no queue pair may be created on pd (lite_peers_device_removed()).
+	 */
+	bool dying;
 };
 
 int lite_device_init(void);
 void lite_device_exit(void);
+
+/*
+ * The lite_device for @ibdev with a reference, or NULL if LITE does not
+ * serve it (unknown, being removed, or without the global key).
+ */
+struct lite_device *lite_device_get(struct ib_device *ibdev);
+void lite_device_put(struct lite_device *ldev);
 
 typedef int (*lite_device_fn)(struct lite_device *ldev, void *arg);
 
@@ -43,5 +60,154 @@ int lite_visit_devices(lite_device_fn fn, void *arg);
 
 int lite_chardev_init(void);
 void lite_chardev_exit(void);
+
+/* lite_main.c: module parameters and the shared lock and workqueue. */
+
+/*
+ * lite_lock protects the node identity and listener pointer (lite_node.c),
+ * the peer table, every peer's and every connection's state (lite_peer.c,
+ * lite_conn.c), and lite_device.dying. rdma_cm handlers take it, so it is
+ * never held across anything that waits for a handler: rdma_destroy_id(),
+ * cancel_*_sync() or flush_workqueue().
+ */
+extern struct mutex lite_lock;
+/* Connection setup retries and teardown; flushed on device removal. */
+extern struct workqueue_struct *lite_wq;
+extern unsigned short lite_cm_port;
+extern unsigned int lite_qps_per_peer;
+
+/* lite_debugfs.c: counters under /sys/kernel/debug/lite/. */
+enum lite_counter {
+	LITE_CNT_PEERS,			/* gauge: peers known */
+	LITE_CNT_QPS_CONNECTED,		/* gauge: RC QPs connected */
+	LITE_CNT_CONNECT_ATTEMPTS,	/* QP connections this node initiated */
+	LITE_CNT_ACCEPTS,		/* QP connections this node accepted */
+	LITE_CNT_REJECTS_SENT,		/* connection requests this node rejected */
+	LITE_CNT_REJECTS_RECEIVED,	/* this node's requests the peer rejected */
+	LITE_CNT_CONNECT_ERRORS,	/* attempts that failed before connecting */
+	LITE_CNT_DISCONNECTS,		/* connected QPs lost or torn down */
+	LITE_CNT_NR
+};
+
+extern atomic64_t lite_counters[LITE_CNT_NR];
+
+static inline void lite_count(enum lite_counter c)
+{
+	atomic64_inc(&lite_counters[c]);
+}
+
+static inline void lite_uncount(enum lite_counter c)
+{
+	atomic64_dec(&lite_counters[c]);
+}
+
+void lite_debugfs_init(void);
+void lite_debugfs_exit(void);
+
+/* lite_node.c: this node's identity and its rdma_cm listener. */
+struct lite_node_id {
+	u32 id;
+	u64 incarnation;
+	__be32 addr;
+};
+
+/* Copies the identity to @out; false if it is not set. Under lite_lock. */
+bool lite_node_get_locked(struct lite_node_id *out);
+int lite_node_set(const struct lite_node_id *nid, struct netlink_ext_ack *extack);
+void lite_node_device_added(void);
+void lite_node_exit(void);
+
+/* lite_peer.c: the peer table and each peer's connection state. */
+struct lite_conn;
+
+struct lite_peer {
+	/* Held by the table, by each connection and by a queued connect_work. */
+	struct kref ref;
+	u32 node_id;
+	u64 incarnation;
+	__be32 addr;
+	bool initiator;			/* this node's id is the smaller one */
+	/* The rest is under lite_lock. */
+	bool removed;			/* no longer in the table */
+	bool failure_reported;		/* PEER_FAILED sent since last connected */
+	enum lite_peer_state state;
+	unsigned int connected;		/* connections in conns[] that are up */
+	unsigned int backoff_ms;	/* next retry delay (initiator) */
+	struct delayed_work connect_work;
+	struct lite_conn *conns[LITE_QPS_PER_PEER_MAX];
+};
+
+/* A snapshot of one peer, for dumps and events. */
+struct lite_peer_info {
+	u32 node_id;
+	u64 incarnation;
+	__be32 addr;
+	enum lite_peer_state state;
+	enum lite_peer_role role;
+	u32 qps_connected;
+};
+
+typedef int (*lite_peer_fn)(const struct lite_peer_info *info, void *arg);
+
+int lite_peer_add(const struct lite_node_id *pid, struct netlink_ext_ack *extack);
+int lite_peer_remove(u32 node_id, u64 incarnation, struct netlink_ext_ack *extack);
+/*
+ * Calls @fn for each peer whose node id is >= *@next, in node id order,
+ * under lite_lock. If @fn fails, *@next is that peer's id (to resume there)
+ * and its error is returned; otherwise *@next is past the last peer.
+ */
+int lite_peers_visit(unsigned long *next, lite_peer_fn fn, void *arg);
+unsigned int lite_peers_count_locked(void);
+struct lite_peer *lite_peer_find_locked(u32 node_id);
+void lite_peer_put(struct lite_peer *peer);
+void lite_peer_conn_up_locked(struct lite_conn *conn);
+void lite_peer_conn_lost_locked(struct lite_conn *conn, bool was_up, int reason,
+				bool report);
+void lite_peers_device_removed(struct lite_device *ldev);
+void lite_peers_exit(void);
+
+/* lite_conn.c: one RC connection (rdma_cm id, CQ, QP) to a peer. */
+enum lite_conn_state {
+	LITE_CONN_CONNECTING,	/* resolving, connecting or accepting */
+	LITE_CONN_UP,		/* established */
+	LITE_CONN_DEAD,		/* out of its peer's slot; teardown queued */
+};
+
+/*
+ * Until it is DEAD a connection sits in peer->conns[index]. Its verbs
+ * resources and rdma_cm id are torn down by destroy_work; the structure
+ * lives on while error_work holds a reference.
+ */
+struct lite_conn {
+	/* Held by the rdma_cm id's lifetime and by a queued error_work. */
+	struct kref ref;
+	struct lite_peer *peer;		/* holds a reference */
+	struct rdma_cm_id *cm_id;
+	struct lite_device *ldev;	/* with a reference, once the QP exists */
+	struct ib_cq *cq;
+	struct work_struct destroy_work;
+	struct work_struct error_work;	/* a fatal QP event: fail the conn */
+	u16 index;
+	bool active;			/* this node initiated it */
+	/* Under lite_lock. */
+	enum lite_conn_state state;
+	bool qp_created;
+	bool established;		/* was up at some point */
+};
+
+int lite_conn_start_locked(struct lite_peer *peer, u16 index);
+int lite_conn_request(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+int lite_conn_event(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+/* Takes @conn out of its peer's slot and queues its teardown. */
+void lite_conn_kill_locked(struct lite_conn *conn, int reason, bool report);
+/* Marks @conn DEAD and queues its teardown; the caller cleared the slot. */
+void lite_conn_close_locked(struct lite_conn *conn);
+
+/* lite_netlink.c: the generic netlink family. */
+int lite_netlink_init(void);
+void lite_netlink_exit(void);
+/* Multicasts a LITE_CMD_EVENT_* for @info; @reason 0 omits the reason. */
+void lite_nl_peer_event(u8 cmd, const struct lite_peer_info *info,
+			int qp_index, int reason);
 
 #endif /* LITE_INTERNAL_H */

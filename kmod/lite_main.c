@@ -4,40 +4,119 @@
  *
  * lite.ko virtualizes RDMA for every process and kernel subsystem on a node:
  * one global memory key, shared queue pairs, named memory regions, RPC and
- * locks. This file only wires the pieces together in order.
+ * locks. This file holds the module parameters and wires the pieces
+ * together in order.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 
 #include "lite_internal.h"
+
+/* See lite_internal.h for what it protects. */
+DEFINE_MUTEX(lite_lock);
+struct workqueue_struct *lite_wq;
+
+/*
+ * The rdma_cm port peers connect to. Not perftest's default 18515, so the
+ * benchmarks can run next to LITE on the same address.
+ */
+unsigned short lite_cm_port = 18600;
+
+static int lite_param_set_port(const char *val, const struct kernel_param *kp)
+{
+	u16 port;
+	int ret;
+
+	ret = kstrtou16(val, 0, &port);
+	if (ret)
+		return ret;
+	if (!port)
+		return -EINVAL;
+	*(unsigned short *)kp->arg = port;
+	return 0;
+}
+
+static const struct kernel_param_ops lite_port_ops = {
+	.set = lite_param_set_port,
+	.get = param_get_ushort,
+};
+
+module_param_cb(cm_port, &lite_port_ops, &lite_cm_port, 0444);
+MODULE_PARM_DESC(cm_port, "rdma_cm port lite.ko listens on and connects to, 1..65535 (default 18600)");
+
+/* RC queue pairs per peer, shared by every process on the node. */
+unsigned int lite_qps_per_peer = 2;
+
+static int lite_param_set_qps(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, LITE_QPS_PER_PEER_MAX);
+}
+
+static const struct kernel_param_ops lite_qps_ops = {
+	.set = lite_param_set_qps,
+	.get = param_get_uint,
+};
+
+module_param_cb(qps_per_peer, &lite_qps_ops, &lite_qps_per_peer, 0444);
+MODULE_PARM_DESC(qps_per_peer, "RC queue pairs per peer, 1..16 (default 2); every node must use the same value");
 
 static int __init lite_init(void)
 {
 	int ret;
 
+	/* First and last: every teardown path flushes it. */
+	lite_wq = alloc_workqueue("lite", WQ_UNBOUND, 0);
+	if (!lite_wq)
+		return -ENOMEM;
+
+	lite_debugfs_init();
+
 	ret = lite_device_init();
 	if (ret) {
 		pr_err("cannot register the RDMA client: %d\n", ret);
-		return ret;
+		goto err_debugfs;
 	}
 
-	/* Last: once /dev/lite exists, applications can call in. */
 	ret = lite_chardev_init();
 	if (ret) {
 		pr_err("cannot create /dev/lite: %d\n", ret);
-		lite_device_exit();
-		return ret;
+		goto err_device;
 	}
 
-	pr_info("loaded, ABI version %d\n", LITE_ABI_VERSION);
+	/* Last: once the family exists, the agent can configure the node. */
+	ret = lite_netlink_init();
+	if (ret) {
+		pr_err("cannot register the generic netlink family: %d\n", ret);
+		goto err_chardev;
+	}
+
+	pr_info("loaded, ABI version %d, rdma_cm port %u, %u QPs per peer\n",
+		LITE_ABI_VERSION, lite_cm_port, lite_qps_per_peer);
 	return 0;
+
+err_chardev:
+	lite_chardev_exit();
+err_device:
+	lite_device_exit();
+err_debugfs:
+	lite_debugfs_exit();
+	destroy_workqueue(lite_wq);
+	return ret;
 }
 
 static void __exit lite_exit(void)
 {
+	/* No new commands, then no new connections, then close the old ones. */
+	lite_netlink_exit();
 	lite_chardev_exit();
+	lite_node_exit();
+	lite_peers_exit();
 	lite_device_exit();
+	lite_debugfs_exit();
+	destroy_workqueue(lite_wq);
 	pr_info("unloaded\n");
 }
 

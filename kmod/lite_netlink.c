@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LITE: the generic netlink family the node agent programs lite.ko with.
+ * The contract (commands, attributes, errors, events) is documented in
+ * include/uapi/lite.h.
+ *
+ * Every command has its own policy: attributes it does not take are
+ * NLA_UNSPEC there, which strict validation (the default for new genl
+ * commands) rejects, as it rejects unknown types, bad lengths and trailing
+ * bytes. Values are then checked here, each with its own message.
+ *
+ * The attached agent is remembered by its netlink port: that is where
+ * upcalls will go, and a netlink notifier detaches it when that socket is
+ * released, so a crashed agent never leaves a stale owner behind.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/inetdevice.h>
+#include <linux/notifier.h>
+#include <linux/spinlock.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+
+#include "lite_internal.h"
+
+static struct {
+	bool attached;
+	u32 portid;
+} lite_agent;				/* under lite_agent_lock */
+static DEFINE_SPINLOCK(lite_agent_lock);
+
+/* Events may be sent: the family is registered. Under lite_lock. */
+static bool lite_nl_ready;
+
+static struct genl_family lite_genl_family;
+
+enum lite_mcgrp {
+	LITE_MCGRP_EVENTS_IDX,
+};
+
+static const struct genl_multicast_group lite_genl_mcgrps[] = {
+	[LITE_MCGRP_EVENTS_IDX] = {
+		.name = LITE_GENL_MCGRP_EVENTS,
+		.flags = GENL_MCAST_CAP_NET_ADMIN,
+	},
+};
+
+/* Commands that take no attributes: every type is NLA_UNSPEC, so rejected. */
+static const struct nla_policy lite_nl_no_attrs[LITE_ATTR_MAX + 1] = {};
+
+static const struct nla_policy lite_nl_node_set_policy[LITE_ATTR_MAX + 1] = {
+	[LITE_ATTR_NODE_ID] = { .type = NLA_U32 },
+	[LITE_ATTR_INCARNATION] = { .type = NLA_U64 },
+	[LITE_ATTR_IPV4_ADDR] = { .type = NLA_BE32 },
+};
+
+static const struct nla_policy lite_nl_peer_add_policy[LITE_ATTR_MAX + 1] = {
+	[LITE_ATTR_NODE_ID] = { .type = NLA_U32 },
+	[LITE_ATTR_INCARNATION] = { .type = NLA_U64 },
+	[LITE_ATTR_IPV4_ADDR] = { .type = NLA_BE32 },
+};
+
+static const struct nla_policy lite_nl_peer_remove_policy[LITE_ATTR_MAX + 1] = {
+	[LITE_ATTR_NODE_ID] = { .type = NLA_U32 },
+	[LITE_ATTR_INCARNATION] = { .type = NLA_U64 },
+};
+
+/* A required attribute; @what is a string literal naming it. */
+#define lite_nl_require(info, type, what) ({				\
+	struct genl_info *__info = (info);				\
+	int __type = (type);						\
+	bool __present = !!__info->attrs[__type];			\
+	if (!__present) {						\
+		NL_SET_ERR_ATTR_MISS(__info->extack, NULL, __type);	\
+		NL_SET_ERR_MSG(__info->extack, "missing " what);	\
+	}								\
+	__present;							\
+})
+
+/* While an agent is attached, only it may change the node's state. */
+static int lite_nl_check_owner(struct genl_info *info)
+{
+	int ret = 0;
+
+	spin_lock(&lite_agent_lock);
+	if (lite_agent.attached && lite_agent.portid != info->snd_portid)
+		ret = -EBUSY;
+	spin_unlock(&lite_agent_lock);
+	if (ret)
+		GENL_SET_ERR_MSG(info, "an agent is attached: only it may change the node");
+	return ret;
+}
+
+static int lite_nl_get_node_id(struct genl_info *info, u32 *id)
+{
+	struct nlattr *attr = info->attrs[LITE_ATTR_NODE_ID];
+
+	*id = nla_get_u32(attr);
+	if (!*id) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "node id 0 is reserved (valid: 1..4294967295)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int lite_nl_get_incarnation(struct genl_info *info, u64 *incarnation)
+{
+	struct nlattr *attr = info->attrs[LITE_ATTR_INCARNATION];
+
+	*incarnation = nla_get_u64(attr);
+	if (!*incarnation) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "incarnation 0 is reserved (valid: 1..2^64-1)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int lite_nl_get_addr(struct genl_info *info, __be32 *addr)
+{
+	struct nlattr *attr = info->attrs[LITE_ATTR_IPV4_ADDR];
+
+	*addr = nla_get_in_addr(attr);
+	if (ipv4_is_zeronet(*addr) || ipv4_is_loopback(*addr) ||
+	    ipv4_is_multicast(*addr) || ipv4_is_lbcast(*addr)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "not a unicast IPv4 address (0.0.0.0/8, loopback, multicast and broadcast are not)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Node id, incarnation and address, all required: NODE_SET and PEER_ADD. */
+static int lite_nl_get_identity(struct genl_info *info, struct lite_node_id *nid)
+{
+	int ret;
+
+	if (!lite_nl_require(info, LITE_ATTR_NODE_ID, "LITE_ATTR_NODE_ID") ||
+	    !lite_nl_require(info, LITE_ATTR_INCARNATION, "LITE_ATTR_INCARNATION") ||
+	    !lite_nl_require(info, LITE_ATTR_IPV4_ADDR, "LITE_ATTR_IPV4_ADDR"))
+		return -EINVAL;
+	ret = lite_nl_get_node_id(info, &nid->id);
+	if (!ret)
+		ret = lite_nl_get_incarnation(info, &nid->incarnation);
+	if (!ret)
+		ret = lite_nl_get_addr(info, &nid->addr);
+	return ret;
+}
+
+static int lite_nl_attach(struct sk_buff *skb, struct genl_info *info)
+{
+	int ret = 0;
+
+	spin_lock(&lite_agent_lock);
+	if (lite_agent.attached && lite_agent.portid != info->snd_portid) {
+		ret = -EBUSY;
+	} else {
+		lite_agent.attached = true;
+		lite_agent.portid = info->snd_portid;
+	}
+	spin_unlock(&lite_agent_lock);
+	if (ret) {
+		GENL_SET_ERR_MSG(info, "another agent is attached");
+		return ret;
+	}
+	pr_info("agent attached (netlink port %u)\n", info->snd_portid);
+	return 0;
+}
+
+static int lite_nl_detach(struct sk_buff *skb, struct genl_info *info)
+{
+	int ret = 0;
+
+	spin_lock(&lite_agent_lock);
+	if (!lite_agent.attached)
+		ret = -ENOTCONN;
+	else if (lite_agent.portid != info->snd_portid)
+		ret = -EBUSY;
+	else
+		lite_agent.attached = false;
+	spin_unlock(&lite_agent_lock);
+	if (ret == -ENOTCONN)
+		GENL_SET_ERR_MSG(info, "no agent is attached");
+	else if (ret)
+		GENL_SET_ERR_MSG(info, "the attached agent is another socket");
+	else
+		pr_info("agent detached (netlink port %u)\n", info->snd_portid);
+	return ret;
+}
+
+static int lite_nl_node_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct lite_node_id nid;
+	int ret;
+
+	ret = lite_nl_check_owner(info);
+	if (!ret)
+		ret = lite_nl_get_identity(info, &nid);
+	if (!ret)
+		ret = lite_node_set(&nid, info->extack);
+	return ret;
+}
+
+static int lite_nl_node_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct lite_node_id nid;
+	struct sk_buff *msg;
+	unsigned int peers;
+	bool attached, set;
+	u32 portid;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &lite_genl_family, 0,
+				LITE_CMD_NODE_GET);
+	if (!hdr)
+		goto too_big;
+
+	mutex_lock(&lite_lock);
+	set = lite_node_get_locked(&nid);
+	peers = lite_peers_count_locked();
+	mutex_unlock(&lite_lock);
+	spin_lock(&lite_agent_lock);
+	attached = lite_agent.attached;
+	portid = lite_agent.portid;
+	spin_unlock(&lite_agent_lock);
+
+	if (nla_put_u16(msg, LITE_ATTR_CM_PORT, lite_cm_port) ||
+	    nla_put_u32(msg, LITE_ATTR_QPS_PER_PEER, lite_qps_per_peer) ||
+	    nla_put_u32(msg, LITE_ATTR_NUM_PEERS, peers))
+		goto too_big;
+	if (set &&
+	    (nla_put_u32(msg, LITE_ATTR_NODE_ID, nid.id) ||
+	     nla_put_u64_64bit(msg, LITE_ATTR_INCARNATION, nid.incarnation,
+			       LITE_ATTR_PAD) ||
+	     nla_put_in_addr(msg, LITE_ATTR_IPV4_ADDR, nid.addr)))
+		goto too_big;
+	if (attached && nla_put_u32(msg, LITE_ATTR_AGENT_PORTID, portid))
+		goto too_big;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+too_big:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}
+
+static int lite_nl_peer_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct lite_node_id pid;
+	int ret;
+
+	ret = lite_nl_check_owner(info);
+	if (!ret)
+		ret = lite_nl_get_identity(info, &pid);
+	if (!ret)
+		ret = lite_peer_add(&pid, info->extack);
+	return ret;
+}
+
+static int lite_nl_peer_remove(struct sk_buff *skb, struct genl_info *info)
+{
+	u64 incarnation = 0;
+	u32 id;
+	int ret;
+
+	ret = lite_nl_check_owner(info);
+	if (ret)
+		return ret;
+	if (!lite_nl_require(info, LITE_ATTR_NODE_ID, "LITE_ATTR_NODE_ID"))
+		return -EINVAL;
+	ret = lite_nl_get_node_id(info, &id);
+	if (!ret && info->attrs[LITE_ATTR_INCARNATION])
+		ret = lite_nl_get_incarnation(info, &incarnation);
+	if (!ret)
+		ret = lite_peer_remove(id, incarnation, info->extack);
+	return ret;
+}
+
+static int lite_nl_put_peer(struct sk_buff *msg, const struct lite_peer_info *p)
+{
+	if (nla_put_u32(msg, LITE_ATTR_NODE_ID, p->node_id) ||
+	    nla_put_u64_64bit(msg, LITE_ATTR_INCARNATION, p->incarnation,
+			      LITE_ATTR_PAD) ||
+	    nla_put_in_addr(msg, LITE_ATTR_IPV4_ADDR, p->addr) ||
+	    nla_put_u32(msg, LITE_ATTR_PEER_STATE, p->state) ||
+	    nla_put_u32(msg, LITE_ATTR_QPS_CONNECTED, p->qps_connected))
+		return -EMSGSIZE;
+	return 0;
+}
+
+struct lite_nl_dump_ctx {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+};
+
+static int lite_nl_dump_one(const struct lite_peer_info *p, void *arg)
+{
+	struct lite_nl_dump_ctx *ctx = arg;
+	void *hdr;
+
+	hdr = genlmsg_put(ctx->skb, NETLINK_CB(ctx->cb->skb).portid,
+			  ctx->cb->nlh->nlmsg_seq, &lite_genl_family,
+			  NLM_F_MULTI, LITE_CMD_PEER_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (lite_nl_put_peer(ctx->skb, p) ||
+	    nla_put_u32(ctx->skb, LITE_ATTR_PEER_ROLE, p->role)) {
+		genlmsg_cancel(ctx->skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(ctx->skb, hdr);
+	return 0;
+}
+
+/* cb->args[0]: the node id to resume from. */
+static int lite_nl_peer_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct lite_nl_dump_ctx ctx = { .skb = skb, .cb = cb };
+	unsigned long next = cb->args[0];
+	int ret;
+
+	ret = lite_peers_visit(&next, lite_nl_dump_one, &ctx);
+	cb->args[0] = next;
+	/* A peer that did not fit goes into the next message. */
+	if (ret && !skb->len)
+		return ret;
+	return skb->len;
+}
+
+void lite_nl_peer_event(u8 cmd, const struct lite_peer_info *info,
+			int qp_index, int reason)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	lockdep_assert_held(&lite_lock);
+	if (!lite_nl_ready ||
+	    !genl_has_listeners(&lite_genl_family, &init_net,
+				LITE_MCGRP_EVENTS_IDX))
+		return;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &lite_genl_family, 0, cmd);
+	if (!hdr)
+		goto drop;
+	if (lite_nl_put_peer(msg, info))
+		goto drop;
+	if (qp_index >= 0 && nla_put_u32(msg, LITE_ATTR_QP_INDEX, qp_index))
+		goto drop;
+	if (reason > 0 && nla_put_u32(msg, LITE_ATTR_REASON, reason))
+		goto drop;
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast(&lite_genl_family, msg, 0, LITE_MCGRP_EVENTS_IDX,
+			  GFP_KERNEL);
+	return;
+drop:
+	nlmsg_free(msg);
+}
+
+static const struct genl_ops lite_genl_ops[] = {
+	{
+		.cmd = LITE_CMD_AGENT_ATTACH,
+		.flags = GENL_ADMIN_PERM,
+		.doit = lite_nl_attach,
+		.policy = lite_nl_no_attrs,
+		.maxattr = LITE_ATTR_MAX,
+	},
+	{
+		.cmd = LITE_CMD_AGENT_DETACH,
+		.flags = GENL_ADMIN_PERM,
+		.doit = lite_nl_detach,
+		.policy = lite_nl_no_attrs,
+		.maxattr = LITE_ATTR_MAX,
+	},
+	{
+		.cmd = LITE_CMD_NODE_SET,
+		.flags = GENL_ADMIN_PERM,
+		.doit = lite_nl_node_set,
+		.policy = lite_nl_node_set_policy,
+		.maxattr = LITE_ATTR_MAX,
+	},
+	{
+		.cmd = LITE_CMD_NODE_GET,
+		.doit = lite_nl_node_get,
+		.policy = lite_nl_no_attrs,
+		.maxattr = LITE_ATTR_MAX,
+	},
+	{
+		.cmd = LITE_CMD_PEER_ADD,
+		.flags = GENL_ADMIN_PERM,
+		.doit = lite_nl_peer_add,
+		.policy = lite_nl_peer_add_policy,
+		.maxattr = LITE_ATTR_MAX,
+	},
+	{
+		.cmd = LITE_CMD_PEER_REMOVE,
+		.flags = GENL_ADMIN_PERM,
+		.doit = lite_nl_peer_remove,
+		.policy = lite_nl_peer_remove_policy,
+		.maxattr = LITE_ATTR_MAX,
+	},
+	{
+		.cmd = LITE_CMD_PEER_GET,
+		.dumpit = lite_nl_peer_dump,
+		.policy = lite_nl_no_attrs,
+		.maxattr = LITE_ATTR_MAX,
+	},
+};
+
+static struct genl_family lite_genl_family = {
+	.name = LITE_GENL_NAME,
+	.version = LITE_GENL_VERSION,
+	.maxattr = LITE_ATTR_MAX,
+	.module = THIS_MODULE,
+	.ops = lite_genl_ops,
+	.n_ops = ARRAY_SIZE(lite_genl_ops),
+	/* Every command is new: strict validation, no legacy leniency. */
+	.resv_start_op = LITE_CMD_MAX + 1,
+	.mcgrps = lite_genl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(lite_genl_mcgrps),
+};
+
+/* Detach the agent when its socket goes away (close, exit, crash). */
+static int lite_nl_notify(struct notifier_block *nb, unsigned long event,
+			  void *ptr)
+{
+	struct netlink_notify *n = ptr;
+	bool detached = false;
+
+	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
+	    !net_eq(n->net, &init_net))
+		return NOTIFY_DONE;
+	spin_lock(&lite_agent_lock);
+	if (lite_agent.attached && lite_agent.portid == n->portid) {
+		lite_agent.attached = false;
+		detached = true;
+	}
+	spin_unlock(&lite_agent_lock);
+	if (detached)
+		pr_info("agent's socket (netlink port %u) closed; agent detached\n",
+			n->portid);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block lite_nl_notifier = {
+	.notifier_call = lite_nl_notify,
+};
+
+int lite_netlink_init(void)
+{
+	int ret;
+
+	ret = netlink_register_notifier(&lite_nl_notifier);
+	if (ret)
+		return ret;
+	ret = genl_register_family(&lite_genl_family);
+	if (ret) {
+		netlink_unregister_notifier(&lite_nl_notifier);
+		return ret;
+	}
+	mutex_lock(&lite_lock);
+	lite_nl_ready = true;
+	mutex_unlock(&lite_lock);
+	return 0;
+}
+
+void lite_netlink_exit(void)
+{
+	mutex_lock(&lite_lock);
+	lite_nl_ready = false;
+	mutex_unlock(&lite_lock);
+	/* Waits for commands in progress; dumps hold a module reference. */
+	genl_unregister_family(&lite_genl_family);
+	netlink_unregister_notifier(&lite_nl_notifier);
+}

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LITE: this node's identity (node id, incarnation, RDMA address) and the
+ * rdma_cm listener peers connect to.
+ *
+ * The listener is created and destroyed only under lite_listen_mutex, which
+ * rdma_cm handlers never take, so rdma_destroy_id() on it (which waits for
+ * a running handler) can be called with that mutex held but never with
+ * lite_lock, which the handlers do take.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/inet.h>
+#include <net/net_namespace.h>
+
+#include "lite_internal.h"
+
+#define LITE_LISTEN_BACKLOG 128
+
+static struct {
+	bool set;
+	bool stopping;			/* module unload: no new listener */
+	struct lite_node_id id;
+	struct rdma_cm_id *listener;
+} lite_node;				/* under lite_lock */
+
+static DEFINE_MUTEX(lite_listen_mutex);
+
+/* The listener's context: tells its own events from its children's. */
+static char lite_listener_tag;
+
+static void lite_listen_work_fn(struct work_struct *work);
+static DECLARE_WORK(lite_listen_work, lite_listen_work_fn);
+
+bool lite_node_get_locked(struct lite_node_id *out)
+{
+	lockdep_assert_held(&lite_lock);
+	if (!lite_node.set)
+		return false;
+	*out = lite_node.id;
+	return true;
+}
+
+/*
+ * The listener lost its device. Whoever takes lite_node.listener destroys
+ * it: here that is rdma_cm, by the non-zero return.
+ */
+static int lite_listener_removed(struct rdma_cm_id *id)
+{
+	bool mine = false;
+	__be32 addr;
+
+	mutex_lock(&lite_lock);
+	if (lite_node.listener == id) {
+		lite_node.listener = NULL;
+		mine = true;
+	}
+	addr = lite_node.id.addr;
+	mutex_unlock(&lite_lock);
+	if (mine)
+		pr_warn("RDMA device of %pI4 removed; not listening until it is back\n",
+			&addr);
+	return mine ? 1 : 0;
+}
+
+/*
+ * rdma_cm hands connection requests to the listener's handler, and the new
+ * ids inherit it: after lite_conn_request() has accepted one, its context
+ * is the connection and its events go to lite_conn_event().
+ */
+static int lite_listen_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return lite_conn_request(id, ev);
+	if (id->context != &lite_listener_tag)
+		return lite_conn_event(id, ev);
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		return lite_listener_removed(id);
+	default:
+		pr_debug("listener: %s (%d)\n", rdma_event_msg(ev->event),
+			 ev->status);
+		return 0;
+	}
+}
+
+static int lite_listen(__be32 addr, struct rdma_cm_id **out)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(lite_cm_port),
+		.sin_addr.s_addr = addr,
+	};
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, lite_listen_handler, &lite_listener_tag,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
+	if (!ret)
+		ret = rdma_listen(id, LITE_LISTEN_BACKLOG);
+	if (ret) {
+		rdma_destroy_id(id);
+		return ret;
+	}
+	*out = id;
+	return 0;
+}
+
+int lite_node_set(const struct lite_node_id *nid, struct netlink_ext_ack *extack)
+{
+	struct rdma_cm_id *old, *listener;
+	bool same;
+	int ret = 0;
+
+	mutex_lock(&lite_listen_mutex);
+	mutex_lock(&lite_lock);
+	same = lite_node.set && lite_node.id.id == nid->id &&
+	       lite_node.id.incarnation == nid->incarnation &&
+	       lite_node.id.addr == nid->addr;
+	/* The same identity again: done, or listen again if that was lost. */
+	if (same && lite_node.listener) {
+		mutex_unlock(&lite_lock);
+		goto out;
+	}
+	if (!same && lite_peers_count_locked()) {
+		mutex_unlock(&lite_lock);
+		NL_SET_ERR_MSG(extack, "remove every peer before changing the node identity");
+		ret = -EBUSY;
+		goto out;
+	}
+	old = lite_node.listener;
+	lite_node.listener = NULL;
+	if (!same)
+		lite_node.set = false;
+	mutex_unlock(&lite_lock);
+
+	if (old)
+		rdma_destroy_id(old);
+
+	ret = lite_listen(nid->addr, &listener);
+	switch (ret) {
+	case 0:
+		break;
+	case -EADDRNOTAVAIL:
+	case -ENODEV:
+		NL_SET_ERR_MSG(extack, "the address is not on an RDMA device of this node");
+		ret = -EADDRNOTAVAIL;
+		goto out;
+	case -EADDRINUSE:
+		NL_SET_ERR_MSG(extack, "the rdma_cm port is already in use on this address");
+		goto out;
+	default:
+		NL_SET_ERR_MSG(extack, "cannot listen with rdma_cm on the address");
+		goto out;
+	}
+
+	mutex_lock(&lite_lock);
+	lite_node.id = *nid;
+	lite_node.listener = listener;
+	lite_node.set = true;
+	mutex_unlock(&lite_lock);
+	pr_info("node %u incarnation %llu, listening on %pI4 port %u (%s)\n",
+		nid->id, nid->incarnation, &nid->addr, lite_cm_port,
+		dev_name(&listener->device->dev));
+out:
+	mutex_unlock(&lite_listen_mutex);
+	return ret;
+}
+
+/* A device came (back): listen again if the node lost its listener. */
+static void lite_listen_work_fn(struct work_struct *work)
+{
+	struct rdma_cm_id *listener = NULL;
+	__be32 addr;
+	bool need;
+
+	mutex_lock(&lite_listen_mutex);
+	mutex_lock(&lite_lock);
+	need = lite_node.set && !lite_node.listener && !lite_node.stopping;
+	addr = lite_node.id.addr;
+	mutex_unlock(&lite_lock);
+
+	if (need && !lite_listen(addr, &listener)) {
+		mutex_lock(&lite_lock);
+		if (lite_node.set && !lite_node.listener && !lite_node.stopping &&
+		    lite_node.id.addr == addr) {
+			lite_node.listener = listener;
+			listener = NULL;
+			pr_info("listening on %pI4 port %u again\n", &addr,
+				lite_cm_port);
+		}
+		mutex_unlock(&lite_lock);
+	}
+	mutex_unlock(&lite_listen_mutex);
+	if (listener)
+		rdma_destroy_id(listener);
+}
+
+void lite_node_device_added(void)
+{
+	queue_work(lite_wq, &lite_listen_work);
+}
+
+/* Module unload: stop accepting connections. */
+void lite_node_exit(void)
+{
+	struct rdma_cm_id *old;
+
+	mutex_lock(&lite_lock);
+	lite_node.stopping = true;
+	mutex_unlock(&lite_lock);
+	cancel_work_sync(&lite_listen_work);
+
+	mutex_lock(&lite_listen_mutex);
+	mutex_lock(&lite_lock);
+	old = lite_node.listener;
+	lite_node.listener = NULL;
+	mutex_unlock(&lite_lock);
+	/* Waits for a connection request being handled on it. */
+	if (old)
+		rdma_destroy_id(old);
+	mutex_unlock(&lite_listen_mutex);
+}

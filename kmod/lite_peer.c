@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LITE: the peer table and each peer's connection state.
+ *
+ * A peer is another node LITE keeps qps_per_peer RC connections to. Of each
+ * pair, the node with the smaller id initiates all connections and retries
+ * failed ones with a bounded, jittered exponential backoff for as long as
+ * the peer is wanted; the other node only accepts (lite_conn.c). The peer
+ * is CONNECTED while all of its connections are up. A new incarnation of a
+ * peer is a new struct lite_peer: the old one is detached from the table,
+ * its connections torn down, and its late rdma_cm events find it removed.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/minmax.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include "lite_internal.h"
+
+/* Initiator retry delays: doubled after each failure, jitter added. */
+#define LITE_RETRY_MIN_MS 100
+#define LITE_RETRY_MAX_MS 2000
+
+/* node id -> struct lite_peer; changed under lite_lock. */
+static DEFINE_XARRAY(lite_peers);
+static unsigned int lite_nr_peers;	/* under lite_lock */
+static bool lite_peers_stopping;	/* under lite_lock: module unload */
+
+static void lite_peer_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct lite_peer, ref));
+}
+
+void lite_peer_put(struct lite_peer *peer)
+{
+	kref_put(&peer->ref, lite_peer_release);
+}
+
+static void lite_peer_info_locked(const struct lite_peer *peer,
+				  struct lite_peer_info *info)
+{
+	info->node_id = peer->node_id;
+	info->incarnation = peer->incarnation;
+	info->addr = peer->addr;
+	info->state = peer->state;
+	info->role = peer->initiator ? LITE_PEER_ROLE_INITIATOR :
+				       LITE_PEER_ROLE_ACCEPTOR;
+	info->qps_connected = peer->connected;
+}
+
+static void lite_peer_event_locked(const struct lite_peer *peer, u8 cmd,
+				   int qp_index, int reason)
+{
+	struct lite_peer_info info;
+
+	lite_peer_info_locked(peer, &info);
+	lite_nl_peer_event(cmd, &info, qp_index, reason);
+}
+
+/*
+ * Queues the connect work (initiator only), after the backoff delay if
+ * @backoff. A pending run is left alone, so several connections failing
+ * together cause one retry and one doubling of the delay.
+ */
+static void lite_peer_schedule_locked(struct lite_peer *peer, bool backoff)
+{
+	unsigned long delay = 0;
+
+	lockdep_assert_held(&lite_lock);
+	if (!peer->initiator || peer->removed || lite_peers_stopping ||
+	    delayed_work_pending(&peer->connect_work))
+		return;
+	if (backoff) {
+		unsigned int ms = peer->backoff_ms;
+
+		/* Jitter: nodes that failed together do not retry together. */
+		ms += get_random_u32_below(ms / 2 + 1);
+		delay = msecs_to_jiffies(ms);
+		peer->backoff_ms = min(peer->backoff_ms * 2, LITE_RETRY_MAX_MS);
+	}
+	if (queue_delayed_work(lite_wq, &peer->connect_work, delay))
+		kref_get(&peer->ref);
+}
+
+static void lite_peer_connect_work(struct work_struct *work)
+{
+	struct lite_peer *peer = container_of(to_delayed_work(work),
+					      struct lite_peer, connect_work);
+	unsigned int i;
+	int ret;
+
+	mutex_lock(&lite_lock);
+	for (i = 0; i < lite_qps_per_peer; i++) {
+		if (peer->removed || lite_peers_stopping)
+			break;
+		if (peer->conns[i])
+			continue;
+		ret = lite_conn_start_locked(peer, i);
+		if (ret) {
+			/* Nothing was started for this slot: try again later. */
+			pr_debug("peer %u: cannot start QP %u: %d\n",
+				 peer->node_id, i, ret);
+			lite_count(LITE_CNT_CONNECT_ERRORS);
+			if (!peer->failure_reported) {
+				peer->failure_reported = true;
+				lite_peer_event_locked(peer, LITE_CMD_EVENT_PEER_FAILED,
+						       i, -ret);
+			}
+			lite_peer_schedule_locked(peer, true);
+			break;
+		}
+	}
+	mutex_unlock(&lite_lock);
+	lite_peer_put(peer);
+}
+
+void lite_peer_conn_up_locked(struct lite_conn *conn)
+{
+	struct lite_peer *peer = conn->peer;
+
+	lockdep_assert_held(&lite_lock);
+	if (peer->removed || peer->conns[conn->index] != conn)
+		return;
+	peer->connected++;
+	lite_count(LITE_CNT_QPS_CONNECTED);
+	if (peer->connected < lite_qps_per_peer ||
+	    peer->state == LITE_PEER_CONNECTED)
+		return;
+	peer->state = LITE_PEER_CONNECTED;
+	peer->failure_reported = false;
+	peer->backoff_ms = LITE_RETRY_MIN_MS;
+	pr_info("peer %u (incarnation %llu, %pI4): %u QPs connected\n",
+		peer->node_id, peer->incarnation, &peer->addr, peer->connected);
+	lite_peer_event_locked(peer, LITE_CMD_EVENT_PEER_CONNECTED, -1, 0);
+}
+
+/*
+ * @conn, in its peer's slot, went down (@was_up) or failed to come up. A
+ * connected peer always reports the loss; a connecting one reports the
+ * first failure the connection code deems worth it (@report), once.
+ */
+void lite_peer_conn_lost_locked(struct lite_conn *conn, bool was_up, int reason,
+				bool report)
+{
+	struct lite_peer *peer = conn->peer;
+
+	lockdep_assert_held(&lite_lock);
+	if (peer->conns[conn->index] != conn)
+		return;
+	peer->conns[conn->index] = NULL;
+	if (was_up) {
+		peer->connected--;
+		lite_uncount(LITE_CNT_QPS_CONNECTED);
+		lite_count(LITE_CNT_DISCONNECTS);
+	} else {
+		lite_count(LITE_CNT_CONNECT_ERRORS);
+	}
+	if (peer->removed)
+		return;
+
+	if (peer->state == LITE_PEER_CONNECTED) {
+		peer->state = LITE_PEER_CONNECTING;
+		report = true;
+		pr_warn("peer %u (incarnation %llu, %pI4): QP %u lost (error %d), %s\n",
+			peer->node_id, peer->incarnation, &peer->addr,
+			conn->index, -reason,
+			peer->initiator ? "reconnecting" : "waiting for it to reconnect");
+	}
+	if (report && !peer->failure_reported) {
+		peer->failure_reported = true;
+		lite_peer_event_locked(peer, LITE_CMD_EVENT_PEER_FAILED,
+				       conn->index, reason);
+	}
+	lite_peer_schedule_locked(peer, true);
+}
+
+/*
+ * Takes @peer out of service: closes its connections, cancels its retry and
+ * drops the table's reference. The caller has taken it out of the table.
+ */
+static void lite_peer_detach_locked(struct lite_peer *peer)
+{
+	struct lite_peer_info info;
+	struct lite_conn *conn;
+	unsigned int i;
+
+	lockdep_assert_held(&lite_lock);
+	/* The event tells what the peer was when it was removed. */
+	lite_peer_info_locked(peer, &info);
+	peer->removed = true;
+	for (i = 0; i < ARRAY_SIZE(peer->conns); i++) {
+		conn = peer->conns[i];
+		if (!conn)
+			continue;
+		peer->conns[i] = NULL;
+		if (conn->state == LITE_CONN_UP) {
+			lite_uncount(LITE_CNT_QPS_CONNECTED);
+			lite_count(LITE_CNT_DISCONNECTS);
+		}
+		lite_conn_close_locked(conn);
+	}
+	peer->connected = 0;
+	/* A running connect work sees ->removed and drops its own reference. */
+	if (cancel_delayed_work(&peer->connect_work))
+		lite_peer_put(peer);
+	lite_nr_peers--;
+	lite_uncount(LITE_CNT_PEERS);
+	pr_info("peer %u (incarnation %llu, %pI4) removed\n", peer->node_id,
+		peer->incarnation, &peer->addr);
+	lite_nl_peer_event(LITE_CMD_EVENT_PEER_REMOVED, &info, -1, 0);
+	lite_peer_put(peer);
+}
+
+int lite_peer_add(const struct lite_node_id *pid, struct netlink_ext_ack *extack)
+{
+	struct lite_peer *peer, *old, *other;
+	struct lite_node_id self;
+	unsigned long idx;
+	int ret = 0;
+
+	peer = kzalloc(sizeof(*peer), GFP_KERNEL);
+	if (!peer)
+		return -ENOMEM;
+	kref_init(&peer->ref);
+	peer->node_id = pid->id;
+	peer->incarnation = pid->incarnation;
+	peer->addr = pid->addr;
+	peer->state = LITE_PEER_CONNECTING;
+	peer->backoff_ms = LITE_RETRY_MIN_MS;
+	INIT_DELAYED_WORK(&peer->connect_work, lite_peer_connect_work);
+
+	mutex_lock(&lite_lock);
+	if (!lite_node_get_locked(&self)) {
+		NL_SET_ERR_MSG(extack, "the node identity is not set: set the node first");
+		ret = -ENXIO;
+		goto out;
+	}
+	if (pid->id == self.id) {
+		NL_SET_ERR_MSG(extack, "the peer's node id is this node's own");
+		ret = -EINVAL;
+		goto out;
+	}
+	if (pid->addr == self.addr) {
+		NL_SET_ERR_MSG(extack, "the peer's address is this node's own");
+		ret = -EINVAL;
+		goto out;
+	}
+	old = xa_load(&lite_peers, pid->id);
+	if (old && old->incarnation == pid->incarnation) {
+		NL_SET_ERR_MSG(extack, "the peer is already known with this incarnation");
+		ret = -EEXIST;
+		goto out;
+	}
+	if (old && old->incarnation > pid->incarnation) {
+		NL_SET_ERR_MSG(extack, "the peer is known with a newer incarnation");
+		ret = -ESTALE;
+		goto out;
+	}
+	xa_for_each(&lite_peers, idx, other) {
+		if (other != old && other->addr == pid->addr) {
+			NL_SET_ERR_MSG(extack, "another peer has this address");
+			ret = -EEXIST;
+			goto out;
+		}
+	}
+	if (!old && lite_nr_peers >= LITE_MAX_PEERS) {
+		NL_SET_ERR_MSG(extack, "too many peers");
+		ret = -ENOSPC;
+		goto out;
+	}
+
+	peer->initiator = self.id < pid->id;
+	/* Replacing an entry allocates nothing, so @old stays if this fails. */
+	ret = xa_err(xa_store(&lite_peers, pid->id, peer, GFP_KERNEL));
+	if (ret)
+		goto out;
+	lite_nr_peers++;
+	lite_count(LITE_CNT_PEERS);
+	if (old)
+		lite_peer_detach_locked(old);
+	pr_info("peer %u (incarnation %llu, %pI4) added; %s\n", peer->node_id,
+		peer->incarnation, &peer->addr,
+		peer->initiator ? "connecting" : "waiting for it to connect");
+	lite_peer_schedule_locked(peer, false);
+	peer = NULL;
+out:
+	mutex_unlock(&lite_lock);
+	if (peer)
+		lite_peer_put(peer);
+	return ret;
+}
+
+int lite_peer_remove(u32 node_id, u64 incarnation, struct netlink_ext_ack *extack)
+{
+	struct lite_peer *peer;
+	int ret = 0;
+
+	mutex_lock(&lite_lock);
+	peer = xa_load(&lite_peers, node_id);
+	if (!peer) {
+		NL_SET_ERR_MSG(extack, "no such peer");
+		ret = -ENOENT;
+	} else if (incarnation && incarnation != peer->incarnation) {
+		NL_SET_ERR_MSG(extack, "the peer has another incarnation");
+		ret = -ESTALE;
+	} else {
+		xa_erase(&lite_peers, node_id);
+		lite_peer_detach_locked(peer);
+	}
+	mutex_unlock(&lite_lock);
+	return ret;
+}
+
+int lite_peers_visit(unsigned long *next, lite_peer_fn fn, void *arg)
+{
+	struct lite_peer_info info;
+	struct lite_peer *peer;
+	unsigned long idx;
+	int ret = 0;
+
+	mutex_lock(&lite_lock);
+	xa_for_each_start(&lite_peers, idx, peer, *next) {
+		lite_peer_info_locked(peer, &info);
+		ret = fn(&info, arg);
+		if (ret) {
+			*next = idx;
+			goto out;
+		}
+	}
+	*next = ULONG_MAX;
+out:
+	mutex_unlock(&lite_lock);
+	return ret;
+}
+
+unsigned int lite_peers_count_locked(void)
+{
+	lockdep_assert_held(&lite_lock);
+	return lite_nr_peers;
+}
+
+struct lite_peer *lite_peer_find_locked(u32 node_id)
+{
+	lockdep_assert_held(&lite_lock);
+	return xa_load(&lite_peers, node_id);
+}
+
+/*
+ * @ldev is going away (ib_client remove). Mark it so no new QP uses its
+ * PD, fail every connection on it (initiators retry, on whatever device then
+ * serves the address), and wait until their QPs and CQs are destroyed: the
+ * caller frees the PD next. The wait is on our own teardown work, which
+ * does not depend on the device staying usable.
+ */
+void lite_peers_device_removed(struct lite_device *ldev)
+{
+	struct lite_peer *peer;
+	struct lite_conn *conn;
+	unsigned long idx;
+	unsigned int i;
+
+	mutex_lock(&lite_lock);
+	ldev->dying = true;
+	xa_for_each(&lite_peers, idx, peer) {
+		for (i = 0; i < ARRAY_SIZE(peer->conns); i++) {
+			conn = peer->conns[i];
+			if (conn && conn->ldev == ldev)
+				lite_conn_kill_locked(conn, ENODEV, true);
+		}
+	}
+	mutex_unlock(&lite_lock);
+	flush_workqueue(lite_wq);
+}
+
+/* Module unload: the netlink family and the listener are gone already. */
+void lite_peers_exit(void)
+{
+	struct lite_peer *peer;
+	unsigned long idx;
+
+	mutex_lock(&lite_lock);
+	lite_peers_stopping = true;
+	xa_for_each(&lite_peers, idx, peer) {
+		xa_erase(&lite_peers, idx);
+		lite_peer_detach_locked(peer);
+	}
+	mutex_unlock(&lite_lock);
+	/* Every connection's teardown, and connect works that saw ->removed. */
+	flush_workqueue(lite_wq);
+	xa_destroy(&lite_peers);
+}
