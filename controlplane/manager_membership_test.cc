@@ -590,3 +590,25 @@ TEST_F(ManagerTest, NoLeaseRunsOutDuringRecovery) {
 
 }  // namespace
 }  // namespace lite::controlplane::testing
+
+namespace lite::controlplane::testing {
+namespace {
+
+TEST_F(ManagerTest, RecoveryWithNoMembersBackStillAnnouncesRecoveryComplete) {
+  ManagerOptions options = TestOptions();
+  options.recovery_window = absl::Seconds(2);
+  Restart(options);
+  std::shared_ptr<Outbox> watch = state_->OpenWatch();
+  clock_.Advance(absl::Seconds(2));
+  state_->Tick();
+  EXPECT_FALSE(state_->recovering());
+  const std::vector<lite::v1::ManagerMessage> messages = Drain(*watch);
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_TRUE(messages[0].event().has_recovery_complete())
+      << messages[0].ShortDebugString();
+  EXPECT_EQ(messages[0].event().recovery_complete().members_size(), 0);
+  state_->CloseWatch(watch);
+}
+
+}  // namespace
+}  // namespace lite::controlplane::testing

@@ -285,6 +285,8 @@ void ManagerState::EndRecoveryLocked() {
     }
   }
   Event event;
+  // Set the kind even when no member came back: the event must say what it is.
+  event.mutable_recovery_complete();
   for (Member& member : AliveMembersLocked()) {
     *event.mutable_recovery_complete()->add_members() = std::move(member);
   }
