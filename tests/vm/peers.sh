@@ -16,6 +16,8 @@
 #  - removing a peer: its QPs are gone on both sides, an event on each;
 #  - a node coming back with a new incarnation: the old one is replaced
 #    (event) and the new one connected (event);
+#  - the RDMA device removed under live connections (rdma link delete) and
+#    added back: QPs and listener go, and come back by themselves;
 #  - rmmod with live peers (and with a connect retry pending) is clean and
 #    the other nodes get a "failed" event;
 #  - litevm's teardown fails the run on any BUG/WARNING/Oops/refcount line.
@@ -343,6 +345,25 @@ if [[ $1 == --guest ]]; then
 		add_peers 3:203
 		wait_connected 60 2:102 3:203
 	}
+	# The RDMA device goes away under live connections and comes back: the
+	# QPs and the listener go with it, and come back without any command.
+	device_cycle() {
+		local gid a b c d
+		check "rdma link delete rxe0 under live connections" rdma link delete rxe0
+		peers_json
+		echo "        $PEERS"
+		check "peer 1: connecting, 0 QPs" peer_is 1 connecting 101 0
+		check "peer 2: connecting, 0 QPs" peer_is 2 connecting 102 0
+		check "the node keeps its identity" json_has "\"node_id\": $GUEST, \"incarnation\": 203," node show -o json
+		check "rdma link add rxe0" rdma link add rxe0 type rxe netdev eth0
+		IFS=. read -r a b c d <<< "$ME"
+		printf -v gid '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d"
+		for _ in {1..100}; do
+			grep -qx "$gid" /sys/class/infiniband/rxe0/ports/1/gids/* 2> /dev/null && break
+			nap 0.1
+		done
+		wait_connected 60 1:101 2:102
+	}
 	peer_lost() {  # peer_lost NAME ID QPS_LEFT: after the peer's lite.ko went away
 		heard "event: peer $2 failed" "$1" "\"event\": \"failed\", \"node_id\": $2,"
 		wait_qps 20 "$3"
@@ -431,6 +452,9 @@ echo "node 3 comes back with incarnation 203:"
 t0=$(date +%s%N)
 guests "3 rejoin3" "2 rejoin3_seen_by2" "1 rejoin3_seen_by1"
 echo "  rejoin: mesh complete again $((($(date +%s%N) - t0) / 1000000)) ms after it started"
+
+echo "guest 3's RDMA device goes away and comes back:"
+guest 3 device_cycle
 
 echo "rmmod with live peers (guest 2), then with a retry pending (guest 1):"
 guests "1 listen lost2 --count 1 --type failed --peer 2" "3 listen lost2 --count 1 --type failed --peer 2"
