@@ -262,9 +262,13 @@ static int lite_conn_connect_locked(struct lite_conn *conn)
 {
 	struct rdma_cm_id *id = conn->cm_id;
 	struct lite_peer *peer = conn->peer;
+	struct lite_cm_node src, dst = {
+		.id = peer->node_id,
+		.incarnation = peer->incarnation,
+	};
 	struct rdma_conn_param param = {};
-	struct lite_cm_req req = {};
 	struct lite_node_id self;
+	struct lite_cm_req req;
 	int ret;
 
 	if (!lite_node_get_locked(&self))
@@ -273,14 +277,9 @@ static int lite_conn_connect_locked(struct lite_conn *conn)
 	if (ret)
 		return ret;
 
-	req.magic = cpu_to_be32(LITE_CM_MAGIC);
-	req.version = cpu_to_be16(LITE_CM_VERSION);
-	req.qp_index = cpu_to_be16(conn->index);
-	req.qps_per_peer = cpu_to_be16(lite_qps_per_peer);
-	req.src_node_id = cpu_to_be32(self.id);
-	req.src_incarnation = cpu_to_be64(self.incarnation);
-	req.dst_node_id = cpu_to_be32(peer->node_id);
-	req.dst_incarnation = cpu_to_be64(peer->incarnation);
+	src.id = self.id;
+	src.incarnation = self.incarnation;
+	lite_cm_fill_req(&req, &src, &dst, conn->index, lite_qps_per_peer);
 
 	param.private_data = &req;
 	param.private_data_len = sizeof(req);
@@ -292,31 +291,21 @@ static int lite_conn_connect_locked(struct lite_conn *conn)
 	return rdma_connect_locked(id, &param);
 }
 
-/* The acceptor's reply must come from the peer and incarnation we meant. */
-static int lite_conn_check_rep_locked(struct lite_conn *conn,
-				      const struct rdma_cm_event *ev)
-{
-	const struct lite_cm_rep *rep = ev->param.conn.private_data;
-	struct lite_peer *peer = conn->peer;
-
-	if (!rep || ev->param.conn.private_data_len < sizeof(*rep) ||
-	    be32_to_cpu(rep->magic) != LITE_CM_MAGIC ||
-	    be16_to_cpu(rep->version) != LITE_CM_VERSION || rep->reserved ||
-	    be16_to_cpu(rep->qp_index) != conn->index)
-		return -EPROTO;
-	if (be32_to_cpu(rep->node_id) != peer->node_id ||
-	    be64_to_cpu(rep->incarnation) != peer->incarnation)
-		return -ESTALE;
-	return 0;
-}
-
 static void lite_conn_established_locked(struct lite_conn *conn,
 					 const struct rdma_cm_event *ev)
 {
 	int ret;
 
 	if (conn->active) {
-		ret = lite_conn_check_rep_locked(conn, ev);
+		/* The reply must come from the peer and incarnation we meant. */
+		struct lite_cm_node peer = {
+			.id = conn->peer->node_id,
+			.incarnation = conn->peer->incarnation,
+		};
+
+		ret = lite_cm_check_rep(ev->param.conn.private_data,
+					ev->param.conn.private_data_len, &peer,
+					conn->index);
 		if (ret) {
 			pr_warn_ratelimited("peer %u QP %u: bad reply (error %d), disconnecting\n",
 					    conn->peer->node_id, conn->index, -ret);
@@ -339,33 +328,23 @@ static void lite_conn_established_locked(struct lite_conn *conn,
 static void lite_conn_rejected_locked(struct lite_conn *conn,
 				      struct rdma_cm_event *ev)
 {
-	const struct lite_cm_rej *rej;
-	int reason = ECONNREFUSED;
+	const void *data;
+	int reason = ECONNREFUSED, why;
 	bool report = true;
 	u8 len = 0;
 
 	lite_count(LITE_CNT_REJECTS_RECEIVED);
-	rej = rdma_consumer_reject_data(conn->cm_id, ev, &len);
-	if (rej && len >= sizeof(*rej) &&
-	    be32_to_cpu(rej->magic) == LITE_CM_MAGIC) {
-		switch (be16_to_cpu(rej->reason)) {
-		case LITE_REJ_NOT_READY:
-		case LITE_REJ_UNKNOWN_PEER:
-		case LITE_REJ_NEWER:
-		case LITE_REJ_NO_RESOURCES:
+	data = rdma_consumer_reject_data(conn->cm_id, ev, &len);
+	why = lite_cm_rej_reason(data, len);
+	if (why) {
+		if (lite_cm_rej_is_transient(why))
 			report = false;
-			break;
-		case LITE_REJ_WRONG_NODE:
-		case LITE_REJ_STALE:
+		else if (why == LITE_REJ_WRONG_NODE || why == LITE_REJ_STALE)
 			reason = ESTALE;
-			break;
-		default:
+		else
 			reason = EPROTO;
-			break;
-		}
-		pr_debug("peer %u QP %u: refused by node %u, reason %u\n",
-			 conn->peer->node_id, conn->index,
-			 be32_to_cpu(rej->node_id), be16_to_cpu(rej->reason));
+		pr_debug("peer %u QP %u: refused, reason %d\n",
+			 conn->peer->node_id, conn->index, why);
 	} else {
 		/* Nobody listens there (yet): lite.ko not loaded or node unset. */
 		if (ev->status == IB_CM_REJ_INVALID_SERVICE_ID)
@@ -439,64 +418,53 @@ out:
 /* Checks a connection request; 0 and the peer and index, or a REJ reason. */
 static int lite_conn_check_req_locked(struct rdma_cm_id *id,
 				      const struct rdma_cm_event *ev,
-				      const struct lite_node_id *self,
+				      const struct lite_cm_node *self,
 				      struct lite_peer **peerp, u16 *indexp)
 {
-	const struct lite_cm_req *req = ev->param.conn.private_data;
 	const struct sockaddr_in *from;
+	struct lite_cm_node src;
 	struct lite_peer *peer;
-	u64 incarnation;
-	u32 src;
-	u16 index;
+	int why;
 
-	if (!req || ev->param.conn.private_data_len < sizeof(*req) ||
-	    be32_to_cpu(req->magic) != LITE_CM_MAGIC ||
-	    be16_to_cpu(req->version) != LITE_CM_VERSION ||
-	    req->reserved0 || req->reserved1)
-		return LITE_REJ_BAD_REQUEST;
-	if (!self)
-		return LITE_REJ_NOT_READY;
-	if (be32_to_cpu(req->dst_node_id) != self->id ||
-	    be64_to_cpu(req->dst_incarnation) != self->incarnation)
-		return LITE_REJ_WRONG_NODE;
-	src = be32_to_cpu(req->src_node_id);
-	if (!src || src >= self->id)
-		return LITE_REJ_ROLE;
-	index = be16_to_cpu(req->qp_index);
-	if (be16_to_cpu(req->qps_per_peer) != lite_qps_per_peer ||
-	    index >= lite_qps_per_peer)
-		return LITE_REJ_PARAMS;
-	peer = lite_peer_find_locked(src);
+	why = lite_cm_check_req(ev->param.conn.private_data,
+				ev->param.conn.private_data_len, self,
+				lite_qps_per_peer, &src, indexp);
+	if (why)
+		return why;
+	peer = lite_peer_find_locked(src.id);
 	if (!peer)
 		return LITE_REJ_UNKNOWN_PEER;
-	incarnation = be64_to_cpu(req->src_incarnation);
-	if (incarnation < peer->incarnation)
+	if (src.incarnation < peer->incarnation)
 		return LITE_REJ_STALE;
-	if (incarnation > peer->incarnation)
+	if (src.incarnation > peer->incarnation)
 		return LITE_REJ_NEWER;
 	from = (const struct sockaddr_in *)&id->route.addr.dst_addr;
 	if (from->sin_family != AF_INET || from->sin_addr.s_addr != peer->addr)
 		return LITE_REJ_ADDRESS;
 	*peerp = peer;
-	*indexp = index;
 	return 0;
 }
 
 /* A connection request on the node's listener; @id is the new id. */
 int lite_conn_request(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
+	struct lite_cm_node self = {};
 	struct rdma_conn_param param = {};
 	struct lite_peer *peer = NULL;
-	struct lite_cm_rep rep = {};
-	struct lite_cm_rej rej = {};
-	struct lite_node_id self;
 	struct lite_conn *conn, *old;
+	struct lite_node_id nid;
+	struct lite_cm_rep rep;
+	struct lite_cm_rej rej;
 	bool have_self;
 	u16 index = 0;
 	int why, ret;
 
 	mutex_lock(&lite_lock);
-	have_self = lite_node_get_locked(&self);
+	have_self = lite_node_get_locked(&nid);
+	if (have_self) {
+		self.id = nid.id;
+		self.incarnation = nid.incarnation;
+	}
 	why = lite_conn_check_req_locked(id, ev, have_self ? &self : NULL,
 					 &peer, &index);
 	if (why)
@@ -515,11 +483,7 @@ int lite_conn_request(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		goto reject;
 	}
 
-	rep.magic = cpu_to_be32(LITE_CM_MAGIC);
-	rep.version = cpu_to_be16(LITE_CM_VERSION);
-	rep.qp_index = cpu_to_be16(index);
-	rep.node_id = cpu_to_be32(self.id);
-	rep.incarnation = cpu_to_be64(self.incarnation);
+	lite_cm_fill_rep(&rep, &self, index);
 	param.private_data = &rep;
 	param.private_data_len = sizeof(rep);
 	param.responder_resources =
@@ -552,17 +516,10 @@ int lite_conn_request(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return 0;
 
 reject:
-	if (why != LITE_REJ_UNKNOWN_PEER && why != LITE_REJ_NOT_READY &&
-	    why != LITE_REJ_NEWER)
+	if (!lite_cm_rej_is_transient(why))
 		pr_info_ratelimited("refused a connection from %pISc: reason %d\n",
 				    &id->route.addr.dst_addr, why);
-	rej.magic = cpu_to_be32(LITE_CM_MAGIC);
-	rej.version = cpu_to_be16(LITE_CM_VERSION);
-	rej.reason = cpu_to_be16(why);
-	if (have_self) {
-		rej.node_id = cpu_to_be32(self.id);
-		rej.incarnation = cpu_to_be64(self.incarnation);
-	}
+	lite_cm_fill_rej(&rej, &self, why);
 	mutex_unlock(&lite_lock);
 	rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
 	lite_count(LITE_CNT_REJECTS_SENT);
