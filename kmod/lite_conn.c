@@ -308,7 +308,7 @@ static void lite_conn_established_locked(struct lite_conn *conn,
 					conn->index);
 		if (ret) {
 			pr_warn_ratelimited("peer %u QP %u: bad reply (error %d), disconnecting\n",
-					    conn->peer->node_id, conn->index, -ret);
+					    conn->peer->node_id, conn->index, ret);
 			/* Disconnect it in the teardown. */
 			conn->established = true;
 			lite_conn_kill_locked(conn, -ret, true);
