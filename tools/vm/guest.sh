@@ -21,6 +21,12 @@ ip=$(arg ip)
 module=$(arg module)
 
 hostname "litevm$id"
+# Userspace processes killed by a signal are not logged by the kernel: with
+# -R, perftest's client can lose a race against its own server (data QPs
+# are connected after the handshake, on a second listen), retry, and crash
+# in librdmacm's cleanup; that line would read as a kernel "general
+# protection" fault. Kernel faults, BUGs and Oopses are logged regardless.
+echo 0 > /proc/sys/debug/exception-trace
 ip link set lo up || fail "cannot bring up lo"
 ip link set eth0 up || fail "no eth0 (virtio-net missing?)"
 ip addr add "$ip" dev eth0 || fail "cannot set $ip on eth0"
