@@ -116,8 +116,12 @@ Outbox::Batch Outbox::PopEvents(size_t max_count, size_t max_bytes) {
   if (!batch.messages.front()->message().has_event()) return batch;
   size_t bytes = batch.messages.front()->BatchEntryWire().size();
   while (!queue_.empty() && batch.messages.size() < max_count &&
-         bytes < max_bytes && queue_.front()->message().has_event()) {
-    bytes += queue_.front()->BatchEntryWire().size();
+         queue_.front()->message().has_event()) {
+    // A large event (RecoveryComplete lists every member) is better sent
+    // alone, without being copied into a batch.
+    const size_t next = queue_.front()->BatchEntryWire().size();
+    if (bytes + next > max_bytes) break;
+    bytes += next;
     batch.messages.push_back(std::move(queue_.front()));
     queue_.pop_front();
   }

@@ -94,8 +94,9 @@ class Outbox {
 
   // Like Pop, but if the first message is an event, also takes the events
   // right behind it (not past any other kind of message), up to max_count
-  // events or until their batch encodings reach max_bytes. Sets `closed` as
-  // Pop does when there is nothing to take.
+  // events and as long as their batch encodings stay within max_bytes (the
+  // first one is taken whatever its size). Sets `closed` as Pop does when
+  // there is nothing to take.
   struct Batch {
     std::vector<OutMessagePtr> messages;
     std::optional<absl::Status> closed;

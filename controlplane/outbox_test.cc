@@ -117,6 +117,15 @@ TEST(OutboxBatchTest, PopEventsTakesConsecutiveEventsOnly) {
   EXPECT_TRUE(outbox.PopEvents(10, 1 << 20).closed.has_value());
 }
 
+TEST(OutboxBatchTest, ByteCapNeverExceededPastTheFirstEvent) {
+  Outbox outbox(100);
+  for (uint64_t i = 1; i <= 3; ++i) outbox.Push(EventWithSequence(i));
+  const size_t one = EventWithSequence(1)->BatchEntryWire().size();
+  // Room for two entries and a bit: two are taken, not three.
+  EXPECT_EQ(outbox.PopEvents(10, 2 * one + one / 2).messages.size(), 2u);
+  EXPECT_EQ(outbox.PopEvents(10, 1).messages.size(), 1u);
+}
+
 TEST(OutboxBatchTest, EventBatchWireParsesAsTheSameEventsInOrder) {
   std::vector<OutMessagePtr> events;
   for (uint64_t i = 1; i <= 300; ++i) events.push_back(EventWithSequence(i));

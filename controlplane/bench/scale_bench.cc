@@ -408,11 +408,17 @@ int Main(const char* argv0) {
   for (auto& agent : agents) join_latencies.push_back(agent->join_latency());
   const Percentiles join = Summarize(join_latencies);
 
-  // ---- settle: every agent hears about every later join.
-  const int64_t events_expected = static_cast<int64_t>(nodes) * (nodes - 1) / 2;
+  // ---- settle: every agent hears about every later join and, with a
+  // recovery window, the RecoveryComplete that ends it (which lists every
+  // member to every agent: N^2 members in one burst).
+  const bool recovery = absl::GetFlag(FLAGS_recovery_window_ms) > 0;
+  const int64_t events_expected =
+      static_cast<int64_t>(nodes) * (nodes - 1) / 2 + (recovery ? nodes : 0);
   const absl::Time settle_start = absl::Now();
   while (totals.events.load() < events_expected &&
-         absl::Now() < settle_start + absl::Seconds(120)) {
+         absl::Now() <
+             settle_start + absl::Seconds(120) +
+                 absl::Milliseconds(absl::GetFlag(FLAGS_recovery_window_ms))) {
     absl::SleepFor(absl::Milliseconds(20));
   }
   const absl::Duration settle = absl::Now() - settle_start;
