@@ -472,6 +472,16 @@ TEST_F(MembershipTest, RecoveryEndsWithRecoveryCompleteAndRevokesOrphans) {
   ASSERT_TRUE(state_->RestoreGrant(restore).ok());
   absl::StatusOr<OpenedSession> opened = state_->OpenSession(Hb(4, 2));
   ASSERT_TRUE(opened.ok());
+  // A second node asks for the compact RecoveryComplete.
+  lite::v1::JoinRequest rb = JoinRequestFor("beta", 2);
+  rb.mutable_restore()->set_node_id(5);
+  rb.mutable_restore()->set_incarnation(1);
+  ASSERT_TRUE(state_->Join(rb).ok());
+  lite::v1::Heartbeat compact_hb = Hb(5, 1);
+  compact_hb.set_accept_compact_recovery_complete(true);
+  absl::StatusOr<OpenedSession> compact = state_->OpenSession(compact_hb);
+  ASSERT_TRUE(compact.ok());
+  DrainEvents(*opened->outbox);
   EXPECT_EQ(state_->Tick(), clock_.Now() + absl::Seconds(2));
   clock_.Advance(absl::Seconds(2));
   state_->Tick();
@@ -482,7 +492,15 @@ TEST_F(MembershipTest, RecoveryEndsWithRecoveryCompleteAndRevokesOrphans) {
   EXPECT_EQ(events[0].grant_revoked().cause(),
             lite::v1::REMOVAL_CAUSE_NOT_RESTORED);
   ASSERT_TRUE(events[1].has_recovery_complete());
-  ASSERT_EQ(events[1].recovery_complete().members_size(), 1);
+  EXPECT_FALSE(events[1].recovery_complete().members_omitted());
+  ASSERT_EQ(events[1].recovery_complete().members_size(), 2);
+  // Same event, same place in the order, without the list.
+  const std::vector<Event> compact_events = DrainEvents(*compact->outbox);
+  ASSERT_EQ(compact_events.size(), 2u);
+  EXPECT_EQ(compact_events[1].sequence(), events[1].sequence());
+  EXPECT_EQ(compact_events[1].time_unix_ms(), events[1].time_unix_ms());
+  EXPECT_TRUE(compact_events[1].recovery_complete().members_omitted());
+  EXPECT_EQ(compact_events[1].recovery_complete().members_size(), 0);
   // New grants never reuse a restored id's sequence.
   EXPECT_EQ(Code(state_->RestoreGrant(restore).status()),
             absl::StatusCode::kFailedPrecondition);

@@ -129,14 +129,28 @@ void ManagerState::PushLocked(const std::shared_ptr<Outbox>& outbox,
   }
 }
 
-void ManagerState::EmitLocked(Event event,
-                              const std::shared_ptr<Outbox>& extra) {
+void ManagerState::EmitLocked(Event event, const std::shared_ptr<Outbox>& extra,
+                              const Event* compact) {
   event.set_sequence(store_->NextEventSequence());
   event.set_time_unix_ms(absl::ToUnixMillis(clock_->Now()));
+  OutMessagePtr compact_out;
+  if (compact != nullptr) {
+    ManagerMessage message;
+    *message.mutable_event() = *compact;
+    message.mutable_event()->set_sequence(event.sequence());
+    message.mutable_event()->set_time_unix_ms(event.time_unix_ms());
+    compact_out = std::make_shared<const OutMessage>(std::move(message));
+  }
   ManagerMessage message;
   *message.mutable_event() = std::move(event);
   auto out = std::make_shared<const OutMessage>(std::move(message));
-  for (auto& [node_id, live] : live_) PushLocked(live.outbox, out, node_id);
+  for (auto& [node_id, live] : live_) {
+    PushLocked(live.outbox,
+               compact_out != nullptr && live.compact_recovery_complete
+                   ? compact_out
+                   : out,
+               node_id);
+  }
   for (const auto& watcher : watchers_) PushLocked(watcher, out, 0);
   if (extra != nullptr) PushLocked(extra, out, 0);
   ++counters_.events;
@@ -290,7 +304,9 @@ void ManagerState::EndRecoveryLocked() {
   for (Member& member : AliveMembersLocked()) {
     *event.mutable_recovery_complete()->add_members() = std::move(member);
   }
-  EmitLocked(std::move(event));
+  Event compact;
+  compact.mutable_recovery_complete()->set_members_omitted(true);
+  EmitLocked(std::move(event), nullptr, &compact);
   LITE_LOG_INFO(
       "recovery complete: %d nodes, %d LMRs and %d grants restored from the "
       "agents; %d orphaned grants revoked",
@@ -590,6 +606,7 @@ absl::StatusOr<OpenedSession> ManagerState::OpenSession(
   }
   live.session_opened = true;
   live.session_open = true;
+  live.compact_recovery_complete = first.accept_compact_recovery_complete();
   const absl::Time now = clock_->Now();
   RenewLeaseLocked(live, now);
   ++counters_.heartbeats;

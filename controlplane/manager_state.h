@@ -162,6 +162,8 @@ class ManagerState {
     std::shared_ptr<Outbox> outbox;
     bool session_opened = false;  // One session per incarnation, ever.
     bool session_open = false;
+    // From the first heartbeat: RecoveryComplete without its member list.
+    bool compact_recovery_complete = false;
   };
   // An AllocLmr waiting for its home's answer.
   struct PendingAlloc {
@@ -198,8 +200,11 @@ class ManagerState {
 
   // Events: assigns the next sequence number and queues the event on every
   // live session and watcher (and `extra`, if given).
+  // With `compact`, sessions that asked for compact RecoveryComplete events
+  // get that variant instead (same sequence number and time).
   void EmitLocked(lite::v1::Event event,
-                  const std::shared_ptr<Outbox>& extra = nullptr)
+                  const std::shared_ptr<Outbox>& extra = nullptr,
+                  const lite::v1::Event* compact = nullptr)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Queues a message on one node's session.
   void SendToNodeLocked(Live& live, lite::v1::ManagerMessage message)

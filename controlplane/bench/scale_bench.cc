@@ -546,9 +546,9 @@ int Main(const char* argv0) {
   std::printf("%-34s p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
               "join: per-agent latency", join.p50_ms, join.p99_ms, join.max_ms);
   std::printf(
-      "%-34s %lld of %lld in %.3f s after the last join "
+      "%-34s %lld of %lld, all in %.3f s after the last join "
       "(%lld batches)\n",
-      "join: membership events delivered",
+      recovery ? "join: events (+RecoveryComplete)" : "join: membership events",
       static_cast<long long>(membership_events),
       static_cast<long long>(events_expected), absl::ToDoubleSeconds(settle),
       static_cast<long long>(membership_batches));

@@ -135,6 +135,7 @@ void SimAgent::SendLocked(absl::Time now) {
   heartbeat->set_heartbeat_seq(++sent_);
   // Read on the first heartbeat only; harmless on the others.
   heartbeat->set_accept_event_batches(batches_);
+  heartbeat->set_accept_compact_recovery_complete(batches_);
   std::string wire = message.SerializeAsString();
   grpc::Slice slice(wire);
   out_ = grpc::ByteBuffer(&slice, 1);
