@@ -65,9 +65,11 @@ ABSL_FLAG(int, flood_agents, 500,
 ABSL_FLAG(int, map_concurrency, 64, "MapLmr calls in flight in the map phase.");
 ABSL_FLAG(int, lmrs, 100, "LMRs registered for the map phase.");
 ABSL_FLAG(int, failures, 0,
-          "Agents made to hang in the failure phase; 0 = min(200, max(10, "
+          "Agents made to hang in the failure phase; 0 = min(100, max(10, "
           "N/10)).");
-ABSL_FLAG(int, failure_gap_ms, 20, "Time between two hangs.");
+ABSL_FLAG(int, failure_gap_ms, 0,
+          "Time between two hangs; 0 = max(20, N/25) ms, so that every "
+          "failure's fan-out to N sessions is measured, not a mass failure.");
 ABSL_FLAG(int64_t, join_timeout_s, 300, "Give up if joining takes longer.");
 ABSL_FLAG(
     bool, event_batches, true,
@@ -493,7 +495,7 @@ int Main(const char* argv0) {
                          2 * lease_ms);
   if (absl::Now() < recovery_over) absl::SleepFor(recovery_over - absl::Now());
   int failures = absl::GetFlag(FLAGS_failures);
-  if (failures <= 0) failures = std::min(200, std::max(10, nodes / 10));
+  if (failures <= 0) failures = std::min(100, std::max(10, nodes / 10));
   failures = std::min(failures, nodes - 1);
   FailureWatch watch(stubs[0].get());
   std::vector<SimAgent*> victims;
@@ -503,7 +505,9 @@ int Main(const char* argv0) {
         agents[1 + (static_cast<int64_t>(i) * (nodes - 1)) / failures].get());
   }
   const absl::Duration gap =
-      absl::Milliseconds(absl::GetFlag(FLAGS_failure_gap_ms));
+      absl::Milliseconds(absl::GetFlag(FLAGS_failure_gap_ms) > 0
+                             ? absl::GetFlag(FLAGS_failure_gap_ms)
+                             : std::max(20, nodes / 25));
   for (SimAgent* victim : victims) {
     victim->Hang(absl::Now());
     absl::SleepFor(gap);
@@ -563,8 +567,10 @@ int Main(const char* argv0) {
   std::printf("%-34s p50 %.2f ms, p99 %.2f ms\n", "map latency",
               map_latency.p50_ms, map_latency.p99_ms);
   std::printf(
-      "%-34s %zu of %d detected; p50 %.0f ms, p99 %.0f ms, max %.0f ms\n",
+      "%-34s %zu of %d (one every %lld ms); p50 %.0f ms, p99 %.0f ms, max "
+      "%.0f ms\n",
       "failure detection (from hang)", from_hang.size(), failures,
+      static_cast<long long>(absl::ToInt64Milliseconds(gap)),
       detect_hang.p50_ms, detect_hang.p99_ms, detect_hang.max_ms);
   std::printf("%-34s p50 %.0f ms, p99 %.0f ms (lease %lld ms)\n",
               "  (from last heartbeat sent)", detect_last.p50_ms,
