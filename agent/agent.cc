@@ -9,9 +9,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "agent/backoff.h"
-#include "agent/log.h"
 #include "agent/status_util.h"
 #include "agent/validation.h"
+#include "controlplane/log.h"
 
 namespace lite::agent {
 
@@ -169,7 +169,7 @@ void Agent::Run() {
     }
     SetState(lite::v1::MANAGER_CONNECTION_STATE_BACKOFF);
     const absl::Duration wait = backoff.Next();
-    AGENT_LOG_INFO("joining again in %s", absl::FormatDuration(wait));
+    LITE_LOG_INFO("joining again in %s", absl::FormatDuration(wait));
     if (!SleepUnlessShutdown(wait)) break;
   }
   LeaveIfJoined();
@@ -204,7 +204,7 @@ absl::StatusOr<lite::v1::JoinResponse> Agent::Join() {
   }
   counters_.Add("agent.joins");
   if (resp.restored()) counters_.Add("agent.joins_restored");
-  AGENT_LOG_INFO(
+  LITE_LOG_INFO(
       "joined as node %u incarnation %u%s: %d members, event sequence %u, "
       "lease %u ms, heartbeat every %u ms%s",
       resp.node_id(), resp.incarnation(),
@@ -240,7 +240,7 @@ absl::Status Agent::Adopt(const lite::v1::JoinResponse& join) {
     ModuleError("revoking the previous incarnation's grants", revoked.status());
   } else if (*revoked > 0) {
     counters_.Add("agent.grants_revoked", *revoked);
-    AGENT_LOG_INFO("revoked %d grants of the previous incarnation", *revoked);
+    LITE_LOG_INFO("revoked %d grants of the previous incarnation", *revoked);
   }
   // While the manager recovers, peers missing from the list may just not
   // have rejoined yet; RecoveryComplete settles it.
@@ -301,8 +301,8 @@ absl::Status Agent::ReRegister(const lite::v1::NodeCaller& caller,
   const absl::Status s = FromGrpcStatus(stub_->RegisterLmr(&ctx, req, &resp));
   if (s.ok()) {
     counters_.Add("agent.lmrs_reregistered");
-    AGENT_LOG_INFO("re-registered LMR '%s' as %#x (epoch %u)", lmr.name(),
-                   resp.lmr().lmr_id(), resp.lmr().epoch());
+    LITE_LOG_INFO("re-registered LMR '%s' as %#x (epoch %u)", lmr.name(),
+                  resp.lmr().lmr_id(), resp.lmr().epoch());
     if (absl::Status u = module_->UpdateHostedLmr(lmr.lmr_id(), resp.lmr());
         !u.ok()) {
       ModuleError("recording a re-registered LMR", u);
@@ -317,7 +317,7 @@ absl::Status Agent::ReRegister(const lite::v1::NodeCaller& caller,
       // while this node was away): no one can map it again, so keeping the
       // memory would only leak it.
       counters_.Add("agent.lmrs_dropped");
-      AGENT_LOG_ERROR(
+      LITE_LOG_ERROR(
           "LMR '%s' (%#x) cannot be registered again: %s; "
           "freeing its memory",
           lmr.name(), lmr.lmr_id(), s.ToString());
@@ -330,8 +330,8 @@ absl::Status Agent::ReRegister(const lite::v1::NodeCaller& caller,
       if (!keeps_id) {
         // A new registration on a draining node: keep the memory and try
         // again at the next Join.
-        AGENT_LOG_WARNING("LMR '%s' not registered again for now: %s",
-                          lmr.name(), s.ToString());
+        LITE_LOG_WARNING("LMR '%s' not registered again for now: %s",
+                         lmr.name(), s.ToString());
         return absl::OkStatus();
       }
       [[fallthrough]];
@@ -350,8 +350,8 @@ absl::Status Agent::RestoreGrants(const lite::v1::NodeCaller& caller,
     return grants.status();
   }
   auto revoke = [this](const lite::v1::Grant& g, const absl::Status& why) {
-    AGENT_LOG_WARNING("grant %#x on '%s' not restored (%s); revoking it",
-                      g.grant_id(), g.lmr_name(), why.ToString());
+    LITE_LOG_WARNING("grant %#x on '%s' not restored (%s); revoking it",
+                     g.grant_id(), g.lmr_name(), why.ToString());
     absl::StatusOr<bool> r = grants_.Revoke(g.grant_id());
     if (!r.ok()) {
       ModuleError("revoking a grant", r.status());
@@ -442,8 +442,8 @@ Agent::SessionEnd Agent::RunSession(const lite::v1::JoinResponse& join,
     state_ = lite::v1::MANAGER_CONNECTION_STATE_CONNECTED;
     session_opened_at_ = absl::Now();
   }
-  AGENT_LOG_INFO("session open as node %u incarnation %u",
-                 session.caller.node_id(), session.caller.incarnation());
+  LITE_LOG_INFO("session open as node %u incarnation %u",
+                session.caller.node_id(), session.caller.incarnation());
 
   std::thread heartbeats([this, &session] { HeartbeatLoop(&session); });
   lite::v1::ManagerMessage msg;
@@ -472,8 +472,8 @@ Agent::SessionEnd Agent::RunSession(const lite::v1::JoinResponse& join,
       }
       default:
         // A newer manager's message kind; nothing to do with it.
-        AGENT_LOG_DEBUG("ignoring a manager message of unknown kind %d",
-                        static_cast<int>(msg.kind_case()));
+        LITE_LOG_DEBUG("ignoring a manager message of unknown kind %d",
+                       static_cast<int>(msg.kind_case()));
         break;
     }
   }
@@ -533,7 +533,7 @@ void Agent::HeartbeatLoop(Session* session) {
         session->broken_reason =
             absl::StrFormat("no heartbeat ack from the manager for %d ms",
                             absl::ToInt64Milliseconds(silent));
-        AGENT_LOG_WARNING("%s; ending the session", session->broken_reason);
+        LITE_LOG_WARNING("%s; ending the session", session->broken_reason);
         session->ctx.TryCancel();
         return;
       }
@@ -572,8 +572,8 @@ bool Agent::ApplyEvent(const lite::v1::Event& event, bool* over) {
       counters_.Add("agent.events.member_joined");
       const lite::v1::Member& m = event.member_joined().member();
       if (m.node_id() == self) break;
-      AGENT_LOG_INFO("peer %u (%s) joined, incarnation %u, at %s", m.node_id(),
-                     m.node_name(), m.incarnation(), m.rdma_address());
+      LITE_LOG_INFO("peer %u (%s) joined, incarnation %u, at %s", m.node_id(),
+                    m.node_name(), m.incarnation(), m.rdma_address());
       if (absl::Status s = peers_.Upsert(m); !s.ok()) {
         ModuleError("MemberJoined", s);
       }
@@ -600,7 +600,7 @@ bool Agent::ApplyEvent(const lite::v1::Event& event, bool* over) {
         *over = true;
         if (!failed && ShuttingDown()) {
           // Our own Leave, announced: the expected end.
-          AGENT_LOG_INFO("the manager announced this node's Leave");
+          LITE_LOG_INFO("the manager announced this node's Leave");
         } else {
           NoteError(
               "session",
@@ -613,7 +613,7 @@ bool Agent::ApplyEvent(const lite::v1::Event& event, bool* over) {
       if (!removed.ok()) {
         ModuleError(failed ? "MemberFailed" : "MemberLeft", removed.status());
       } else if (*removed) {
-        AGENT_LOG_INFO("peer %u incarnation %u %s", id, inc, why);
+        LITE_LOG_INFO("peer %u incarnation %u %s", id, inc, why);
       }
       break;
     }
@@ -646,8 +646,8 @@ bool Agent::ApplyEvent(const lite::v1::Event& event, bool* over) {
       }
       absl::Status s = module_->FreeLmrMemory(r.lmr_id());
       if (s.ok()) {
-        AGENT_LOG_INFO("freed LMR '%s' (%#x): %s", r.name(), r.lmr_id(),
-                       lite::v1::RemovalCause_Name(r.cause()));
+        LITE_LOG_INFO("freed LMR '%s' (%#x): %s", r.name(), r.lmr_id(),
+                      lite::v1::RemovalCause_Name(r.cause()));
       } else if (!absl::IsNotFound(s)) {
         ModuleError("LmrRemoved", s);
       }
@@ -710,8 +710,8 @@ void Agent::HandleRequest(Session* session,
             module_->AllocateLmrMemory(a);
         if (mem.ok()) {
           *result->mutable_allocated_lmr_memory() = *std::move(mem);
-          AGENT_LOG_INFO("allocated %u bytes for LMR '%s' (%#x)",
-                         a.size_bytes(), a.name(), a.lmr_id());
+          LITE_LOG_INFO("allocated %u bytes for LMR '%s' (%#x)", a.size_bytes(),
+                        a.name(), a.lmr_id());
         } else {
           s = mem.status();
         }
@@ -730,8 +730,8 @@ void Agent::HandleRequest(Session* session,
     counters_.Add("agent.requests_failed");
     result->set_status_code(static_cast<int32_t>(s.code()));
     result->set_status_message(std::string(s.message()));
-    AGENT_LOG_WARNING("request %u failed: %s", request.request_id(),
-                      s.ToString());
+    LITE_LOG_WARNING("request %u failed: %s", request.request_id(),
+                     s.ToString());
   }
   // A failed write means the stream is gone; the manager abandons the
   // request on its side.
@@ -754,10 +754,10 @@ void Agent::LeaveIfJoined() {
   lite::v1::LeaveResponse resp;
   const absl::Status s = FromGrpcStatus(stub_->Leave(&ctx, req, &resp));
   if (s.ok()) {
-    AGENT_LOG_INFO("left the cluster (node %u incarnation %u)",
-                   req.caller().node_id(), req.caller().incarnation());
+    LITE_LOG_INFO("left the cluster (node %u incarnation %u)",
+                  req.caller().node_id(), req.caller().incarnation());
   } else {
-    AGENT_LOG_WARNING("Leave failed: %s", s.ToString());
+    LITE_LOG_WARNING("Leave failed: %s", s.ToString());
   }
 }
 
@@ -806,8 +806,8 @@ std::vector<lite::v1::Counter> Agent::CounterSnapshot() const {
     out.insert(out.end(), module->begin(), module->end());
   } else {
     counters_.Add("agent.module_errors");
-    AGENT_LOG_WARNING("reading the module's counters: %s",
-                      module.status().ToString());
+    LITE_LOG_WARNING("reading the module's counters: %s",
+                     module.status().ToString());
   }
   std::sort(out.begin(), out.end(),
             [](const lite::v1::Counter& a, const lite::v1::Counter& b) {
@@ -825,14 +825,14 @@ void Agent::SetState(lite::v1::ManagerConnectionState state) {
 
 void Agent::NoteError(absl::string_view what, const absl::Status& status) {
   const std::string text = absl::StrCat(what, ": ", status.ToString());
-  AGENT_LOG_WARNING("%s", text);
+  LITE_LOG_WARNING("%s", text);
   absl::MutexLock lock(&mu_);
   last_error_ = text;
 }
 
 void Agent::ModuleError(absl::string_view what, const absl::Status& status) {
   counters_.Add("agent.module_errors");
-  AGENT_LOG_ERROR("module: %s: %s", what, status.ToString());
+  LITE_LOG_ERROR("module: %s: %s", what, status.ToString());
 }
 
 bool Agent::SleepUnlessShutdown(absl::Duration d) {

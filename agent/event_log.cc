@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "absl/strings/str_format.h"
-#include "agent/log.h"
+#include "controlplane/log.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace lite::agent {
@@ -30,8 +30,8 @@ void EventLog::Append(const lite::v1::Event& event) {
   std::string json;
   if (!google::protobuf::util::MessageToJsonString(event, &json, options)
            .ok()) {
-    AGENT_LOG_ERROR("event log: cannot encode event %u as JSON",
-                    event.sequence());
+    LITE_LOG_ERROR("event log: cannot encode event %u as JSON",
+                   event.sequence());
     return;
   }
   json.push_back('\n');
@@ -40,8 +40,8 @@ void EventLog::Append(const lite::v1::Event& event) {
       std::fwrite(json.data(), 1, json.size(), file_) == json.size() &&
       std::fflush(file_) == 0;
   if (!ok && !failing_) {
-    AGENT_LOG_ERROR("event log '%s': write failed: %s", path_,
-                    std::strerror(errno));
+    LITE_LOG_ERROR("event log '%s': write failed: %s", path_,
+                   std::strerror(errno));
   }
   failing_ = !ok;
 }

@@ -26,9 +26,9 @@
 #include "agent/event_log.h"
 #include "agent/fake_module.h"
 #include "agent/fake_spec.h"
-#include "agent/log.h"
 #include "agent/node_agent_service.h"
 #include "agent/validation.h"
+#include "controlplane/log.h"
 
 ABSL_FLAG(std::string, manager, "127.0.0.1:7420",
           "the cluster manager (litemgr) to join, host:port");
@@ -100,13 +100,14 @@ absl::Status Positive(absl::string_view flag, absl::Duration d) {
 
 absl::StatusOr<Config> ReadFlags() {
   Config c;
-  LogLevel level;
-  if (!ParseLogLevel(absl::GetFlag(FLAGS_log_level), &level)) {
+  lite::controlplane::LogLevel level;
+  if (!lite::controlplane::ParseLogLevel(absl::GetFlag(FLAGS_log_level),
+                                         &level)) {
     return absl::InvalidArgumentError(
         absl::StrFormat("--log_level='%s' is not debug, info, warning or error",
                         absl::GetFlag(FLAGS_log_level)));
   }
-  SetMinLogLevel(level);
+  lite::controlplane::SetMinLogLevel(level);
 
   const std::string module = absl::GetFlag(FLAGS_module);
   if (module.empty()) {
@@ -251,17 +252,17 @@ void RunFakeApplications(FakeModule* fake, const Config& config) {
   for (const auto& [what, id] : pending) {
     absl::StatusOr<UpcallReply> reply = fake->WaitForReply(id, wait);
     if (!reply.ok()) {
-      AGENT_LOG_ERROR("fake application: %s: %s", what,
-                      reply.status().ToString());
+      LITE_LOG_ERROR("fake application: %s: %s", what,
+                     reply.status().ToString());
     } else if (!reply->status.ok()) {
-      AGENT_LOG_WARNING("fake application: %s failed: %s", what,
-                        reply->status.ToString());
+      LITE_LOG_WARNING("fake application: %s failed: %s", what,
+                       reply->status.ToString());
     } else if (reply->lmr.has_value()) {
-      AGENT_LOG_INFO("fake application: %s: LMR %#x", what,
-                     reply->lmr->lmr_id());
+      LITE_LOG_INFO("fake application: %s: LMR %#x", what,
+                    reply->lmr->lmr_id());
     } else if (reply->grant.has_value()) {
-      AGENT_LOG_INFO("fake application: %s: grant %#x", what,
-                     reply->grant->grant_id());
+      LITE_LOG_INFO("fake application: %s: grant %#x", what,
+                    reply->grant->grant_id());
     }
   }
 }
@@ -349,7 +350,7 @@ int Main(int argc, char** argv) {
       return 1;
     }
   }
-  AGENT_LOG_INFO(
+  LITE_LOG_INFO(
       "liteagent: node '%s', rdma address %s, manager %s, module %s; "
       "NodeAgent on port %d",
       config->agent.node_name, config->agent.rdma_address,
@@ -363,14 +364,14 @@ int Main(int argc, char** argv) {
 
   int sig = SIGTERM;
   if (int err = sigwait(&signals, &sig); err != 0) {
-    AGENT_LOG_ERROR("sigwait: %s; shutting down", std::strerror(err));
+    LITE_LOG_ERROR("sigwait: %s; shutting down", std::strerror(err));
   }
-  AGENT_LOG_INFO("received %s; leaving the cluster", strsignal(sig));
+  LITE_LOG_INFO("received %s; leaving the cluster", strsignal(sig));
   server->GetHealthCheckService()->SetServingStatus(false);
   agent.Shutdown();
   if (fake_apps.joinable()) fake_apps.join();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
-  AGENT_LOG_INFO("liteagent stopped");
+  LITE_LOG_INFO("liteagent stopped");
   return 0;
 }
 

@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
-#include "agent/log.h"
 #include "agent/status_util.h"
+#include "controlplane/log.h"
 
 namespace lite::agent {
 namespace {
@@ -82,8 +82,8 @@ void UpcallDispatcher::ReceiveLoop() {
     absl::StatusOr<ModuleMessage> msg = module_->Receive();
     if (!msg.ok()) {
       if (!absl::IsCancelled(msg.status())) {
-        AGENT_LOG_ERROR("module receive failed: %s; upcalls stop",
-                        msg.status().ToString());
+        LITE_LOG_ERROR("module receive failed: %s; upcalls stop",
+                       msg.status().ToString());
         counters_->Add("agent.module_errors");
       }
       return;
@@ -100,7 +100,7 @@ void UpcallDispatcher::ReceiveLoop() {
     // failed the peer's operations; lite.v1 has no call to report data-path
     // failures yet, so the agent records it for operators.
     counters_->Add("agent.module_events.peer_connection_failed");
-    AGENT_LOG_WARNING(
+    LITE_LOG_WARNING(
         "lite.ko reports the connection to node %u (incarnation %u) failed: "
         "%s",
         failed.node_id, failed.incarnation, failed.reason);
@@ -137,10 +137,10 @@ void UpcallDispatcher::Handle(const Queued& item) {
   }
   if (!reply.status.ok()) {
     counters_->Add("agent.upcalls_failed");
-    AGENT_LOG_INFO("%s upcall %u from uid %u pid %u failed: %s",
-                   KindName(item.upcall), item.upcall.upcall_id,
-                   item.upcall.credentials.uid(), item.upcall.credentials.pid(),
-                   reply.status.ToString());
+    LITE_LOG_INFO("%s upcall %u from uid %u pid %u failed: %s",
+                  KindName(item.upcall), item.upcall.upcall_id,
+                  item.upcall.credentials.uid(), item.upcall.credentials.pid(),
+                  reply.status.ToString());
   }
   if (reply.status.ok() && reply.grant.has_value()) {
     // Hand the grant to the module only if it was not revoked meanwhile.
@@ -152,9 +152,9 @@ void UpcallDispatcher::Handle(const Queued& item) {
       // lite.ko did not take the grant (e.g. the application gave up): give
       // it back so that the manager does not keep a grant nobody holds.
       if (!absl::IsNotFound(installed)) counters_->Add("agent.module_errors");
-      AGENT_LOG_WARNING("map upcall %u: the module did not take grant %#x: %s",
-                        reply.upcall_id, reply.grant->grant_id(),
-                        installed.ToString());
+      LITE_LOG_WARNING("map upcall %u: the module did not take grant %#x: %s",
+                       reply.upcall_id, reply.grant->grant_id(),
+                       installed.ToString());
       ReleaseGrant(*caller, reply.grant->grant_id(), item.deadline);
       return;
     }
@@ -235,8 +235,8 @@ void UpcallDispatcher::ReleaseGrant(const lite::v1::NodeCaller& caller,
   lite::v1::UnmapLmrResponse resp;
   grpc::Status s = stub_->UnmapLmr(&ctx, req, &resp);
   if (!s.ok()) {
-    AGENT_LOG_WARNING("giving back grant %#x: %s", grant_id,
-                      FromGrpcStatus(s).ToString());
+    LITE_LOG_WARNING("giving back grant %#x: %s", grant_id,
+                     FromGrpcStatus(s).ToString());
   }
 }
 
@@ -246,8 +246,8 @@ void UpcallDispatcher::Complete(const Upcall& upcall, UpcallReply reply) {
   if (!s.ok()) {
     // NOT_FOUND: the application gave up and lite.ko dropped the upcall.
     if (!absl::IsNotFound(s)) counters_->Add("agent.module_errors");
-    AGENT_LOG_WARNING("answering %s upcall %u: %s", KindName(upcall), id,
-                      s.ToString());
+    LITE_LOG_WARNING("answering %s upcall %u: %s", KindName(upcall), id,
+                     s.ToString());
   }
 }
 

@@ -59,18 +59,12 @@ int Fail(const std::string& message) {
 
 int Main() {
   const std::string level = absl::GetFlag(FLAGS_log_level);
-  if (level == "debug") {
-    SetMinLogLevel(LogLevel::kDebug);
-  } else if (level == "info") {
-    SetMinLogLevel(LogLevel::kInfo);
-  } else if (level == "warning") {
-    SetMinLogLevel(LogLevel::kWarning);
-  } else if (level == "error") {
-    SetMinLogLevel(LogLevel::kError);
-  } else {
+  LogLevel min_level;
+  if (!ParseLogLevel(level, &min_level)) {
     return Fail(absl::StrCat("--log_level=", level,
                              " is not one of debug, info, warning, error"));
   }
+  SetMinLogLevel(min_level);
   ManagerOptions options;
   if (absl::GetFlag(FLAGS_lease_ms) < 10) {
     return Fail("--lease_ms must be at least 10");

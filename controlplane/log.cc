@@ -45,4 +45,19 @@ void LogLine(LogLevel level, absl::string_view text) {
   std::fwrite(line.data(), 1, line.size(), stderr);
 }
 
+bool ParseLogLevel(absl::string_view text, LogLevel* level) {
+  if (text == "debug") {
+    *level = LogLevel::kDebug;
+  } else if (text == "info") {
+    *level = LogLevel::kInfo;
+  } else if (text == "warning") {
+    *level = LogLevel::kWarning;
+  } else if (text == "error") {
+    *level = LogLevel::kError;
+  } else {
+    return false;
+  }
+  return true;
+}
+
 }  // namespace lite::controlplane

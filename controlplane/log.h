@@ -1,7 +1,7 @@
-// Minimal stderr logging for the control plane. Debian's Abseil (20220623)
-// predates absl/log, so daemons use this: one line per message, with a UTC
-// timestamp, the level and the text, written with a single fwrite so lines
-// from different threads do not interleave.
+// Minimal stderr logging for the control plane (litemgr and liteagent).
+// Debian's Abseil (20220623) predates absl/log, so daemons use this: one line
+// per message, with a UTC timestamp, the level and the text, written with a
+// single fwrite so lines from different threads do not interleave.
 #ifndef LITE_CONTROLPLANE_LOG_H_
 #define LITE_CONTROLPLANE_LOG_H_
 
@@ -11,6 +11,9 @@
 namespace lite::controlplane {
 
 enum class LogLevel { kDebug = 0, kInfo = 1, kWarning = 2, kError = 3 };
+
+// "debug", "info", "warning", "error" -> level; false for anything else.
+bool ParseLogLevel(absl::string_view text, LogLevel* level);
 
 // Messages below this level are dropped. Default kInfo.
 void SetMinLogLevel(LogLevel level);
