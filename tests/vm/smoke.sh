@@ -49,7 +49,7 @@ reports_rxe0_ready() {
 	local json
 	json=$(litevm exec -g "$1" -- "$litedev -o json") || return 1
 	echo "        guest $1: $json"
-	[[ $json == *'"abi_version": 1'* ]] &&
+	[[ $json == *'"abi_version": 2'* ]] &&
 	[[ $json == *'"name": "rxe0"'* ]] &&
 	[[ $json == *'"port_state": "ACTIVE"'* ]] &&
 	[[ $json == *'"global_key_ready": true'* ]]

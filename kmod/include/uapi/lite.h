@@ -16,7 +16,7 @@
 #include <linux/types.h>
 
 /* Bumped whenever an ioctl or struct below changes incompatibly. */
-#define LITE_ABI_VERSION 1
+#define LITE_ABI_VERSION 2
 
 /* The character device applications open. */
 #define LITE_DEVICE_PATH "/dev/lite"
@@ -93,6 +93,248 @@ struct lite_query {
 };
 
 #define LITE_IOC_QUERY _IOWR(LITE_IOC_MAGIC, 0x00, struct lite_query)
+
+/*
+ * LMRs and one-sided operations.
+ *
+ * An application opens LITE_DEVICE_PATH and works with handles. A handle is
+ * one map of one LMR (LITE_IOC_MAP): it is valid only in the open file that
+ * made it (another process, or another open of /dev/lite, gets EBADF for
+ * it), is never reused while the file is open, and carries the access the
+ * map granted. Closing the file unmaps every handle it holds.
+ *
+ * Control calls (ALLOC, MAP, UNMAP, FREE) go to the node agent (liteagent)
+ * and through it to the cluster manager, with the caller's effective uid and
+ * gid and its pid, which lite.ko takes from the calling task. They wait at
+ * most the upcall_timeout_ms module parameter and can be interrupted by a
+ * fatal signal. When they fail for a reason the manager gave, `message`
+ * (where the struct has one) says why in words; it is always
+ * NUL-terminated, and empty on success.
+ *
+ * Operations (READ .. CAS) never involve the control plane: lite.ko checks
+ * the handle, the access and the bounds and does the RDMA operation itself on
+ * a queue pair it shares between every process on the node. A failed
+ * operation changes nothing that the caller can observe in the LMR, with one
+ * exception: an operation that fails with EHOSTDOWN or ETIMEDOUT after it was
+ * posted (the home node failed mid-way) may have written part of its range.
+ *
+ * Errors common to every call below:
+ *   EFAULT     the argument (or a buffer it points to) is not valid memory;
+ *   EINVAL     flags, reserved or priority is not zero, or a field is out of
+ *              range (each call lists its own);
+ *   EINTR      a fatal signal arrived (control calls only).
+ */
+
+/* LMR names: 1..LITE_NAME_MAX characters from [A-Za-z0-9._:/-], the first a
+ * letter or digit, NUL-terminated in a LITE_NAME_BUF buffer. */
+#define LITE_NAME_MAX		128
+#define LITE_NAME_BUF		136
+/* Size of the `message` field of control calls. */
+#define LITE_MESSAGE_BUF	256
+/* The largest LMR one call may allocate (64 GiB); the quota is usually lower. */
+#define LITE_LMR_SIZE_MAX	(1ULL << 36)
+/* Most members LITE_IOC_NODE reports (the peer table's size plus this node). */
+#define LITE_MEMBERS_MAX	(1024 + 1)
+
+/* Access bits of a map (lite_map.access). */
+enum lite_access {
+	LITE_ACCESS_READ = 1U << 0,	/* READ, the source of MEMCPY, FAA, CAS (all read) */
+	LITE_ACCESS_WRITE = 1U << 1,	/* WRITE, MEMSET, the target of MEMCPY, FAA, CAS */
+};
+
+/*
+ * LITE_IOC_NODE: this node and the members it knows.
+ *
+ * In:  flags = 0; max_members = entries `members` holds (may be 0);
+ *      members = user pointer to struct lite_member[max_members].
+ * Out: node_id and incarnation (0 until the agent set them); num_members =
+ *      how many members there are, this node first, then its peers in node
+ *      id order; the first min(max_members, num_members) entries are filled.
+ * Errors: EINVAL  flags/reserved not zero, or max_members > 0 with a NULL
+ *                 members pointer, or max_members > LITE_MEMBERS_MAX.
+ */
+struct lite_member {
+	__u32 node_id;
+	__u32 state;		/* enum lite_peer_state; LITE_PEER_CONNECTED for this node */
+	__u64 incarnation;
+};
+
+struct lite_node_info {
+	__u32 node_id;		/* out */
+	__u32 flags;		/* in: must be 0 */
+	__u64 incarnation;	/* out */
+	__u32 max_members;	/* in */
+	__u32 num_members;	/* out */
+	__u64 members;		/* in: struct lite_member * */
+	__u64 reserved;		/* in: must be 0 */
+};
+
+/*
+ * LITE_IOC_ALLOC: create a new LMR of size_bytes on node home_node_id (0 =
+ * this node), owned by the caller, with Unix mode bits `mode` (a subset of
+ * 0666). The LMR's memory is zeroed. It gives no handle: LITE_IOC_MAP it.
+ *
+ * Out: lmr_id; message.
+ * Errors: EINVAL     bad name, size 0 or > LITE_LMR_SIZE_MAX, mode not a
+ *                    subset of 0666;
+ *         EEXIST     an LMR with this name exists;
+ *         ENOENT     home_node_id is not a live member;
+ *         ENOSPC     the home node's LMR quota (lmr_quota_mib) is used up;
+ *         ENOMEM     the home node has no memory for it;
+ *         ENOTCONN   no agent is attached on this node;
+ *         EAGAIN     the agent cannot reach the cluster manager now;
+ *         ETIMEDOUT  no answer within upcall_timeout_ms;
+ *         EPERM      the home node does not take new LMRs (draining).
+ */
+struct lite_alloc {
+	char name[LITE_NAME_BUF];	/* in */
+	__u64 size_bytes;		/* in: 1..LITE_LMR_SIZE_MAX */
+	__u32 mode;			/* in: subset of 0666 */
+	__u32 home_node_id;		/* in: 0 = this node */
+	__u32 flags;			/* in: must be 0 */
+	__u32 reserved;			/* in: must be 0 */
+	__u64 lmr_id;			/* out */
+	char message[LITE_MESSAGE_BUF];	/* out */
+};
+
+/*
+ * LITE_IOC_MAP: a new handle to the LMR `name` with `access` (LITE_ACCESS_*,
+ * at least one bit). The manager checks the caller's uid/gid against the
+ * LMR's owner and mode bits (owner class, else group class, else other; no
+ * root override).
+ *
+ * Out: handle; lmr_id, home_node_id, size_bytes of the LMR; message.
+ * Errors: EINVAL     bad name, access 0 or unknown bits;
+ *         ENOENT     no LMR with this name;
+ *         EACCES     the mode bits deny the access asked for;
+ *         EHOSTDOWN  the LMR's home node is not connected to this node;
+ *         EMFILE     the file holds LITE_HANDLES_MAX handles already;
+ *         ENOTCONN, EAGAIN, ETIMEDOUT as for LITE_IOC_ALLOC.
+ */
+#define LITE_HANDLES_MAX	65536
+
+struct lite_map {
+	char name[LITE_NAME_BUF];	/* in */
+	__u32 access;			/* in: enum lite_access */
+	__u32 flags;			/* in: must be 0 */
+	__u64 handle;			/* out */
+	__u64 lmr_id;			/* out */
+	__u64 size_bytes;		/* out */
+	__u32 home_node_id;		/* out */
+	__u32 reserved;			/* in: must be 0 */
+	char message[LITE_MESSAGE_BUF];	/* out */
+};
+
+/*
+ * LITE_IOC_UNMAP: drop a handle. From the moment the call starts the handle
+ * is invalid (EBADF) for every other call; operations already running on it
+ * finish. The grant behind it is given back to the manager in the
+ * background: UNMAP succeeds even when no agent is attached.
+ * Errors: EBADF  unknown or already unmapped handle.
+ */
+struct lite_unmap {
+	__u64 handle;			/* in */
+	__u32 flags;			/* in: must be 0 */
+	__u32 reserved;			/* in: must be 0 */
+};
+
+/*
+ * LITE_IOC_FREE: delete the LMR `name` (only its owner uid may). Every map of
+ * it, on every node, is revoked: operations on those handles fail with
+ * ESTALE. Its memory is freed on its home node.
+ * Errors: EINVAL bad name; ENOENT no such LMR; EACCES not the owner;
+ *         ENOTCONN, EAGAIN, ETIMEDOUT as for LITE_IOC_ALLOC.
+ */
+struct lite_free {
+	char name[LITE_NAME_BUF];	/* in */
+	__u32 flags;			/* in: must be 0 */
+	__u32 reserved;			/* in: must be 0 */
+	char message[LITE_MESSAGE_BUF];	/* out */
+};
+
+/*
+ * Errors common to the operations (READ, WRITE, MEMSET, MEMCPY, FAA, CAS):
+ *   EBADF      unknown or unmapped handle;
+ *   EACCES     the handle's access does not allow the operation;
+ *   EINVAL     offset + length is past the end of the LMR (or overflows),
+ *              length is 0, length > LITE_OP_LENGTH_MAX, an atomic's offset
+ *              is not a multiple of 8 or its length is not 8;
+ *   ESTALE     the grant behind the handle was revoked (the LMR was freed,
+ *              or its home node restarted);
+ *   EHOSTDOWN  the LMR's home node failed or is not connected;
+ *   ETIMEDOUT  the operation did not complete within op_timeout_ms;
+ *   EIO        the RDMA operation failed for another reason (see dmesg).
+ * `priority` is for QoS (a later ABI version) and must be 0.
+ */
+#define LITE_OP_LENGTH_MAX	(1ULL << 32)
+
+/* LITE_IOC_READ / LITE_IOC_WRITE: length bytes between the LMR at offset
+ * and the user buffer buf (any alignment). */
+struct lite_rw {
+	__u64 handle;
+	__u64 offset;
+	__u64 buf;			/* user pointer */
+	__u64 length;
+	__u32 flags;			/* must be 0 */
+	__u32 priority;			/* must be 0 */
+};
+
+/* LITE_IOC_MEMSET: length bytes at offset set to value (0..255; EINVAL
+ * otherwise). Needs LITE_ACCESS_WRITE. */
+struct lite_memset {
+	__u64 handle;
+	__u64 offset;
+	__u64 length;
+	__u32 value;
+	__u32 flags;			/* must be 0 */
+	__u32 priority;			/* must be 0 */
+	__u32 reserved;			/* must be 0 */
+};
+
+/* LITE_IOC_MEMCPY: length bytes from (src_handle, src_offset) to
+ * (dst_handle, dst_offset); the LMRs may be the same one or live on
+ * different nodes. Overlapping ranges of one LMR: EINVAL. Needs READ on the
+ * source and WRITE on the destination. */
+struct lite_memcpy {
+	__u64 dst_handle;
+	__u64 dst_offset;
+	__u64 src_handle;
+	__u64 src_offset;
+	__u64 length;
+	__u32 flags;			/* must be 0 */
+	__u32 priority;			/* must be 0 */
+};
+
+/*
+ * LITE_IOC_FAA: atomically add `operand` to the 8-byte word at offset and
+ * return its old value in `result`. LITE_IOC_CAS: if the word equals
+ * `operand`, replace it with `swap`; `result` is the old value either way
+ * (the swap happened iff result == operand). The word is in the home node's
+ * byte order. offset must be a multiple of 8. Both need READ and WRITE.
+ * Atomics on one LMR are atomic with respect to each other from every node,
+ * including its home node, but not with respect to READ/WRITE.
+ */
+struct lite_atomic {
+	__u64 handle;
+	__u64 offset;
+	__u64 operand;			/* FAA: addend; CAS: expected value */
+	__u64 swap;			/* CAS: new value; FAA: must be 0 */
+	__u64 result;			/* out: the old value */
+	__u32 flags;			/* must be 0 */
+	__u32 priority;			/* must be 0 */
+};
+
+#define LITE_IOC_NODE	_IOWR(LITE_IOC_MAGIC, 0x01, struct lite_node_info)
+#define LITE_IOC_ALLOC	_IOWR(LITE_IOC_MAGIC, 0x02, struct lite_alloc)
+#define LITE_IOC_MAP	_IOWR(LITE_IOC_MAGIC, 0x03, struct lite_map)
+#define LITE_IOC_UNMAP	_IOW(LITE_IOC_MAGIC, 0x04, struct lite_unmap)
+#define LITE_IOC_FREE	_IOWR(LITE_IOC_MAGIC, 0x05, struct lite_free)
+#define LITE_IOC_READ	_IOW(LITE_IOC_MAGIC, 0x10, struct lite_rw)
+#define LITE_IOC_WRITE	_IOW(LITE_IOC_MAGIC, 0x11, struct lite_rw)
+#define LITE_IOC_MEMSET	_IOW(LITE_IOC_MAGIC, 0x12, struct lite_memset)
+#define LITE_IOC_MEMCPY	_IOW(LITE_IOC_MAGIC, 0x13, struct lite_memcpy)
+#define LITE_IOC_FAA	_IOWR(LITE_IOC_MAGIC, 0x14, struct lite_atomic)
+#define LITE_IOC_CAS	_IOWR(LITE_IOC_MAGIC, 0x15, struct lite_atomic)
 
 /*
  * Generic netlink: the channel between lite.ko and the node agent.
@@ -249,6 +491,102 @@ enum lite_genl_cmd {
 	LITE_CMD_EVENT_PEER_FAILED,
 	LITE_CMD_EVENT_PEER_REMOVED,
 
+	/*
+	 * LMR memory this node hosts. The agent allocates it when the cluster
+	 * manager asks (AllocateLmrMemory) and frees it when the LMR is gone.
+	 * Memory comes from the kernel in physically contiguous chunks of at
+	 * most 4 MiB, zeroed, DMA-mapped on the node's RDMA device; all LMRs
+	 * together are bounded by the lmr_quota_mib module parameter.
+	 *
+	 * LITE_CMD_LMR_ALLOC (CAP_NET_ADMIN): LITE_ATTR_LMR_ID, LITE_ATTR_NAME,
+	 * LITE_ATTR_SIZE, LITE_ATTR_UID, LITE_ATTR_GID, LITE_ATTR_MODE (all
+	 * required). Reply: LITE_ATTR_MEMORY_KEY and LITE_ATTR_CHUNKS.
+	 * Errors: EPERM, EBUSY as above; EINVAL bad or missing attribute;
+	 *         ENXIO node identity not set; ENODEV no RDMA device with the
+	 *         global key under the node's address; EEXIST lmr_id is hosted
+	 *         already; ENOSPC over the quota; ENOMEM.
+	 */
+	LITE_CMD_LMR_ALLOC,
+
+	/*
+	 * LITE_CMD_LMR_FREE (CAP_NET_ADMIN): LITE_ATTR_LMR_ID. Grants on this
+	 * node into the LMR are revoked (ESTALE) and the memory is freed once
+	 * no operation uses it.
+	 * Errors: EPERM, EBUSY, EINVAL; ENOENT not hosted here.
+	 */
+	LITE_CMD_LMR_FREE,
+
+	/*
+	 * LITE_CMD_LMR_UPDATE (CAP_NET_ADMIN): the manager's view of a hosted
+	 * LMR changed (after a manager restart it may get a new id and epoch).
+	 * LITE_ATTR_LMR_ID (required, the id it is hosted under now),
+	 * LITE_ATTR_NEW_LMR_ID and LITE_ATTR_EPOCH (optional).
+	 * Errors: EPERM, EBUSY, EINVAL; ENOENT not hosted; EEXIST the new id
+	 *         is another hosted LMR's.
+	 */
+	LITE_CMD_LMR_UPDATE,
+
+	/*
+	 * LITE_CMD_LMR_GET (any user), dump only: one message per hosted LMR
+	 * in lmr id order: LITE_ATTR_LMR_ID, LITE_ATTR_NAME, LITE_ATTR_SIZE,
+	 * LITE_ATTR_UID, LITE_ATTR_GID, LITE_ATTR_MODE, LITE_ATTR_EPOCH (0
+	 * until set), LITE_ATTR_MEMORY_KEY, LITE_ATTR_CHUNKS.
+	 */
+	LITE_CMD_LMR_GET,
+
+	/*
+	 * LITE_CMD_UPCALL: lite.ko -> the attached agent (unicast), never a
+	 * request. An application's control call: LITE_ATTR_UPCALL_ID (u64,
+	 * never 0, unique among pending upcalls), LITE_ATTR_UPCALL_KIND,
+	 * LITE_ATTR_UID, LITE_ATTR_GID, LITE_ATTR_PID (taken from the calling
+	 * task: effective ids in the initial user namespace, pid in the initial
+	 * pid namespace), and per kind:
+	 *   ALLOC  LITE_ATTR_NAME, LITE_ATTR_SIZE, LITE_ATTR_MODE,
+	 *          LITE_ATTR_NODE_ID (the home node; 0 = this node)
+	 *   MAP    LITE_ATTR_NAME, LITE_ATTR_ACCESS
+	 *   UNMAP  LITE_ATTR_GRANT_ID (nobody waits for the answer)
+	 *   FREE   LITE_ATTR_NAME
+	 * Each upcall is answered with LITE_CMD_UPCALL_COMPLETE.
+	 */
+	LITE_CMD_UPCALL,
+
+	/*
+	 * LITE_CMD_UPCALL_COMPLETE (the attached agent only): the answer.
+	 * LITE_ATTR_UPCALL_ID and LITE_ATTR_ERRNO (0 = success, else a
+	 * positive errno the application gets) are required;
+	 * LITE_ATTR_MESSAGE (optional) says why in words. On success:
+	 *   ALLOC  LITE_ATTR_LMR_ID
+	 *   MAP    the grant: LITE_ATTR_GRANT_ID, LITE_ATTR_LMR_ID,
+	 *          LITE_ATTR_NAME, LITE_ATTR_NODE_ID (home), LITE_ATTR_ACCESS,
+	 *          LITE_ATTR_EPOCH, LITE_ATTR_SIZE, LITE_ATTR_MEMORY_KEY,
+	 *          LITE_ATTR_CHUNKS (lengths adding up to the size),
+	 *          LITE_ATTR_INCARNATION (the holder's, this node's) and
+	 *          LITE_ATTR_GRANTED_AT_MS; lite.ko puts it behind a new handle.
+	 * Errors: EPERM, EINVAL; EBUSY not the attached agent; ENOENT no such
+	 *         upcall is pending (answered already, or the application gave
+	 *         up: the agent should give a map's grant back); EEXIST the
+	 *         grant id is installed already; EMFILE the application's file
+	 *         is full of handles (the application gets EMFILE).
+	 */
+	LITE_CMD_UPCALL_COMPLETE,
+
+	/*
+	 * LITE_CMD_GRANT_REVOKE (CAP_NET_ADMIN): LITE_ATTR_GRANT_ID. Handles
+	 * behind the grant fail with ESTALE from now on; the handle stays
+	 * until unmapped.
+	 * Errors: EPERM, EBUSY, EINVAL; ENOENT no such grant here.
+	 */
+	LITE_CMD_GRANT_REVOKE,
+
+	/*
+	 * LITE_CMD_GRANT_GET (any user), dump only: every grant an
+	 * application on this node holds and has not unmapped, revoked or not,
+	 * in grant id order: the attributes of a MAP answer plus LITE_ATTR_UID,
+	 * LITE_ATTR_GID, LITE_ATTR_PID (the requester) and LITE_ATTR_REVOKED
+	 * (flag, when revoked).
+	 */
+	LITE_CMD_GRANT_GET,
+
 	__LITE_CMD_MAX,
 	LITE_CMD_MAX = __LITE_CMD_MAX - 1
 };
@@ -268,9 +606,50 @@ enum lite_genl_attr {
 	LITE_ATTR_QPS_CONNECTED,	/* u32 (reply, event) */
 	LITE_ATTR_QP_INDEX,		/* u32: which connection, 0-based (event) */
 	LITE_ATTR_REASON,		/* u32: a positive errno (event) */
+	LITE_ATTR_LMR_ID,		/* u64, not 0 */
+	LITE_ATTR_NEW_LMR_ID,		/* u64, not 0 */
+	LITE_ATTR_NAME,			/* string, an LMR name (LITE_NAME_MAX) */
+	LITE_ATTR_SIZE,			/* u64, 1..LITE_LMR_SIZE_MAX */
+	LITE_ATTR_UID,			/* u32, not (uid_t)-1 */
+	LITE_ATTR_GID,			/* u32, not (gid_t)-1 */
+	LITE_ATTR_PID,			/* u32 */
+	LITE_ATTR_MODE,			/* u32, subset of 0666 */
+	LITE_ATTR_EPOCH,		/* u64 */
+	LITE_ATTR_MEMORY_KEY,		/* u32: the global rkey */
+	LITE_ATTR_CHUNKS,		/* nested: LITE_ATTR_CHUNK, 1..LITE_CHUNKS_MAX */
+	LITE_ATTR_CHUNK,		/* nested: LITE_CHUNK_ATTR_* */
+	LITE_ATTR_UPCALL_ID,		/* u64, not 0 */
+	LITE_ATTR_UPCALL_KIND,		/* u32: enum lite_upcall_kind */
+	LITE_ATTR_ACCESS,		/* u32: enum lite_access, not 0 */
+	LITE_ATTR_GRANT_ID,		/* u64, not 0 */
+	LITE_ATTR_ERRNO,		/* u32: 0 or a positive errno < 4096 */
+	LITE_ATTR_MESSAGE,		/* string, < LITE_MESSAGE_BUF bytes */
+	LITE_ATTR_GRANTED_AT_MS,	/* s64: Unix time in ms */
+	LITE_ATTR_REVOKED,		/* flag */
 
 	__LITE_ATTR_MAX,
 	LITE_ATTR_MAX = __LITE_ATTR_MAX - 1
+};
+
+/* One chunk of LMR memory: an RDMA address valid with the memory key. */
+enum lite_chunk_attr {
+	LITE_CHUNK_ATTR_UNSPEC,
+	LITE_CHUNK_ATTR_PAD,
+	LITE_CHUNK_ATTR_ADDR,		/* u64 */
+	LITE_CHUNK_ATTR_LENGTH,		/* u64, not 0 */
+
+	__LITE_CHUNK_ATTR_MAX,
+	LITE_CHUNK_ATTR_MAX = __LITE_CHUNK_ATTR_MAX - 1
+};
+
+/* Most chunks one LMR or grant has (16 GiB in 4 MiB chunks). */
+#define LITE_CHUNKS_MAX		4096
+
+enum lite_upcall_kind {
+	LITE_UPCALL_ALLOC = 1,
+	LITE_UPCALL_MAP = 2,
+	LITE_UPCALL_UNMAP = 3,
+	LITE_UPCALL_FREE = 4,
 };
 
 enum lite_peer_state {
