@@ -2,10 +2,11 @@
 /*
  * LITE: per-RDMA-device resources, managed through an ib_client.
  *
- * Every device the RDMA core knows about gets a protection domain allocated
- * with IB_PD_UNSAFE_GLOBAL_RKEY: one rkey that covers all of the node's
- * memory, which is what lets LITE serve any LMR without registering it.
- * Peers only ever learn that key through lite.ko itself, never userspace.
+ * Every device the RDMA core knows about gets a protection domain and the
+ * global memory key: one DMA memory region whose rkey covers all of the
+ * node's memory, which is what lets LITE serve any LMR without registering
+ * it. Peers only ever learn that key through lite.ko itself, never
+ * userspace.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,27 +24,40 @@ static void lite_device_release(struct kref *ref)
 	kfree(container_of(ref, struct lite_device, ref));
 }
 
-static int lite_device_alloc_resources(struct lite_device *ldev)
+/*
+ * The global memory key. IB_PD_UNSAFE_GLOBAL_RKEY would give one, but its
+ * memory region allows remote reads and writes only, and LITE's atomics need
+ * IB_ACCESS_REMOTE_ATOMIC as well (providers check it: rxe fails an atomic
+ * on that key with a remote access error). The RDMA core has had no kernel
+ * API for a DMA MR with chosen access since ib_get_dma_mr() was removed, so
+ * this sets one up exactly the way __ib_alloc_pd() sets up its internal MR,
+ * and accounts it in the PD's use count so ib_dereg_mr() can release it.
+ */
+static int lite_device_alloc_global_mr(struct lite_device *ldev)
 {
 	struct ib_device *ibdev = ldev->ibdev;
+	int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+		     IB_ACCESS_REMOTE_WRITE;
+	struct ib_mr *mr;
 
-	ldev->pd = ib_alloc_pd(ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
-	if (IS_ERR(ldev->pd)) {
-		int err = PTR_ERR(ldev->pd);
+	if (!ibdev->ops.get_dma_mr)
+		return -EOPNOTSUPP;
+	if (ibdev->attrs.atomic_cap != IB_ATOMIC_NONE)
+		access |= IB_ACCESS_REMOTE_ATOMIC;
 
-		ldev->pd = NULL;
-		return err;
-	}
+	mr = ibdev->ops.get_dma_mr(ldev->pd, access);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	mr->device = ibdev;
+	mr->pd = ldev->pd;
+	mr->type = IB_MR_TYPE_DMA;
+	mr->uobject = NULL;
+	mr->need_inval = false;
+	atomic_inc(&ldev->pd->usecnt);
 
-	ldev->cq = ib_alloc_cq(ibdev, ldev, LITE_CQ_DEPTH, 0, IB_POLL_SOFTIRQ);
-	if (IS_ERR(ldev->cq)) {
-		int err = PTR_ERR(ldev->cq);
-
-		ldev->cq = NULL;
-		ib_dealloc_pd(ldev->pd);
-		ldev->pd = NULL;
-		return err;
-	}
+	ldev->global_mr = mr;
+	ldev->global_rkey = mr->rkey;
+	ldev->atomics = access & IB_ACCESS_REMOTE_ATOMIC;
 	return 0;
 }
 
@@ -53,10 +67,43 @@ static void lite_device_free_resources(struct lite_device *ldev)
 		ib_free_cq(ldev->cq);
 		ldev->cq = NULL;
 	}
+	if (ldev->global_mr) {
+		ib_dereg_mr(ldev->global_mr);
+		ldev->global_mr = NULL;
+	}
 	if (ldev->pd) {
 		ib_dealloc_pd(ldev->pd);
 		ldev->pd = NULL;
 	}
+}
+
+static int lite_device_alloc_resources(struct lite_device *ldev)
+{
+	struct ib_device *ibdev = ldev->ibdev;
+	int err;
+
+	ldev->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(ldev->pd)) {
+		err = PTR_ERR(ldev->pd);
+		ldev->pd = NULL;
+		return err;
+	}
+
+	err = lite_device_alloc_global_mr(ldev);
+	if (err)
+		goto fail;
+
+	ldev->cq = ib_alloc_cq(ibdev, ldev, LITE_CQ_DEPTH, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(ldev->cq)) {
+		err = PTR_ERR(ldev->cq);
+		ldev->cq = NULL;
+		goto fail;
+	}
+	return 0;
+
+fail:
+	lite_device_free_resources(ldev);
+	return err;
 }
 
 static int lite_ib_add(struct ib_device *ibdev)
@@ -79,8 +126,9 @@ static int lite_ib_add(struct ib_device *ibdev)
 		pr_warn("%s: no global memory key (error %d); device not used\n",
 			dev_name(&ibdev->dev), ldev->global_key_errno);
 	else
-		pr_info("%s: serving port %u with the global memory key\n",
-			dev_name(&ibdev->dev), ldev->port);
+		pr_info("%s: serving port %u with the global memory key%s\n",
+			dev_name(&ibdev->dev), ldev->port,
+			ldev->atomics ? "" : " (no remote atomics)");
 
 	mutex_lock(&lite_devices_lock);
 	list_add_tail(&ldev->entry, &lite_devices);

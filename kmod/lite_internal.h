@@ -19,8 +19,8 @@
 #define LITE_CQ_DEPTH 4096
 
 /*
- * An RDMA device LITE serves: its protection domain with the global rkey and
- * its completion queue. Created by the ib_client's add callback and torn down
+ * An RDMA device LITE serves: its protection domain with the global memory
+ * key and its completion queue. Created by the ib_client's add callback and torn down
  * by its remove callback (device unplug, driver unload, or module unload).
  * The reference count only keeps the structure; pd and cq live until remove.
  */
@@ -29,6 +29,14 @@ struct lite_device {
 	struct list_head entry;		/* in lite_devices, under lite_devices_lock */
 	struct ib_device *ibdev;
 	struct ib_pd *pd;		/* NULL when global_key_errno != 0 */
+	/*
+	 * The global memory key: a DMA MR on pd covering all memory with
+	 * remote read, write and (if the device has them) atomic access.
+	 * Remote nodes use global_rkey with DMA addresses of this device.
+	 */
+	struct ib_mr *global_mr;
+	u32 global_rkey;
+	bool atomics;			/* global_mr allows remote atomics */
 	struct ib_cq *cq;		/* NULL when global_key_errno != 0 */
 	u32 port;
 	int global_key_errno;

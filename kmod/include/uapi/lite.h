@@ -125,8 +125,10 @@ struct lite_query {
  *   EINTR      a fatal signal arrived (control calls only).
  */
 
-/* LMR names: 1..LITE_NAME_MAX characters from [A-Za-z0-9._:/-], the first a
- * letter or digit, NUL-terminated in a LITE_NAME_BUF buffer. */
+/*
+ * LMR names: 1..LITE_NAME_MAX characters from [A-Za-z0-9._:/-], the first a
+ * letter or digit, NUL-terminated in a LITE_NAME_BUF buffer.
+ */
 #define LITE_NAME_MAX		128
 #define LITE_NAME_BUF		136
 /* Size of the `message` field of control calls. */
@@ -268,8 +270,10 @@ struct lite_free {
  */
 #define LITE_OP_LENGTH_MAX	(1ULL << 32)
 
-/* LITE_IOC_READ / LITE_IOC_WRITE: length bytes between the LMR at offset
- * and the user buffer buf (any alignment). */
+/*
+ * LITE_IOC_READ / LITE_IOC_WRITE: length bytes between the LMR at offset
+ * and the user buffer buf (any alignment).
+ */
 struct lite_rw {
 	__u64 handle;
 	__u64 offset;
@@ -279,8 +283,10 @@ struct lite_rw {
 	__u32 priority;			/* must be 0 */
 };
 
-/* LITE_IOC_MEMSET: length bytes at offset set to value (0..255; EINVAL
- * otherwise). Needs LITE_ACCESS_WRITE. */
+/*
+ * LITE_IOC_MEMSET: length bytes at offset set to value (0..255; EINVAL
+ * otherwise). Needs LITE_ACCESS_WRITE.
+ */
 struct lite_memset {
 	__u64 handle;
 	__u64 offset;
@@ -291,10 +297,12 @@ struct lite_memset {
 	__u32 reserved;			/* must be 0 */
 };
 
-/* LITE_IOC_MEMCPY: length bytes from (src_handle, src_offset) to
+/*
+ * LITE_IOC_MEMCPY: length bytes from (src_handle, src_offset) to
  * (dst_handle, dst_offset); the LMRs may be the same one or live on
  * different nodes. Overlapping ranges of one LMR: EINVAL. Needs READ on the
- * source and WRITE on the destination. */
+ * source and WRITE on the destination.
+ */
 struct lite_memcpy {
 	__u64 dst_handle;
 	__u64 dst_offset;
