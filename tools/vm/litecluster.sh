@@ -1,0 +1,124 @@
+#!/bin/bash
+# litecluster.sh: a whole LITE cluster inside a `litevm run` cluster.
+#
+# Sourced by a command that `litevm run` runs on the host (inside the
+# cluster's network namespace): it starts litemgr on the bridge address and
+# a liteagent with the real lite.ko module in every guest, waits until every
+# node has joined and every pair of nodes has its RC QPs up, and stops it all
+# again. Used by tests/vm/datapath.sh, tools/demo.sh and tools/bench/compare.
+#
+# Needs: LITE_BIN (Bazel's bin directory with //controlplane:litemgr,
+# //agent:liteagent, //tools/litectl and //tools/litenl built), and the
+# variables `litevm run` sets (LITE_VM_STATE, LITE_VM_GUESTS,
+# LITE_VM_BRIDGE_IP).
+#
+# Functions:
+#   lc_start [LEASE_MS]   manager + one agent per guest; returns once ready
+#                         (every node ALIVE, every guest's peers connected),
+#                         or fails with the logs' tails after 120 s
+#   lc_node_id GUEST      prints the node id the manager gave guest GUEST
+#   lc_stop               stops agents and manager (also on EXIT)
+#   lc_logs               prints the tails of the manager and agent logs
+# Environment after lc_start: LITE_MANAGER (for litectl), LC_MANAGER_PID.
+
+LC_PORT=7420
+LC_AGENT_PORT=7421
+LC_CM_PORT=18600
+LC_MANAGER_PID=
+declare -ga LC_AGENT_JOBS=()
+
+lc_log() { printf '%s %s\n' "$(date +%T)" "$*"; }
+
+# lc_guest_ip GUEST
+lc_guest_ip() { echo "10.211.0.$((10 + $1))"; }
+
+lc_start() {
+	local lease_ms=${1:-3000} g deadline
+	LITE_MANAGER=$LITE_VM_BRIDGE_IP:$LC_PORT
+	export LITE_MANAGER
+	# Lease 3 s (not the default 1 s): the guests are emulated (TCG) and a
+	# guest busy moving 64 MiB can be late with a heartbeat.
+	"$LITE_BIN/controlplane/litemgr" --listen="$LITE_MANAGER" \
+		--lease_ms="$lease_ms" --recovery_window_ms=0 \
+		> "$LITE_VM_STATE/litemgr.log" 2>&1 &
+	LC_MANAGER_PID=$!
+	trap lc_stop EXIT
+	deadline=$((SECONDS + 20))
+	until "$LITE_BIN/tools/litectl/litectl" health > /dev/null 2>&1; do
+		if ((SECONDS > deadline)) || ! kill -0 "$LC_MANAGER_PID" 2> /dev/null; then
+			lc_log "litemgr did not come up:"
+			tail -n 20 "$LITE_VM_STATE/litemgr.log"
+			return 1
+		fi
+		sleep 0.2
+	done
+	lc_log "litemgr listening on $LITE_MANAGER (pid $LC_MANAGER_PID, lease ${lease_ms} ms)"
+
+	LC_AGENT_JOBS=()
+	for ((g = 1; g <= LITE_VM_GUESTS; g++)); do
+		LC_AGENT_JOBS[g]=$(litevm spawn -g "$g" -t 3600 -- \
+			"exec $LITE_BIN/agent/liteagent --module=netlink" \
+			"--manager=$LITE_MANAGER --node_name=node$g" \
+			"--rdma_address=$(lc_guest_ip "$g"):$LC_CM_PORT" \
+			"--listen=0.0.0.0:$LC_AGENT_PORT > /tmp/liteagent.log 2>&1")
+	done
+	lc_wait_ready 120
+}
+
+# lc_wait_ready SECONDS: every guest's node ALIVE at the manager and every
+# guest's lite.ko connected to every other guest.
+lc_wait_ready() {
+	local limit=$1 start=$SECONDS g alive connected want=$((LITE_VM_GUESTS - 1))
+	while true; do
+		alive=$("$LITE_BIN/tools/litectl/litectl" nodes -o json 2> /dev/null |
+			grep -o '"NODE_STATE_ALIVE"' | wc -l)
+		if ((alive == LITE_VM_GUESTS)); then
+			connected=0
+			for ((g = 1; g <= LITE_VM_GUESTS; g++)); do
+				local n
+				n=$(litevm exec -g "$g" -t 20 -- "$LITE_BIN/tools/litenl/litenl peers -o json" 2> /dev/null |
+					grep -o '"state": "connected"' | wc -l)
+				((n == want)) && connected=$((connected + 1))
+			done
+			if ((connected == LITE_VM_GUESTS)); then
+				lc_log "cluster ready: $alive nodes alive, every pair connected ($((SECONDS - start)) s)"
+				return 0
+			fi
+		fi
+		if ((SECONDS - start > limit)); then
+			lc_log "cluster not ready after ${limit} s ($alive of $LITE_VM_GUESTS nodes alive)"
+			lc_logs
+			return 1
+		fi
+		sleep 1
+	done
+}
+
+lc_node_id() {
+	"$LITE_BIN/tools/litectl/litectl" nodes -o json |
+		tr -d '\n ' | grep -o "{[^{}]*\"node_name\":\"node$1\"[^{}]*}" |
+		grep -o '"node_id":[0-9]*' | cut -d: -f2
+}
+
+lc_logs() {
+	local g
+	echo "---- litemgr log (tail)"
+	tail -n 15 "$LITE_VM_STATE/litemgr.log" 2> /dev/null
+	for ((g = 1; g <= LITE_VM_GUESTS; g++)); do
+		echo "---- guest $g liteagent log (tail)"
+		litevm exec -g "$g" -t 20 -- "tail -n 15 /tmp/liteagent.log" 2> /dev/null
+	done
+}
+
+lc_stop() {
+	local g
+	for g in "${!LC_AGENT_JOBS[@]}"; do
+		litevm kill -g "$g" "${LC_AGENT_JOBS[g]}" > /dev/null 2>&1 || true
+	done
+	LC_AGENT_JOBS=()
+	if [[ -n $LC_MANAGER_PID ]]; then
+		kill "$LC_MANAGER_PID" 2> /dev/null || true
+		wait "$LC_MANAGER_PID" 2> /dev/null || true
+		LC_MANAGER_PID=
+	fi
+}
