@@ -16,6 +16,10 @@
  * their own id, except for a refused request, where returning non-zero
  * lets rdma_cm do it; everything else is torn down by destroy_work, after
  * which no handler can run for the connection.
+ *
+ * A request from this node's own loopback peer (lite_peer.c) is accepted
+ * too; its accepting end is kept in the peer's accepted[] and never used
+ * for operations.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,7 +41,7 @@
  */
 #define LITE_QP_SEND_WR		256
 #define LITE_QP_RECV_WR		256
-#define LITE_QP_SEND_SGE	2
+#define LITE_QP_SEND_SGE	16
 #define LITE_RD_ATOMIC_MAX	16
 
 static_assert(sizeof(struct lite_cm_req) == 40);
@@ -51,7 +55,8 @@ static void lite_conn_release(struct kref *ref)
 	if (conn->ldev)
 		lite_device_put(conn->ldev);
 	lite_peer_put(conn->peer);
-	kfree(conn);
+	/* The data path may still look at it under RCU. */
+	kfree_rcu(conn, rcu);
 }
 
 static void lite_conn_put(struct lite_conn *conn)
@@ -65,12 +70,23 @@ static void lite_conn_destroy_work(struct work_struct *work)
 					      destroy_work);
 
 	/*
-	 * No work requests are posted on these QPs yet, so there is nothing
-	 * to drain: disconnecting moves the QP to the error state, and then
-	 * it can go. rdma_destroy_id() waits for a handler still running.
+	 * No new operation starts on it (ops_dying, ordered against their
+	 * inflight count); disconnecting moves the QP to the error state,
+	 * which completes every work request on it with a flush error, and
+	 * the operations they belong to end. Then the QP can go.
+	 * rdma_destroy_id() waits for a handler still running.
 	 */
+	WRITE_ONCE(conn->ops_dying, true);
+	smp_mb();	/* pairs with lite_ops' inflight increment */
 	if (conn->established)
 		rdma_disconnect(conn->cm_id);
+	if (conn->qp_created) {
+		struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+		/* Even if the disconnect could not do it. */
+		ib_modify_qp(conn->qp, &attr, IB_QP_STATE);
+	}
+	wait_event(conn->wait, !atomic_read(&conn->inflight));
 	if (conn->qp_created)
 		rdma_destroy_qp(conn->cm_id);
 	if (conn->cq)
@@ -97,7 +113,16 @@ void lite_conn_close_locked(struct lite_conn *conn)
 	if (conn->state == LITE_CONN_DEAD)
 		return;
 	conn->state = LITE_CONN_DEAD;
+	WRITE_ONCE(conn->ops_ready, false);
 	queue_work(lite_wq, &conn->destroy_work);
+}
+
+void lite_conn_fail(struct lite_conn *conn)
+{
+	/* The QP exists, so the destroy path still holds a reference. */
+	kref_get(&conn->ref);
+	if (!queue_work(lite_wq, &conn->error_work))
+		lite_conn_put(conn);
 }
 
 void lite_conn_kill_locked(struct lite_conn *conn, int reason, bool report)
@@ -124,6 +149,8 @@ static struct lite_conn *lite_conn_alloc(struct lite_peer *peer, u16 index,
 	conn->index = index;
 	conn->active = active;
 	conn->state = LITE_CONN_CONNECTING;
+	atomic_set(&conn->inflight, 0);
+	init_waitqueue_head(&conn->wait);
 	INIT_WORK(&conn->destroy_work, lite_conn_destroy_work);
 	INIT_WORK(&conn->error_work, lite_conn_error_work);
 	return conn;
@@ -154,10 +181,7 @@ static void lite_qp_event(struct ib_event *ev, void *ctx)
 	case IB_EVENT_PATH_MIG_ERR:
 		pr_warn_ratelimited("peer %u QP %u: %s\n", conn->peer->node_id,
 				    conn->index, ib_event_msg(ev->event));
-		/* The QP exists, so the destroy path still holds a reference. */
-		kref_get(&conn->ref);
-		if (!queue_work(lite_wq, &conn->error_work))
-			lite_conn_put(conn);
+		lite_conn_fail(conn);
 		break;
 	default:
 		pr_debug("peer %u QP %u: %s\n", conn->peer->node_id,
@@ -173,7 +197,7 @@ static int lite_conn_create_qp_locked(struct lite_conn *conn,
 	struct ib_device *ibdev = id->device;
 	struct ib_qp_init_attr attr = {};
 	struct lite_device *ldev;
-	int send_wr, recv_wr, cqe, ret;
+	int send_wr, recv_wr, cqe, sge, ret;
 
 	ldev = lite_device_get(ibdev);
 	if (!ldev)
@@ -200,7 +224,10 @@ static int lite_conn_create_qp_locked(struct lite_conn *conn,
 	attr.recv_cq = conn->cq;
 	attr.cap.max_send_wr = send_wr + 1;
 	attr.cap.max_recv_wr = recv_wr + 1;
-	attr.cap.max_send_sge = min(LITE_QP_SEND_SGE, ibdev->attrs.max_send_sge);
+	/* RDMA READ may take fewer SGEs than the other work requests. */
+	sge = max(min3(LITE_QP_SEND_SGE, ibdev->attrs.max_send_sge,
+		       ibdev->attrs.max_sge_rd), 1);
+	attr.cap.max_send_sge = sge;
 	attr.cap.max_recv_sge = 1;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
@@ -208,6 +235,10 @@ static int lite_conn_create_qp_locked(struct lite_conn *conn,
 	if (ret)
 		return ret;
 	conn->qp_created = true;
+	conn->qp = id->qp;
+	conn->max_sge = sge;
+	/* The extra entry stays free, as for ib_drain_qp(). */
+	atomic_set(&conn->sq_credits, send_wr);
 	return 0;
 }
 
@@ -244,8 +275,9 @@ int lite_conn_start_locked(struct lite_peer *peer, u16 index)
 		return PTR_ERR(id);
 	}
 	conn->cm_id = id;
-	peer->conns[index] = conn;
-	lite_count(LITE_CNT_CONNECT_ATTEMPTS);
+	WRITE_ONCE(peer->conns[index], conn);
+	if (!peer->loopback)
+		lite_count(LITE_CNT_CONNECT_ATTEMPTS);
 
 	/* From this node's RDMA address, so the right device is used. */
 	src.sin_addr.s_addr = self.addr;
@@ -317,6 +349,8 @@ static void lite_conn_established_locked(struct lite_conn *conn,
 	}
 	conn->state = LITE_CONN_UP;
 	conn->established = true;
+	/* Publishes the QP and its queue accounting to the data path. */
+	smp_store_release(&conn->ops_ready, true);
 	lite_peer_conn_up_locked(conn);
 }
 
@@ -445,6 +479,44 @@ static int lite_conn_check_req_locked(struct rdma_cm_id *id,
 	return 0;
 }
 
+/*
+ * A request from this node to itself: lite_cm_check_req() has checked the
+ * header and refused it only because the initiator's id is not smaller
+ * (@why, LITE_REJ_ROLE). 0 and the loopback peer and index, or a reason.
+ */
+static int lite_conn_check_loopback_locked(struct rdma_cm_id *id,
+					   const struct rdma_cm_event *ev,
+					   const struct lite_cm_node *self,
+					   int why, struct lite_peer **peerp,
+					   u16 *indexp)
+{
+	const struct lite_cm_req *req = ev->param.conn.private_data;
+	const struct sockaddr_in *from;
+	struct lite_peer *peer;
+	u16 index;
+
+	if (why != LITE_REJ_ROLE || !self ||
+	    be32_to_cpu(req->src_node_id) != self->id ||
+	    be64_to_cpu(req->src_incarnation) != self->incarnation)
+		return why;
+	index = be16_to_cpu(req->qp_index);
+	if (be16_to_cpu(req->qps_per_peer) != lite_qps_per_peer ||
+	    index >= lite_qps_per_peer)
+		return LITE_REJ_PARAMS;
+	/* Stable: the loopback peer changes only under lite_lock. */
+	rcu_read_lock();
+	peer = lite_peer_lookup_rcu(self->id);
+	rcu_read_unlock();
+	if (!peer || !peer->loopback || peer->incarnation != self->incarnation)
+		return LITE_REJ_NOT_READY;
+	from = (const struct sockaddr_in *)&id->route.addr.dst_addr;
+	if (from->sin_family != AF_INET || from->sin_addr.s_addr != peer->addr)
+		return LITE_REJ_ADDRESS;
+	*peerp = peer;
+	*indexp = index;
+	return 0;
+}
+
 /* A connection request on the node's listener; @id is the new id. */
 int lite_conn_request(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
@@ -467,6 +539,10 @@ int lite_conn_request(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	}
 	why = lite_conn_check_req_locked(id, ev, have_self ? &self : NULL,
 					 &peer, &index);
+	if (why)
+		why = lite_conn_check_loopback_locked(id, ev,
+						      have_self ? &self : NULL,
+						      why, &peer, &index);
 	if (why)
 		goto reject;
 
@@ -506,12 +582,19 @@ int lite_conn_request(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	}
 
 	/* The initiator only reconnects a QP it lost: the old one is stale. */
-	old = peer->conns[index];
-	if (old)
-		lite_conn_kill_locked(old, ECONNRESET, false);
-	peer->conns[index] = conn;
+	if (peer->loopback) {
+		old = peer->accepted[index];
+		if (old)
+			lite_conn_kill_locked(old, ECONNRESET, false);
+		WRITE_ONCE(peer->accepted[index], conn);
+	} else {
+		old = peer->conns[index];
+		if (old)
+			lite_conn_kill_locked(old, ECONNRESET, false);
+		WRITE_ONCE(peer->conns[index], conn);
+		lite_count(LITE_CNT_ACCEPTS);
+	}
 	id->context = conn;
-	lite_count(LITE_CNT_ACCEPTS);
 	mutex_unlock(&lite_lock);
 	return 0;
 

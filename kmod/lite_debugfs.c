@@ -21,6 +21,7 @@ static const char * const lite_counter_names[LITE_CNT_NR] = {
 	[LITE_CNT_REJECTS_RECEIVED] = "rejects_received",
 	[LITE_CNT_CONNECT_ERRORS] = "connect_errors",
 	[LITE_CNT_DISCONNECTS] = "disconnects",
+	[LITE_CNT_LOOPBACK_QPS] = "loopback_qps",
 };
 
 static struct dentry *lite_debugfs_dir;

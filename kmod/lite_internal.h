@@ -18,6 +18,8 @@
 
 #define LITE_CQ_DEPTH 4096
 
+struct lite_ops_pool;
+
 /*
  * An RDMA device LITE serves: its protection domain with the global memory
  * key and its completion queue. Created by the ib_client's add callback and torn down
@@ -45,6 +47,8 @@ struct lite_device {
 	 * no queue pair may be created on pd (lite_peers_device_removed()).
 	 */
 	bool dying;
+	/* The one-sided operations' contexts and buffers (lite_ops.c). */
+	struct lite_ops_pool *ops_pool;
 };
 
 int lite_device_init(void);
@@ -94,6 +98,7 @@ enum lite_counter {
 	LITE_CNT_REJECTS_RECEIVED,	/* this node's requests the peer rejected */
 	LITE_CNT_CONNECT_ERRORS,	/* attempts that failed before connecting */
 	LITE_CNT_DISCONNECTS,		/* connected QPs lost or torn down */
+	LITE_CNT_LOOPBACK_QPS,		/* gauge: this node's QPs to itself, both ends */
 	LITE_CNT_NR
 };
 
@@ -129,12 +134,19 @@ void lite_node_exit(void);
 struct lite_conn;
 
 struct lite_peer {
-	/* Held by the table, by each connection and by a queued connect_work. */
+	/*
+	 * Held by the table, by each connection and by a queued connect_work.
+	 * Freed after an RCU grace period: the data path finds peers in the
+	 * table and their connections in conns[] under rcu_read_lock().
+	 */
 	struct kref ref;
+	struct rcu_head rcu;
 	u32 node_id;
 	u64 incarnation;
 	__be32 addr;
 	bool initiator;			/* this node's id is the smaller one */
+	/* This node itself: the loopback connections (lite_node.c). */
+	bool loopback;
 	/* The rest is under lite_lock. */
 	bool removed;			/* no longer in the table */
 	bool failure_reported;		/* PEER_FAILED sent since last connected */
@@ -142,7 +154,10 @@ struct lite_peer {
 	unsigned int connected;		/* connections in conns[] that are up */
 	unsigned int backoff_ms;	/* next retry delay (initiator) */
 	struct delayed_work connect_work;
+	/* Written with WRITE_ONCE(); the data path reads them under RCU. */
 	struct lite_conn *conns[LITE_QPS_PER_PEER_MAX];
+	/* Loopback only: the accepting ends of conns[]. */
+	struct lite_conn *accepted[LITE_QPS_PER_PEER_MAX];
 };
 
 /* A snapshot of one peer, for dumps and events. */
@@ -167,6 +182,10 @@ int lite_peer_remove(u32 node_id, u64 incarnation, struct netlink_ext_ack *extac
 int lite_peers_visit(unsigned long *next, lite_peer_fn fn, void *arg);
 unsigned int lite_peers_count_locked(void);
 struct lite_peer *lite_peer_find_locked(u32 node_id);
+/* The peer with @node_id, or this node's loopback peer; under RCU. */
+struct lite_peer *lite_peer_lookup_rcu(u32 node_id);
+/* The loopback peer for this node's identity @self; NULL to remove it. */
+int lite_loopback_set_locked(const struct lite_node_id *self);
 void lite_peer_put(struct lite_peer *peer);
 void lite_peer_conn_up_locked(struct lite_conn *conn);
 void lite_peer_conn_lost_locked(struct lite_conn *conn, bool was_up, int reason,
@@ -187,8 +206,12 @@ enum lite_conn_state {
  * lives on while error_work holds a reference.
  */
 struct lite_conn {
-	/* Held by the rdma_cm id's lifetime and by a queued error_work. */
+	/*
+	 * Held by the rdma_cm id's lifetime and by a queued error_work.
+	 * Freed after an RCU grace period (see struct lite_peer).
+	 */
 	struct kref ref;
+	struct rcu_head rcu;
 	struct lite_peer *peer;		/* holds a reference */
 	struct rdma_cm_id *cm_id;
 	struct lite_device *ldev;	/* with a reference, once the QP exists */
@@ -201,6 +224,21 @@ struct lite_conn {
 	enum lite_conn_state state;
 	bool qp_created;
 	bool established;		/* was up at some point */
+
+	/*
+	 * One-sided operations (lite_ops.c). An operation counts itself in
+	 * inflight from before it posts until its last work request has
+	 * completed and its buffers are unmapped; teardown sets ops_dying,
+	 * moves the QP to error (which flushes everything posted) and waits
+	 * for inflight to drop to 0 before it destroys the QP and CQ.
+	 */
+	struct ib_qp *qp;
+	bool ops_ready;			/* up: operations may start (acquire/release) */
+	bool ops_dying;			/* teardown started (READ_ONCE) */
+	atomic_t inflight;
+	atomic_t sq_credits;		/* free send queue entries */
+	u32 max_sge;			/* SGEs per RDMA READ/WRITE work request */
+	wait_queue_head_t wait;		/* inflight reaching 0, credits coming back */
 };
 
 int lite_conn_start_locked(struct lite_peer *peer, u16 index);
@@ -210,6 +248,8 @@ int lite_conn_event(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 void lite_conn_kill_locked(struct lite_conn *conn, int reason, bool report);
 /* Marks @conn DEAD and queues its teardown; the caller cleared the slot. */
 void lite_conn_close_locked(struct lite_conn *conn);
+/* A failed work request: kill the connection from any context. */
+void lite_conn_fail(struct lite_conn *conn);
 
 /* lite_netlink.c: the generic netlink family. */
 int lite_netlink_init(void);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * LITE: this node's identity (node id, incarnation, RDMA address) and the
- * rdma_cm listener peers connect to.
+ * rdma_cm listener peers connect to. Once the node listens, it connects to
+ * itself as well (the loopback peer, lite_peer.c): operations on the LMRs
+ * it hosts use those connections.
  *
  * The listener is created and destroyed only under lite_listen_mutex, which
  * rdma_cm handlers never take, so rdma_destroy_id() on it (which waits for
@@ -135,8 +137,10 @@ int lite_node_set(const struct lite_node_id *nid, struct netlink_ext_ack *extack
 	}
 	old = lite_node.listener;
 	lite_node.listener = NULL;
-	if (!same)
+	if (!same) {
 		lite_node.set = false;
+		lite_loopback_set_locked(NULL);
+	}
 	mutex_unlock(&lite_lock);
 
 	if (old)
@@ -163,6 +167,10 @@ int lite_node_set(const struct lite_node_id *nid, struct netlink_ext_ack *extack
 	lite_node.id = *nid;
 	lite_node.listener = listener;
 	lite_node.set = true;
+	/* Without it, operations on this node's own LMRs fail (EHOSTDOWN). */
+	if (lite_loopback_set_locked(nid))
+		pr_warn("node %u: no memory for the loopback connections\n",
+			nid->id);
 	mutex_unlock(&lite_lock);
 	pr_info("node %u incarnation %llu, listening on %pI4 port %u (%s)\n",
 		nid->id, nid->incarnation, &nid->addr, lite_cm_port,

@@ -9,6 +9,16 @@
  * is CONNECTED while all of its connections are up. A new incarnation of a
  * peer is a new struct lite_peer: the old one is detached from the table,
  * its connections torn down, and its late rdma_cm events find it removed.
+ *
+ * This node itself is a peer too, outside the table: the loopback peer
+ * connects qps_per_peer RC QPs to the node's own listener, so operations on
+ * LMRs this node hosts go through its RDMA device like every other, and
+ * their atomics are atomic with respect to those of remote nodes. It sends
+ * no events and is counted apart (loopback_qps).
+ *
+ * The data path looks peers and their connections up under RCU, with no
+ * lock: the table is an xarray, conns[] is written with WRITE_ONCE(), and
+ * peers and connections are freed after a grace period.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,10 +37,19 @@
 static DEFINE_XARRAY(lite_peers);
 static unsigned int lite_nr_peers;	/* under lite_lock */
 static bool lite_peers_stopping;	/* under lite_lock: module unload */
+/* This node's loopback peer; written under lite_lock. */
+static struct lite_peer __rcu *lite_self_peer;
 
 static void lite_peer_release(struct kref *ref)
 {
-	kfree(container_of(ref, struct lite_peer, ref));
+	struct lite_peer *peer = container_of(ref, struct lite_peer, ref);
+
+	kfree_rcu(peer, rcu);
+}
+
+static enum lite_counter lite_peer_qp_counter(const struct lite_peer *peer)
+{
+	return peer->loopback ? LITE_CNT_LOOPBACK_QPS : LITE_CNT_QPS_CONNECTED;
 }
 
 void lite_peer_put(struct lite_peer *peer)
@@ -55,6 +74,8 @@ static void lite_peer_event_locked(const struct lite_peer *peer, u8 cmd,
 {
 	struct lite_peer_info info;
 
+	if (peer->loopback)
+		return;
 	lite_peer_info_locked(peer, &info);
 	lite_nl_peer_event(cmd, &info, qp_index, reason);
 }
@@ -121,16 +142,27 @@ void lite_peer_conn_up_locked(struct lite_conn *conn)
 	struct lite_peer *peer = conn->peer;
 
 	lockdep_assert_held(&lite_lock);
+	if (peer->loopback && !conn->active) {
+		/* The accepting end of a loopback connection. */
+		if (!peer->removed && peer->accepted[conn->index] == conn)
+			lite_count(LITE_CNT_LOOPBACK_QPS);
+		return;
+	}
 	if (peer->removed || peer->conns[conn->index] != conn)
 		return;
 	peer->connected++;
-	lite_count(LITE_CNT_QPS_CONNECTED);
+	lite_count(lite_peer_qp_counter(peer));
 	if (peer->connected < lite_qps_per_peer ||
 	    peer->state == LITE_PEER_CONNECTED)
 		return;
 	peer->state = LITE_PEER_CONNECTED;
 	peer->failure_reported = false;
 	peer->backoff_ms = LITE_RETRY_MIN_MS;
+	if (peer->loopback) {
+		pr_info("node %u: %u loopback QPs connected\n", peer->node_id,
+			peer->connected);
+		return;
+	}
 	pr_info("peer %u (incarnation %llu, %pI4): %u QPs connected\n",
 		peer->node_id, peer->incarnation, &peer->addr, peer->connected);
 	lite_peer_event_locked(peer, LITE_CMD_EVENT_PEER_CONNECTED, -1, 0);
@@ -147,14 +179,24 @@ void lite_peer_conn_lost_locked(struct lite_conn *conn, bool was_up, int reason,
 	struct lite_peer *peer = conn->peer;
 
 	lockdep_assert_held(&lite_lock);
+	if (peer->loopback && !conn->active) {
+		/* The initiating end notices too, and reconnects. */
+		if (peer->accepted[conn->index] != conn)
+			return;
+		WRITE_ONCE(peer->accepted[conn->index], NULL);
+		if (was_up)
+			lite_uncount(LITE_CNT_LOOPBACK_QPS);
+		return;
+	}
 	if (peer->conns[conn->index] != conn)
 		return;
-	peer->conns[conn->index] = NULL;
+	WRITE_ONCE(peer->conns[conn->index], NULL);
 	if (was_up) {
 		peer->connected--;
-		lite_uncount(LITE_CNT_QPS_CONNECTED);
-		lite_count(LITE_CNT_DISCONNECTS);
-	} else {
+		lite_uncount(lite_peer_qp_counter(peer));
+		if (!peer->loopback)
+			lite_count(LITE_CNT_DISCONNECTS);
+	} else if (!peer->loopback) {
 		lite_count(LITE_CNT_CONNECT_ERRORS);
 	}
 	if (peer->removed)
@@ -163,10 +205,15 @@ void lite_peer_conn_lost_locked(struct lite_conn *conn, bool was_up, int reason,
 	if (peer->state == LITE_PEER_CONNECTED) {
 		peer->state = LITE_PEER_CONNECTING;
 		report = true;
-		pr_warn("peer %u (incarnation %llu, %pI4): QP %u lost (error %d), %s\n",
-			peer->node_id, peer->incarnation, &peer->addr,
-			conn->index, -reason,
-			peer->initiator ? "reconnecting" : "waiting for it to reconnect");
+		if (peer->loopback)
+			pr_warn("node %u: loopback QP %u lost (error %d), reconnecting\n",
+				peer->node_id, conn->index, -reason);
+		else
+			pr_warn("peer %u (incarnation %llu, %pI4): QP %u lost (error %d), %s\n",
+				peer->node_id, peer->incarnation, &peer->addr,
+				conn->index, -reason,
+				peer->initiator ? "reconnecting" :
+						  "waiting for it to reconnect");
 	}
 	if (report && !peer->failure_reported) {
 		peer->failure_reported = true;
@@ -192,25 +239,56 @@ static void lite_peer_detach_locked(struct lite_peer *peer)
 	peer->removed = true;
 	for (i = 0; i < ARRAY_SIZE(peer->conns); i++) {
 		conn = peer->conns[i];
-		if (!conn)
-			continue;
-		peer->conns[i] = NULL;
-		if (conn->state == LITE_CONN_UP) {
-			lite_uncount(LITE_CNT_QPS_CONNECTED);
-			lite_count(LITE_CNT_DISCONNECTS);
+		if (conn) {
+			WRITE_ONCE(peer->conns[i], NULL);
+			if (conn->state == LITE_CONN_UP) {
+				lite_uncount(lite_peer_qp_counter(peer));
+				if (!peer->loopback)
+					lite_count(LITE_CNT_DISCONNECTS);
+			}
+			lite_conn_close_locked(conn);
 		}
-		lite_conn_close_locked(conn);
+		conn = peer->accepted[i];
+		if (conn) {
+			WRITE_ONCE(peer->accepted[i], NULL);
+			if (conn->state == LITE_CONN_UP)
+				lite_uncount(LITE_CNT_LOOPBACK_QPS);
+			lite_conn_close_locked(conn);
+		}
 	}
 	peer->connected = 0;
 	/* A running connect work sees ->removed and drops its own reference. */
 	if (cancel_delayed_work(&peer->connect_work))
 		lite_peer_put(peer);
+	if (peer->loopback) {
+		pr_info("node %u (incarnation %llu): loopback closed\n",
+			peer->node_id, peer->incarnation);
+		lite_peer_put(peer);
+		return;
+	}
 	lite_nr_peers--;
 	lite_uncount(LITE_CNT_PEERS);
 	pr_info("peer %u (incarnation %llu, %pI4) removed\n", peer->node_id,
 		peer->incarnation, &peer->addr);
 	lite_nl_peer_event(LITE_CMD_EVENT_PEER_REMOVED, &info, -1, 0);
 	lite_peer_put(peer);
+}
+
+static struct lite_peer *lite_peer_alloc(const struct lite_node_id *pid)
+{
+	struct lite_peer *peer;
+
+	peer = kzalloc(sizeof(*peer), GFP_KERNEL);
+	if (!peer)
+		return NULL;
+	kref_init(&peer->ref);
+	peer->node_id = pid->id;
+	peer->incarnation = pid->incarnation;
+	peer->addr = pid->addr;
+	peer->state = LITE_PEER_CONNECTING;
+	peer->backoff_ms = LITE_RETRY_MIN_MS;
+	INIT_DELAYED_WORK(&peer->connect_work, lite_peer_connect_work);
+	return peer;
 }
 
 int lite_peer_add(const struct lite_node_id *pid, struct netlink_ext_ack *extack)
@@ -220,16 +298,9 @@ int lite_peer_add(const struct lite_node_id *pid, struct netlink_ext_ack *extack
 	unsigned long idx;
 	int ret = 0;
 
-	peer = kzalloc(sizeof(*peer), GFP_KERNEL);
+	peer = lite_peer_alloc(pid);
 	if (!peer)
 		return -ENOMEM;
-	kref_init(&peer->ref);
-	peer->node_id = pid->id;
-	peer->incarnation = pid->incarnation;
-	peer->addr = pid->addr;
-	peer->state = LITE_PEER_CONNECTING;
-	peer->backoff_ms = LITE_RETRY_MIN_MS;
-	INIT_DELAYED_WORK(&peer->connect_work, lite_peer_connect_work);
 
 	mutex_lock(&lite_lock);
 	if (!lite_node_get_locked(&self)) {
@@ -347,6 +418,67 @@ struct lite_peer *lite_peer_find_locked(u32 node_id)
 	return xa_load(&lite_peers, node_id);
 }
 
+struct lite_peer *lite_peer_lookup_rcu(u32 node_id)
+{
+	struct lite_peer *peer = rcu_dereference(lite_self_peer);
+
+	if (peer && peer->node_id == node_id)
+		return peer;
+	return xa_load(&lite_peers, node_id);
+}
+
+static struct lite_peer *lite_self_peer_locked(void)
+{
+	return rcu_dereference_protected(lite_self_peer,
+					 lockdep_is_held(&lite_lock));
+}
+
+/*
+ * Replaces the loopback peer with one for @self (NULL: none). The same
+ * identity again keeps the existing one and its connections.
+ */
+int lite_loopback_set_locked(const struct lite_node_id *self)
+{
+	struct lite_peer *old = lite_self_peer_locked(), *peer = NULL;
+
+	lockdep_assert_held(&lite_lock);
+	if (self && old && old->node_id == self->id &&
+	    old->incarnation == self->incarnation && old->addr == self->addr)
+		return 0;
+	if (self && !lite_peers_stopping) {
+		peer = lite_peer_alloc(self);
+		if (!peer)
+			return -ENOMEM;
+		peer->loopback = true;
+		peer->initiator = true;
+	}
+	rcu_assign_pointer(lite_self_peer, peer);
+	if (old)
+		lite_peer_detach_locked(old);
+	if (peer) {
+		pr_info("node %u (incarnation %llu): connecting %u loopback QPs\n",
+			peer->node_id, peer->incarnation, lite_qps_per_peer);
+		lite_peer_schedule_locked(peer, false);
+	}
+	return 0;
+}
+
+static void lite_peer_conns_device_removed_locked(struct lite_peer *peer,
+						  struct lite_device *ldev)
+{
+	struct lite_conn *conn;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(peer->conns); i++) {
+		conn = peer->conns[i];
+		if (conn && conn->ldev == ldev)
+			lite_conn_kill_locked(conn, ENODEV, true);
+		conn = peer->accepted[i];
+		if (conn && conn->ldev == ldev)
+			lite_conn_kill_locked(conn, ENODEV, true);
+	}
+}
+
 /*
  * @ldev is going away (ib_client remove). Mark it so no new QP uses its
  * PD, fail every connection on it (initiators retry, on whatever device then
@@ -357,19 +489,15 @@ struct lite_peer *lite_peer_find_locked(u32 node_id)
 void lite_peers_device_removed(struct lite_device *ldev)
 {
 	struct lite_peer *peer;
-	struct lite_conn *conn;
 	unsigned long idx;
-	unsigned int i;
 
 	mutex_lock(&lite_lock);
 	ldev->dying = true;
-	xa_for_each(&lite_peers, idx, peer) {
-		for (i = 0; i < ARRAY_SIZE(peer->conns); i++) {
-			conn = peer->conns[i];
-			if (conn && conn->ldev == ldev)
-				lite_conn_kill_locked(conn, ENODEV, true);
-		}
-	}
+	xa_for_each(&lite_peers, idx, peer)
+		lite_peer_conns_device_removed_locked(peer, ldev);
+	peer = lite_self_peer_locked();
+	if (peer)
+		lite_peer_conns_device_removed_locked(peer, ldev);
 	mutex_unlock(&lite_lock);
 	flush_workqueue(lite_wq);
 }
@@ -382,6 +510,7 @@ void lite_peers_exit(void)
 
 	mutex_lock(&lite_lock);
 	lite_peers_stopping = true;
+	lite_loopback_set_locked(NULL);
 	xa_for_each(&lite_peers, idx, peer) {
 		xa_erase(&lite_peers, idx);
 		lite_peer_detach_locked(peer);

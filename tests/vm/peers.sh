@@ -92,13 +92,17 @@ if [[ $1 == --guest ]]; then
 		out=$("$LITENL" "$@") || return 1
 		[[ $out == *"$pattern"* ]] || { echo "        $out"; return 1; }
 	}
-	count_qps() {  # QPS: RC QPs in RTS on this node
-		local out line
+	count_qps() {  # QPS: RC QPs in RTS on this node, less its loopback QPs
+		local out line loop=0
 		QPS=0
 		out=$(rdma resource show qp)
 		while IFS= read -r line; do
 			[[ $line == *" type RC state RTS "* ]] && QPS=$((QPS + 1))
 		done <<< "$out"
+		# Both ends of the node's connections to itself (lite_peer.c).
+		[[ -r /sys/kernel/debug/lite/loopback_qps ]] &&
+			read -r loop < /sys/kernel/debug/lite/loopback_qps
+		QPS=$((QPS - loop))
 	}
 	counter() { read -r COUNTER < "/sys/kernel/debug/lite/$1"; }
 	peers_json() { PEERS=$("$LITENL" peers -o json); }
