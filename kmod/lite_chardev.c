@@ -4,6 +4,7 @@
  *
  * The misc device's fops carry THIS_MODULE, so the module cannot be unloaded
  * while any file is open: every ioctl runs with the module pinned.
+ * Each open file has its handles (lite_file.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -110,13 +111,14 @@ static long lite_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case LITE_IOC_QUERY:
 		return lite_ioctl_query(uarg);
 	default:
-		return -ENOTTY;
+		return lite_file_ioctl(file->private_data, cmd, uarg);
 	}
 }
 
 static const struct file_operations lite_fops = {
 	.owner = THIS_MODULE,
-	.open = nonseekable_open,
+	.open = lite_file_open,
+	.release = lite_file_release,
 	.unlocked_ioctl = lite_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = no_llseek,

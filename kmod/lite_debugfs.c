@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * LITE: counters an operator asks about, one read-only file each under
- * /sys/kernel/debug/lite/. Gauges (peers, qps_connected) go up and down;
- * the rest only count up.
+ * /sys/kernel/debug/lite/. Gauges (peers, qps_connected, lmrs, lmr_bytes,
+ * grants, handles) go up and down; the rest only count up.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,6 +22,15 @@ static const char * const lite_counter_names[LITE_CNT_NR] = {
 	[LITE_CNT_CONNECT_ERRORS] = "connect_errors",
 	[LITE_CNT_DISCONNECTS] = "disconnects",
 	[LITE_CNT_LOOPBACK_QPS] = "loopback_qps",
+	[LITE_CNT_LMRS] = "lmrs",
+	[LITE_CNT_LMR_BYTES] = "lmr_bytes",
+	[LITE_CNT_GRANTS] = "grants",
+	[LITE_CNT_HANDLES] = "handles",
+	[LITE_CNT_UPCALLS_SENT] = "upcalls_sent",
+	[LITE_CNT_UPCALLS_COMPLETED] = "upcalls_completed",
+	[LITE_CNT_UPCALLS_TIMED_OUT] = "upcalls_timed_out",
+	[LITE_CNT_UPCALLS_NOTCONN] = "upcalls_notconn",
+	[LITE_CNT_UPCALLS_INTERRUPTED] = "upcalls_interrupted",
 };
 
 static struct dentry *lite_debugfs_dir;

@@ -13,8 +13,11 @@
 #define LITE_GRANT_H
 
 #include <linux/kref.h>
+#include <linux/rcupdate.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
+
+#include "uapi/lite.h"
 
 struct lite_chunk {
 	u64 addr;		/* RDMA address at the home node */
@@ -40,9 +43,18 @@ struct lite_grant {
 	 * LMR freed). Written with WRITE_ONCE, read with READ_ONCE.
 	 */
 	int revoked;
+	/* The control side's (lite_grant.c); the data path need not look. */
+	struct rcu_head rcu;
+	struct lite_lmr *hosted;	/* the LMR when hosted here, with a ref */
+	u32 uid, gid, pid;		/* who mapped it */
+	u64 incarnation;		/* the holder's (this node's) */
+	s64 granted_at_ms;
+	char name[LITE_NAME_BUF];
 	u32 nr_chunks;
 	struct lite_chunk chunks[];	/* in offset order, no gaps */
 };
+
+struct lite_lmr;
 
 /* Open files of /dev/lite: file->private_data. */
 struct lite_file;

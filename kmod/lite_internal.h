@@ -87,6 +87,8 @@ extern struct mutex lite_lock;
 extern struct workqueue_struct *lite_wq;
 extern unsigned short lite_cm_port;
 extern unsigned int lite_qps_per_peer;
+extern unsigned int lite_upcall_timeout_ms;
+extern unsigned int lite_lmr_quota_mib;
 
 /* lite_debugfs.c: counters under /sys/kernel/debug/lite/. */
 enum lite_counter {
@@ -99,6 +101,15 @@ enum lite_counter {
 	LITE_CNT_CONNECT_ERRORS,	/* attempts that failed before connecting */
 	LITE_CNT_DISCONNECTS,		/* connected QPs lost or torn down */
 	LITE_CNT_LOOPBACK_QPS,		/* gauge: this node's QPs to itself, both ends */
+	LITE_CNT_LMRS,			/* gauge: LMRs hosted here */
+	LITE_CNT_LMR_BYTES,		/* gauge: bytes of the hosted LMRs */
+	LITE_CNT_GRANTS,		/* gauge: grants held by applications here */
+	LITE_CNT_HANDLES,		/* gauge: handles in open files */
+	LITE_CNT_UPCALLS_SENT,		/* upcalls sent to the agent */
+	LITE_CNT_UPCALLS_COMPLETED,	/* upcalls the agent answered in time */
+	LITE_CNT_UPCALLS_TIMED_OUT,	/* upcalls not answered in time */
+	LITE_CNT_UPCALLS_NOTCONN,	/* upcalls failed: no agent or it went away */
+	LITE_CNT_UPCALLS_INTERRUPTED,	/* upcalls given up on a fatal signal */
 	LITE_CNT_NR
 };
 
@@ -114,6 +125,11 @@ static inline void lite_uncount(enum lite_counter c)
 	atomic64_dec(&lite_counters[c]);
 }
 
+static inline void lite_count_add(enum lite_counter c, s64 n)
+{
+	atomic64_add(n, &lite_counters[c]);
+}
+
 void lite_debugfs_init(void);
 void lite_debugfs_exit(void);
 
@@ -126,6 +142,12 @@ struct lite_node_id {
 
 /* Copies the identity to @out; false if it is not set. Under lite_lock. */
 bool lite_node_get_locked(struct lite_node_id *out);
+/*
+ * The RDMA device under the node's address, with a reference: -ENXIO if
+ * the identity is not set, -ENODEV if it has no listener now or the device
+ * has no global key.
+ */
+int lite_node_device_get(struct lite_device **out);
 int lite_node_set(const struct lite_node_id *nid, struct netlink_ext_ack *extack);
 void lite_node_device_added(void);
 void lite_node_exit(void);
@@ -252,10 +274,107 @@ void lite_conn_close_locked(struct lite_conn *conn);
 void lite_conn_fail(struct lite_conn *conn);
 
 /* lite_netlink.c: the generic netlink family. */
+struct genl_info;
+struct genl_family;
 int lite_netlink_init(void);
 void lite_netlink_exit(void);
+/* The attached agent's netlink port; false if none is attached. */
+bool lite_nl_agent_portid(u32 *portid);
+extern struct genl_family lite_genl_family;
+/* While an agent is attached, only it may change the node: else -EBUSY. */
+int lite_nl_check_owner(struct genl_info *info);
+/* The sender is the attached agent: else -EBUSY. */
+int lite_nl_check_agent(struct genl_info *info);
+
+/* Chunk @i of @obj: its RDMA address and length. */
+typedef void (*lite_chunk_fn)(const void *obj, u32 i, u64 *addr, u64 *len);
+/*
+ * Puts LITE_ATTR_CHUNKS holding chunks *@next.. of @obj's @nr, as many as
+ * fit in @skb, and advances *@next past them; -EMSGSIZE if not one fits.
+ */
+int lite_nl_put_chunks(struct sk_buff *skb, const void *obj, u32 nr,
+		       u32 *next, lite_chunk_fn fn);
+/* Bytes a message needs for @nr chunks besides its other attributes. */
+#define LITE_NL_CHUNK_BYTES(nr) ((size_t)(nr) * 32)
+
+/* A required attribute; @what is a string literal naming it. */
+#define lite_nl_require(info, type, what) ({				\
+	struct genl_info *__info = (info);				\
+	int __type = (type);						\
+	bool __present = !!__info->attrs[__type];			\
+	if (!__present) {						\
+		NL_SET_ERR_ATTR_MISS(__info->extack, NULL, __type);	\
+		NL_SET_ERR_MSG(__info->extack, "missing " what);	\
+	}								\
+	__present;							\
+})
 /* Multicasts a LITE_CMD_EVENT_* for @info; @reason 0 omits the reason. */
 void lite_nl_peer_event(u8 cmd, const struct lite_peer_info *info,
 			int qp_index, int reason);
+
+/* Names of LMRs (uapi lite.h): true if @name is one. */
+bool lite_name_valid(const char *name);
+
+/* lite_lmr.c: LMR memory this node hosts. */
+struct lite_lmr;
+struct netlink_callback;
+
+/* Netlink value checks with their messages (-EINVAL). */
+int lite_nl_get_lmr_id(struct genl_info *info, int type, u64 *id);
+int lite_nl_get_name(struct genl_info *info, char *buf);
+int lite_nl_get_size(struct genl_info *info, u64 *size);
+
+int lite_nl_lmr_alloc(struct sk_buff *skb, struct genl_info *info);
+int lite_nl_lmr_free(struct sk_buff *skb, struct genl_info *info);
+int lite_nl_lmr_update(struct sk_buff *skb, struct genl_info *info);
+int lite_nl_lmr_dump(struct sk_buff *skb, struct netlink_callback *cb);
+/* The hosted LMR @lmr_id with a reference, or NULL. */
+struct lite_lmr *lite_lmr_get(u64 lmr_id);
+void lite_lmr_put(struct lite_lmr *lmr);
+/* ib_client remove: DMA-unmap every chunk mapped on @ldev. */
+void lite_lmrs_device_removed(struct lite_device *ldev);
+void lite_lmr_exit(void);
+
+/* lite_grant.c: the node's grants (see lite_grant.h). */
+struct lite_grant;
+struct lite_file;
+
+int lite_nl_grant_revoke(struct sk_buff *skb, struct genl_info *info);
+int lite_nl_grant_dump(struct sk_buff *skb, struct netlink_callback *cb);
+/* Revokes (ESTALE) every grant into @lmr_id or into @lmr. */
+void lite_grants_revoke_lmr(u64 lmr_id, struct lite_lmr *lmr);
+/*
+ * Puts @grant (a new grant holding one reference) into the node's table and
+ * behind a new handle of @lf; on success both hold a reference and *@handle
+ * is set. -EEXIST: the grant id is known; -EMFILE: @lf is full.
+ */
+int lite_grant_install(struct lite_file *lf, struct lite_grant *grant,
+		       u64 *handle);
+/* Takes the grant out of the node's table (unmap or close). */
+void lite_grant_forget(struct lite_grant *grant);
+bool lite_grant_id_known(u64 grant_id);
+void lite_grants_exit(void);
+
+/* lite_file.c: open files of /dev/lite and their handles. */
+int lite_file_open(struct inode *inode, struct file *file);
+int lite_file_release(struct inode *inode, struct file *file);
+long lite_file_ioctl(struct lite_file *lf, unsigned int cmd, void __user *uarg);
+int lite_file_handle_add(struct lite_file *lf, struct lite_grant *grant,
+			 u64 *handle);
+/* Removes @handle from @lf and returns its grant (the handle's ref). */
+struct lite_grant *lite_file_handle_remove(struct lite_file *lf, u64 handle);
+/* Unmaps a handle this file just made (the caller could not be told). */
+void lite_file_handle_drop(struct lite_file *lf, u64 handle);
+
+/* lite_upcall.c: control calls through the agent. */
+int lite_nl_upcall_complete(struct sk_buff *skb, struct genl_info *info);
+/* The agent at @portid is gone: fail its pending upcalls with ENOTCONN. */
+void lite_upcalls_agent_gone(u32 portid);
+/* Tells the agent a grant is given back; nobody waits. */
+void lite_upcall_unmap(const struct lite_grant *grant);
+long lite_ioctl_alloc(struct lite_alloc __user *uarg);
+long lite_ioctl_map(struct lite_file *lf, struct lite_map __user *uarg);
+long lite_ioctl_free(struct lite_free __user *uarg);
+void lite_upcall_exit(void);
 
 #endif /* LITE_INTERNAL_H */

@@ -63,6 +63,40 @@ static const struct kernel_param_ops lite_qps_ops = {
 module_param_cb(qps_per_peer, &lite_qps_ops, &lite_qps_per_peer, 0444);
 MODULE_PARM_DESC(qps_per_peer, "RC queue pairs per peer, 1..16 (default 2); every node must use the same value");
 
+/* How long a control call (ALLOC, MAP, FREE) waits for the agent. */
+unsigned int lite_upcall_timeout_ms = 10000;
+
+static int lite_param_set_upcall_timeout(const char *val,
+					 const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 100, 600000);
+}
+
+static const struct kernel_param_ops lite_upcall_timeout_ops = {
+	.set = lite_param_set_upcall_timeout,
+	.get = param_get_uint,
+};
+
+module_param_cb(upcall_timeout_ms, &lite_upcall_timeout_ops,
+		&lite_upcall_timeout_ms, 0444);
+MODULE_PARM_DESC(upcall_timeout_ms, "how long LMR control calls wait for the node agent, 100..600000 ms (default 10000)");
+
+/* All LMRs this node hosts together, in MiB. */
+unsigned int lite_lmr_quota_mib = 512;
+
+static int lite_param_set_quota(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, 1048576);
+}
+
+static const struct kernel_param_ops lite_quota_ops = {
+	.set = lite_param_set_quota,
+	.get = param_get_uint,
+};
+
+module_param_cb(lmr_quota_mib, &lite_quota_ops, &lite_lmr_quota_mib, 0444);
+MODULE_PARM_DESC(lmr_quota_mib, "memory for the LMRs this node hosts, 1..1048576 MiB (default 512)");
+
 static int __init lite_init(void)
 {
 	int ret;
@@ -112,6 +146,10 @@ static void __exit lite_exit(void)
 	/* No new commands, then no new connections, then close the old ones. */
 	lite_netlink_exit();
 	lite_chardev_exit();
+	/* No file is open and no command runs: no upcall, grant or handle. */
+	lite_upcall_exit();
+	lite_grants_exit();
+	lite_lmr_exit();
 	lite_node_exit();
 	lite_peers_exit();
 	lite_device_exit();

@@ -32,8 +32,6 @@ static DEFINE_SPINLOCK(lite_agent_lock);
 /* Events may be sent: the family is registered. Under lite_lock. */
 static bool lite_nl_ready;
 
-static struct genl_family lite_genl_family;
-
 enum lite_mcgrp {
 	LITE_MCGRP_EVENTS_IDX,
 };
@@ -65,20 +63,57 @@ static const struct nla_policy lite_nl_peer_remove_policy[LITE_ATTR_MAX + 1] = {
 	[LITE_ATTR_INCARNATION] = { .type = NLA_U64 },
 };
 
-/* A required attribute; @what is a string literal naming it. */
-#define lite_nl_require(info, type, what) ({				\
-	struct genl_info *__info = (info);				\
-	int __type = (type);						\
-	bool __present = !!__info->attrs[__type];			\
-	if (!__present) {						\
-		NL_SET_ERR_ATTR_MISS(__info->extack, NULL, __type);	\
-		NL_SET_ERR_MSG(__info->extack, "missing " what);	\
-	}								\
-	__present;							\
-})
+static const struct nla_policy lite_nl_lmr_alloc_policy[LITE_ATTR_MAX + 1] = {
+	[LITE_ATTR_LMR_ID] = { .type = NLA_U64 },
+	[LITE_ATTR_NAME] = { .type = NLA_NUL_STRING, .len = LITE_NAME_MAX },
+	[LITE_ATTR_SIZE] = { .type = NLA_U64 },
+	[LITE_ATTR_UID] = { .type = NLA_U32 },
+	[LITE_ATTR_GID] = { .type = NLA_U32 },
+	[LITE_ATTR_MODE] = { .type = NLA_U32 },
+};
+
+static const struct nla_policy lite_nl_lmr_id_policy[LITE_ATTR_MAX + 1] = {
+	[LITE_ATTR_LMR_ID] = { .type = NLA_U64 },
+};
+
+static const struct nla_policy lite_nl_lmr_update_policy[LITE_ATTR_MAX + 1] = {
+	[LITE_ATTR_LMR_ID] = { .type = NLA_U64 },
+	[LITE_ATTR_NEW_LMR_ID] = { .type = NLA_U64 },
+	[LITE_ATTR_EPOCH] = { .type = NLA_U64 },
+};
+
+static const struct nla_policy lite_nl_chunk_policy[LITE_CHUNK_ATTR_MAX + 1] = {
+	[LITE_CHUNK_ATTR_ADDR] = { .type = NLA_U64 },
+	[LITE_CHUNK_ATTR_LENGTH] = { .type = NLA_U64 },
+};
+
+static const struct nla_policy lite_nl_chunks_policy[LITE_ATTR_MAX + 1] = {
+	[LITE_ATTR_CHUNK] = NLA_POLICY_NESTED(lite_nl_chunk_policy),
+};
+
+static const struct nla_policy lite_nl_upcall_complete_policy[LITE_ATTR_MAX + 1] = {
+	[LITE_ATTR_UPCALL_ID] = { .type = NLA_U64 },
+	[LITE_ATTR_ERRNO] = { .type = NLA_U32 },
+	[LITE_ATTR_MESSAGE] = { .type = NLA_NUL_STRING, .len = LITE_MESSAGE_BUF - 1 },
+	[LITE_ATTR_LMR_ID] = { .type = NLA_U64 },
+	[LITE_ATTR_GRANT_ID] = { .type = NLA_U64 },
+	[LITE_ATTR_NAME] = { .type = NLA_NUL_STRING, .len = LITE_NAME_MAX },
+	[LITE_ATTR_NODE_ID] = { .type = NLA_U32 },
+	[LITE_ATTR_ACCESS] = { .type = NLA_U32 },
+	[LITE_ATTR_EPOCH] = { .type = NLA_U64 },
+	[LITE_ATTR_SIZE] = { .type = NLA_U64 },
+	[LITE_ATTR_MEMORY_KEY] = { .type = NLA_U32 },
+	[LITE_ATTR_CHUNKS] = NLA_POLICY_NESTED(lite_nl_chunks_policy),
+	[LITE_ATTR_INCARNATION] = { .type = NLA_U64 },
+	[LITE_ATTR_GRANTED_AT_MS] = { .type = NLA_S64 },
+};
+
+static const struct nla_policy lite_nl_grant_id_policy[LITE_ATTR_MAX + 1] = {
+	[LITE_ATTR_GRANT_ID] = { .type = NLA_U64 },
+};
 
 /* While an agent is attached, only it may change the node's state. */
-static int lite_nl_check_owner(struct genl_info *info)
+int lite_nl_check_owner(struct genl_info *info)
 {
 	int ret = 0;
 
@@ -89,6 +124,63 @@ static int lite_nl_check_owner(struct genl_info *info)
 	if (ret)
 		GENL_SET_ERR_MSG(info, "an agent is attached: only it may change the node");
 	return ret;
+}
+
+int lite_nl_check_agent(struct genl_info *info)
+{
+	int ret = 0;
+
+	spin_lock(&lite_agent_lock);
+	if (!lite_agent.attached || lite_agent.portid != info->snd_portid)
+		ret = -EBUSY;
+	spin_unlock(&lite_agent_lock);
+	if (ret)
+		GENL_SET_ERR_MSG(info, "only the attached agent answers upcalls");
+	return ret;
+}
+
+bool lite_nl_agent_portid(u32 *portid)
+{
+	bool attached;
+
+	spin_lock(&lite_agent_lock);
+	attached = lite_agent.attached;
+	*portid = lite_agent.portid;
+	spin_unlock(&lite_agent_lock);
+	return attached;
+}
+
+int lite_nl_put_chunks(struct sk_buff *skb, const void *obj, u32 nr,
+		       u32 *next, lite_chunk_fn fn)
+{
+	struct nlattr *chunks, *chunk;
+	u64 addr, len;
+	u32 i;
+
+	chunks = nla_nest_start(skb, LITE_ATTR_CHUNKS);
+	if (!chunks)
+		return -EMSGSIZE;
+	for (i = *next; i < nr; i++) {
+		fn(obj, i, &addr, &len);
+		chunk = nla_nest_start(skb, LITE_ATTR_CHUNK);
+		if (!chunk)
+			break;
+		if (nla_put_u64_64bit(skb, LITE_CHUNK_ATTR_ADDR, addr,
+				      LITE_CHUNK_ATTR_PAD) ||
+		    nla_put_u64_64bit(skb, LITE_CHUNK_ATTR_LENGTH, len,
+				      LITE_CHUNK_ATTR_PAD)) {
+			nla_nest_cancel(skb, chunk);
+			break;
+		}
+		nla_nest_end(skb, chunk);
+	}
+	if (i == *next) {
+		nla_nest_cancel(skb, chunks);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, chunks);
+	*next = i;
+	return 0;
 }
 
 static int lite_nl_get_node_id(struct genl_info *info, u32 *id)
@@ -180,6 +272,8 @@ static int lite_nl_detach(struct sk_buff *skb, struct genl_info *info)
 	else
 		lite_agent.attached = false;
 	spin_unlock(&lite_agent_lock);
+	if (!ret)
+		lite_upcalls_agent_gone(info->snd_portid);
 	if (ret == -ENOTCONN)
 		GENL_SET_ERR_MSG(info, "no agent is attached");
 	else if (ret)
@@ -410,9 +504,56 @@ static const struct genl_ops lite_genl_ops[] = {
 		.policy = lite_nl_no_attrs,
 		.maxattr = LITE_ATTR_MAX,
 	},
+	{
+		.cmd = LITE_CMD_LMR_ALLOC,
+		.flags = GENL_ADMIN_PERM,
+		.doit = lite_nl_lmr_alloc,
+		.policy = lite_nl_lmr_alloc_policy,
+		.maxattr = LITE_ATTR_MAX,
+	},
+	{
+		.cmd = LITE_CMD_LMR_FREE,
+		.flags = GENL_ADMIN_PERM,
+		.doit = lite_nl_lmr_free,
+		.policy = lite_nl_lmr_id_policy,
+		.maxattr = LITE_ATTR_MAX,
+	},
+	{
+		.cmd = LITE_CMD_LMR_UPDATE,
+		.flags = GENL_ADMIN_PERM,
+		.doit = lite_nl_lmr_update,
+		.policy = lite_nl_lmr_update_policy,
+		.maxattr = LITE_ATTR_MAX,
+	},
+	{
+		.cmd = LITE_CMD_LMR_GET,
+		.dumpit = lite_nl_lmr_dump,
+		.policy = lite_nl_no_attrs,
+		.maxattr = LITE_ATTR_MAX,
+	},
+	{
+		.cmd = LITE_CMD_UPCALL_COMPLETE,
+		.flags = GENL_ADMIN_PERM,
+		.doit = lite_nl_upcall_complete,
+		.policy = lite_nl_upcall_complete_policy,
+		.maxattr = LITE_ATTR_MAX,
+	},
+	{
+		.cmd = LITE_CMD_GRANT_REVOKE,
+		.flags = GENL_ADMIN_PERM,
+		.doit = lite_nl_grant_revoke,
+		.policy = lite_nl_grant_id_policy,
+		.maxattr = LITE_ATTR_MAX,
+	},
+	{
+		.cmd = LITE_CMD_GRANT_GET,
+		.dumpit = lite_nl_grant_dump,
+		.policy = lite_nl_no_attrs,
+		.maxattr = LITE_ATTR_MAX,
+	},
 };
 
-static struct genl_family lite_genl_family = {
+struct genl_family lite_genl_family = {
 	.name = LITE_GENL_NAME,
 	.version = LITE_GENL_VERSION,
 	.maxattr = LITE_ATTR_MAX,
@@ -441,6 +582,8 @@ static int lite_nl_notify(struct notifier_block *nb, unsigned long event,
 		detached = true;
 	}
 	spin_unlock(&lite_agent_lock);
+	if (detached)
+		lite_upcalls_agent_gone(n->portid);
 	if (detached)
 		pr_info("agent's socket (netlink port %u) closed; agent detached\n",
 			n->portid);

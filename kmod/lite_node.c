@@ -44,6 +44,25 @@ bool lite_node_get_locked(struct lite_node_id *out)
 	return true;
 }
 
+int lite_node_device_get(struct lite_device **out)
+{
+	int ret = 0;
+
+	mutex_lock(&lite_lock);
+	if (!lite_node.set) {
+		ret = -ENXIO;
+	} else if (!lite_node.listener || !lite_node.listener->device) {
+		ret = -ENODEV;
+	} else {
+		/* The listener holds the device until rdma_cm removes it. */
+		*out = lite_device_get(lite_node.listener->device);
+		if (!*out)
+			ret = -ENODEV;
+	}
+	mutex_unlock(&lite_lock);
+	return ret;
+}
+
 /*
  * The listener lost its device. Whoever takes lite_node.listener destroys
  * it: here that is rdma_cm, by the non-zero return.

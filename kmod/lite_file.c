@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LITE: open files of /dev/lite and the handles in them.
+ *
+ * A handle is (the file's random 32-bit tag << 32) | an index into the
+ * file's table, allocated cyclically, so a handle from another open file,
+ * or one already unmapped, is not found (EBADF) for a long while. The table
+ * holds a reference to each handle's grant; lookups are lock-free (RCU plus
+ * kref_get_unless_zero()), which is why grants are freed after a grace
+ * period.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/random.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/xarray.h>
+
+#include "lite_internal.h"
+#include "lite_grant.h"
+
+struct lite_file {
+	struct xarray handles;		/* index -> struct lite_grant */
+	u32 tag;
+	u32 next;			/* xa_alloc_cyclic's cursor */
+};
+
+int lite_file_open(struct inode *inode, struct file *file)
+{
+	struct lite_file *lf;
+
+	lf = kzalloc(sizeof(*lf), GFP_KERNEL);
+	if (!lf)
+		return -ENOMEM;
+	xa_init_flags(&lf->handles, XA_FLAGS_ALLOC);
+	/* Never 0, so no handle is 0. */
+	lf->tag = get_random_u32() | 1;
+	file->private_data = lf;
+	return nonseekable_open(inode, file);
+}
+
+/* The handle's grant is out of @lf: give it back to the manager. */
+static void lite_file_unmapped(struct lite_grant *grant)
+{
+	lite_uncount(LITE_CNT_HANDLES);
+	lite_grant_forget(grant);
+	lite_upcall_unmap(grant);
+	lite_grant_put(grant);
+}
+
+int lite_file_release(struct inode *inode, struct file *file)
+{
+	struct lite_file *lf = file->private_data;
+	struct lite_grant *grant;
+	unsigned long idx;
+
+	xa_for_each(&lf->handles, idx, grant) {
+		xa_erase(&lf->handles, idx);
+		lite_file_unmapped(grant);
+		cond_resched();
+	}
+	xa_destroy(&lf->handles);
+	kfree(lf);
+	return 0;
+}
+
+static bool lite_handle_index(struct lite_file *lf, u64 handle, u32 *idx)
+{
+	if ((u32)(handle >> 32) != lf->tag)
+		return false;
+	*idx = (u32)handle;
+	return *idx < LITE_HANDLES_MAX;
+}
+
+struct lite_grant *lite_file_grant_get(struct lite_file *lf, u64 handle)
+{
+	struct lite_grant *grant;
+	u32 idx;
+
+	if (!lite_handle_index(lf, handle, &idx))
+		return NULL;
+	rcu_read_lock();
+	grant = xa_load(&lf->handles, idx);
+	if (grant && !kref_get_unless_zero(&grant->ref))
+		grant = NULL;
+	rcu_read_unlock();
+	return grant;
+}
+
+int lite_file_handle_add(struct lite_file *lf, struct lite_grant *grant,
+			 u64 *handle)
+{
+	u32 idx;
+	int ret;
+
+	kref_get(&grant->ref);
+	ret = xa_alloc_cyclic(&lf->handles, &idx, grant,
+			      XA_LIMIT(0, LITE_HANDLES_MAX - 1), &lf->next,
+			      GFP_KERNEL);
+	if (ret < 0) {
+		lite_grant_put(grant);
+		return ret == -EBUSY ? -EMFILE : ret;
+	}
+	lite_count(LITE_CNT_HANDLES);
+	*handle = (u64)lf->tag << 32 | idx;
+	return 0;
+}
+
+struct lite_grant *lite_file_handle_remove(struct lite_file *lf, u64 handle)
+{
+	u32 idx;
+
+	if (!lite_handle_index(lf, handle, &idx))
+		return NULL;
+	return xa_erase(&lf->handles, idx);
+}
+
+void lite_file_handle_drop(struct lite_file *lf, u64 handle)
+{
+	struct lite_grant *grant = lite_file_handle_remove(lf, handle);
+
+	if (grant)
+		lite_file_unmapped(grant);
+}
+
+static long lite_ioctl_unmap(struct lite_file *lf, struct lite_unmap __user *uarg)
+{
+	struct lite_grant *grant;
+	struct lite_unmap u;
+
+	if (copy_from_user(&u, uarg, sizeof(u)))
+		return -EFAULT;
+	if (u.flags || u.reserved)
+		return -EINVAL;
+	grant = lite_file_handle_remove(lf, u.handle);
+	if (!grant)
+		return -EBADF;
+	lite_file_unmapped(grant);
+	return 0;
+}
+
+struct lite_node_ctx {
+	struct lite_member *members;
+	u32 max;
+	u32 num;
+};
+
+static int lite_node_one(const struct lite_peer_info *p, void *arg)
+{
+	struct lite_node_ctx *ctx = arg;
+
+	if (ctx->num < ctx->max) {
+		ctx->members[ctx->num].node_id = p->node_id;
+		ctx->members[ctx->num].state = p->state;
+		ctx->members[ctx->num].incarnation = p->incarnation;
+	}
+	ctx->num++;
+	return 0;
+}
+
+static long lite_ioctl_node(struct lite_node_info __user *uarg)
+{
+	struct lite_node_ctx ctx = {};
+	struct lite_node_info n;
+	struct lite_node_id nid;
+	unsigned long next = 0;
+	bool set;
+	long ret = 0;
+
+	if (copy_from_user(&n, uarg, sizeof(n)))
+		return -EFAULT;
+	if (n.flags || n.reserved || n.max_members > LITE_MEMBERS_MAX ||
+	    (n.max_members && !n.members))
+		return -EINVAL;
+	if (n.max_members) {
+		ctx.members = kvcalloc(n.max_members, sizeof(*ctx.members),
+				       GFP_KERNEL);
+		if (!ctx.members)
+			return -ENOMEM;
+		ctx.max = n.max_members;
+	}
+
+	mutex_lock(&lite_lock);
+	set = lite_node_get_locked(&nid);
+	mutex_unlock(&lite_lock);
+	n.node_id = 0;
+	n.incarnation = 0;
+	/* This node first, once it has an identity; then its peers. */
+	if (set) {
+		struct lite_peer_info self = {
+			.node_id = nid.id,
+			.incarnation = nid.incarnation,
+			.state = LITE_PEER_CONNECTED,
+		};
+
+		n.node_id = nid.id;
+		n.incarnation = nid.incarnation;
+		lite_node_one(&self, &ctx);
+		lite_peers_visit(&next, lite_node_one, &ctx);
+	}
+	n.num_members = ctx.num;
+	if (ctx.max &&
+	    copy_to_user(u64_to_user_ptr(n.members), ctx.members,
+			 sizeof(*ctx.members) * min(ctx.num, ctx.max)))
+		ret = -EFAULT;
+	if (!ret && copy_to_user(uarg, &n, sizeof(n)))
+		ret = -EFAULT;
+	kvfree(ctx.members);
+	return ret;
+}
+
+long lite_file_ioctl(struct lite_file *lf, unsigned int cmd, void __user *uarg)
+{
+	switch (cmd) {
+	case LITE_IOC_NODE:
+		return lite_ioctl_node(uarg);
+	case LITE_IOC_ALLOC:
+		return lite_ioctl_alloc(uarg);
+	case LITE_IOC_MAP:
+		return lite_ioctl_map(lf, uarg);
+	case LITE_IOC_UNMAP:
+		return lite_ioctl_unmap(lf, uarg);
+	case LITE_IOC_FREE:
+		return lite_ioctl_free(uarg);
+	default:
+		return -ENOTTY;
+	}
+}

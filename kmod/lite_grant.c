@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LITE: the grants applications on this node hold (LITE_IOC_MAP answers),
+ * LITE_CMD_GRANT_REVOKE and LITE_CMD_GRANT_GET.
+ *
+ * A grant is referenced by the node's table (grant id -> grant, until its
+ * handle is unmapped or its file closed), by its handle and by every
+ * operation running on it. Lookups from the data path are lock-free, so
+ * grants are freed after an RCU grace period.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <linux/xarray.h>
+#include <net/genetlink.h>
+
+#include "lite_internal.h"
+#include "lite_grant.h"
+
+/* grant id -> struct lite_grant; changed under lite_grants_mutex. */
+static DEFINE_XARRAY(lite_grants);
+static DEFINE_MUTEX(lite_grants_mutex);
+
+/* Any context. */
+static void lite_grant_release(struct kref *ref)
+{
+	struct lite_grant *grant = container_of(ref, struct lite_grant, ref);
+
+	if (grant->hosted)
+		lite_lmr_put(grant->hosted);
+	kvfree_rcu(grant, rcu);
+}
+
+void lite_grant_put(struct lite_grant *grant)
+{
+	kref_put(&grant->ref, lite_grant_release);
+}
+
+u32 lite_grant_chunk_index(const struct lite_grant *grant, u64 offset)
+{
+	u32 lo = 0, hi = grant->nr_chunks - 1;
+
+	/* The last chunk that starts at or before @offset. */
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo + 1) / 2;
+
+		if (grant->chunks[mid].offset <= offset)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+bool lite_grant_id_known(u64 grant_id)
+{
+	bool known;
+
+	mutex_lock(&lite_grants_mutex);
+	known = !!xa_load(&lite_grants, grant_id);
+	mutex_unlock(&lite_grants_mutex);
+	return known;
+}
+
+int lite_grant_install(struct lite_file *lf, struct lite_grant *grant,
+		       u64 *handle)
+{
+	int ret;
+
+	mutex_lock(&lite_grants_mutex);
+	/* The table takes the caller's reference. */
+	ret = xa_insert(&lite_grants, grant->grant_id, grant, GFP_KERNEL);
+	if (ret == -EBUSY)
+		ret = -EEXIST;
+	if (ret)
+		goto out;
+	ret = lite_file_handle_add(lf, grant, handle);
+	if (ret) {
+		xa_erase(&lite_grants, grant->grant_id);
+		goto out;
+	}
+	lite_count(LITE_CNT_GRANTS);
+out:
+	mutex_unlock(&lite_grants_mutex);
+	return ret;
+}
+
+void lite_grant_forget(struct lite_grant *grant)
+{
+	bool mine;
+
+	mutex_lock(&lite_grants_mutex);
+	mine = xa_load(&lite_grants, grant->grant_id) == grant;
+	if (mine) {
+		xa_erase(&lite_grants, grant->grant_id);
+		lite_uncount(LITE_CNT_GRANTS);
+	}
+	mutex_unlock(&lite_grants_mutex);
+	if (mine)
+		lite_grant_put(grant);
+}
+
+void lite_grants_revoke_lmr(u64 lmr_id, struct lite_lmr *lmr)
+{
+	struct lite_grant *grant;
+	unsigned long idx;
+
+	mutex_lock(&lite_grants_mutex);
+	xa_for_each(&lite_grants, idx, grant) {
+		if (grant->lmr_id == lmr_id || (lmr && grant->hosted == lmr))
+			WRITE_ONCE(grant->revoked, -ESTALE);
+	}
+	mutex_unlock(&lite_grants_mutex);
+}
+
+int lite_nl_grant_revoke(struct sk_buff *skb, struct genl_info *info)
+{
+	struct lite_grant *grant;
+	struct nlattr *attr;
+	u64 id;
+	int ret;
+
+	ret = lite_nl_check_owner(info);
+	if (ret)
+		return ret;
+	if (!lite_nl_require(info, LITE_ATTR_GRANT_ID, "LITE_ATTR_GRANT_ID"))
+		return -EINVAL;
+	attr = info->attrs[LITE_ATTR_GRANT_ID];
+	id = nla_get_u64(attr);
+	if (!id) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "LITE_ATTR_GRANT_ID: grant id 0 is reserved");
+		return -EINVAL;
+	}
+	mutex_lock(&lite_grants_mutex);
+	grant = xa_load(&lite_grants, id);
+	if (grant)
+		WRITE_ONCE(grant->revoked, -ESTALE);
+	mutex_unlock(&lite_grants_mutex);
+	if (!grant) {
+		GENL_SET_ERR_MSG(info, "no such grant on this node");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static void lite_grant_chunk(const void *obj, u32 i, u64 *addr, u64 *len)
+{
+	const struct lite_grant *grant = obj;
+
+	*addr = grant->chunks[i].addr;
+	*len = grant->chunks[i].length;
+}
+
+static int lite_nl_put_grant(struct sk_buff *msg, const struct lite_grant *g)
+{
+	if (nla_put_u64_64bit(msg, LITE_ATTR_GRANT_ID, g->grant_id,
+			      LITE_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, LITE_ATTR_LMR_ID, g->lmr_id, LITE_ATTR_PAD) ||
+	    nla_put_string(msg, LITE_ATTR_NAME, g->name) ||
+	    nla_put_u32(msg, LITE_ATTR_NODE_ID, g->home_node_id) ||
+	    nla_put_u32(msg, LITE_ATTR_ACCESS, g->access) ||
+	    nla_put_u64_64bit(msg, LITE_ATTR_EPOCH, g->epoch, LITE_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, LITE_ATTR_SIZE, g->size, LITE_ATTR_PAD) ||
+	    nla_put_u32(msg, LITE_ATTR_MEMORY_KEY, g->memory_key) ||
+	    nla_put_u64_64bit(msg, LITE_ATTR_INCARNATION, g->incarnation,
+			      LITE_ATTR_PAD) ||
+	    nla_put_s64(msg, LITE_ATTR_GRANTED_AT_MS, g->granted_at_ms,
+			LITE_ATTR_PAD) ||
+	    nla_put_u32(msg, LITE_ATTR_UID, g->uid) ||
+	    nla_put_u32(msg, LITE_ATTR_GID, g->gid) ||
+	    nla_put_u32(msg, LITE_ATTR_PID, g->pid) ||
+	    (READ_ONCE(g->revoked) && nla_put_flag(msg, LITE_ATTR_REVOKED)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/*
+ * cb->args[0]: the grant id to resume at; cb->args[1]: the chunk to resume
+ * at in it; cb->args[2]: set when done. A grant whose chunks do not fit in
+ * one message goes on in the next ones.
+ */
+int lite_nl_grant_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct lite_grant *grant;
+	unsigned long idx;
+	int ret = 0;
+
+	if (cb->args[2])
+		return 0;
+	mutex_lock(&lite_grants_mutex);
+	xa_for_each_start(&lite_grants, idx, grant, cb->args[0]) {
+		u32 next = idx == cb->args[0] ? cb->args[1] : 0;
+		void *hdr;
+
+		if (next >= grant->nr_chunks)
+			next = 0;
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &lite_genl_family,
+				  NLM_F_MULTI, LITE_CMD_GRANT_GET);
+		if (!hdr || lite_nl_put_grant(skb, grant) ||
+		    lite_nl_put_chunks(skb, grant, grant->nr_chunks, &next,
+				       lite_grant_chunk)) {
+			if (hdr)
+				genlmsg_cancel(skb, hdr);
+			cb->args[0] = idx;
+			cb->args[1] = next;
+			ret = skb->len ? 0 : -EMSGSIZE;
+			goto out;
+		}
+		genlmsg_end(skb, hdr);
+		if (next < grant->nr_chunks) {
+			cb->args[0] = idx;
+			cb->args[1] = next;
+			goto out;
+		}
+	}
+	cb->args[2] = 1;
+out:
+	mutex_unlock(&lite_grants_mutex);
+	return ret ? ret : skb->len;
+}
+
+/* Module unload: every file is closed, so every grant is gone. */
+void lite_grants_exit(void)
+{
+	WARN_ON(!xa_empty(&lite_grants));
+	xa_destroy(&lite_grants);
+}

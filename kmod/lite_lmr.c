@@ -1,0 +1,617 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LITE: LMR memory this node hosts (LITE_CMD_LMR_*).
+ *
+ * The agent allocates an LMR's memory here when the cluster manager picks
+ * this node as its home. The memory is zeroed, physically contiguous chunks
+ * of at most MAX_ORDER - 1 pages, each DMA-mapped on the RDMA device under
+ * the node's address, so peers reach it with the device's global key and
+ * the DMA addresses. Nothing registers memory per LMR.
+ *
+ * Lifetimes. The table (lite_lmrs, under lite_lmr_mutex) holds a reference
+ * to each hosted LMR; a grant to a hosted LMR held by an application of
+ * this node holds another, so LMR_FREE takes the LMR out of the table,
+ * revokes the grants and frees the pages once the last operation on them
+ * has put its grant. The DMA mapping goes with the last reference or with
+ * the device (lite_lmrs_device_removed()), whichever comes first; both run
+ * under lite_lmr_dma_lock, a spinlock, because the last reference may be
+ * dropped in any context.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ctype.h>
+#include <linux/gfp.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
+#include <net/genetlink.h>
+
+#include "lite_internal.h"
+
+/* Chunks are at most this order: 4 MiB with 4 KiB pages. */
+#define LITE_LMR_MAX_ORDER	(MAX_ORDER - 1)
+#define LITE_LMR_CHUNK_MAX	(PAGE_SIZE << LITE_LMR_MAX_ORDER)
+
+struct lite_lmr_chunk {
+	struct page *page;
+	u64 dma;
+	u64 length;		/* bytes of the LMR in it (<= the block) */
+	unsigned int order;
+};
+
+struct lite_lmr {
+	struct kref ref;
+	struct list_head all;		/* lite_lmrs_all, under lite_lmr_dma_lock */
+	/* Under lite_lmr_mutex. */
+	u64 lmr_id;
+	u64 epoch;
+	/* Fixed once hosted. */
+	u64 size;
+	u32 uid, gid, mode;
+	u32 memory_key;
+	char name[LITE_NAME_BUF];
+	/* Under lite_lmr_dma_lock: the device the chunks are mapped on. */
+	struct lite_device *ldev;
+	u32 nr_mapped;
+	u32 nr_chunks;
+	struct lite_lmr_chunk chunks[];
+};
+
+/* lmr id -> struct lite_lmr; changed under lite_lmr_mutex. */
+static DEFINE_XARRAY(lite_lmrs);
+static DEFINE_MUTEX(lite_lmr_mutex);
+static u64 lite_lmr_bytes;		/* reserved by live LMRs, under the mutex */
+
+static LIST_HEAD(lite_lmrs_all);	/* every LMR with memory, hosted or not */
+static DEFINE_SPINLOCK(lite_lmr_dma_lock);
+
+bool lite_name_valid(const char *name)
+{
+	size_t len = strnlen(name, LITE_NAME_BUF);
+	size_t i;
+
+	if (!len || len > LITE_NAME_MAX || !isalnum(name[0]))
+		return false;
+	for (i = 0; i < len; i++) {
+		char c = name[i];
+
+		if (!isalnum(c) && c != '.' && c != '_' && c != ':' &&
+		    c != '/' && c != '-')
+			return false;
+	}
+	return true;
+}
+
+/* Unmaps the chunks mapped on lmr->ldev; returns the device's reference. */
+static struct lite_device *lite_lmr_unmap_locked(struct lite_lmr *lmr)
+{
+	struct lite_device *ldev = lmr->ldev;
+	u32 i;
+
+	lockdep_assert_held(&lite_lmr_dma_lock);
+	if (!ldev)
+		return NULL;
+	for (i = 0; i < lmr->nr_mapped; i++)
+		ib_dma_unmap_page(ldev->ibdev, lmr->chunks[i].dma,
+				  PAGE_SIZE << lmr->chunks[i].order,
+				  DMA_BIDIRECTIONAL);
+	lmr->nr_mapped = 0;
+	lmr->ldev = NULL;
+	return ldev;
+}
+
+/* Any context: unmaps and frees the memory. */
+static void lite_lmr_release(struct kref *ref)
+{
+	struct lite_lmr *lmr = container_of(ref, struct lite_lmr, ref);
+	struct lite_device *ldev;
+	u32 i;
+
+	spin_lock(&lite_lmr_dma_lock);
+	list_del(&lmr->all);
+	ldev = lite_lmr_unmap_locked(lmr);
+	spin_unlock(&lite_lmr_dma_lock);
+	if (ldev)
+		lite_device_put(ldev);
+	for (i = 0; i < lmr->nr_chunks; i++)
+		__free_pages(lmr->chunks[i].page, lmr->chunks[i].order);
+	kvfree(lmr);
+}
+
+void lite_lmr_put(struct lite_lmr *lmr)
+{
+	kref_put(&lmr->ref, lite_lmr_release);
+}
+
+struct lite_lmr *lite_lmr_get(u64 lmr_id)
+{
+	struct lite_lmr *lmr;
+
+	mutex_lock(&lite_lmr_mutex);
+	lmr = xa_load(&lite_lmrs, lmr_id);
+	if (lmr)
+		kref_get(&lmr->ref);
+	mutex_unlock(&lite_lmr_mutex);
+	return lmr;
+}
+
+/*
+ * Allocates and maps the chunks, largest blocks first, smaller ones when
+ * the page allocator has none. Bounded: every pass either adds a chunk (at
+ * most lmr's capacity) or lowers the order.
+ */
+static int lite_lmr_fill(struct lite_lmr *lmr, u32 max_chunks)
+{
+	struct ib_device *ibdev = lmr->ldev->ibdev;
+	unsigned int cap = LITE_LMR_MAX_ORDER;
+	u64 left = lmr->size;
+
+	while (left) {
+		unsigned long pages = DIV_ROUND_UP(left, PAGE_SIZE);
+		unsigned int order = min_t(unsigned int, cap, ilog2(pages));
+		struct lite_lmr_chunk *c;
+		struct page *page;
+		u64 dma;
+
+		if (lmr->nr_chunks == max_chunks)
+			return -ENOMEM;
+		page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN |
+				   __GFP_NORETRY, order);
+		if (!page) {
+			if (!order)
+				return -ENOMEM;
+			cap = order - 1;
+			continue;
+		}
+		dma = ib_dma_map_page(ibdev, page, 0, PAGE_SIZE << order,
+				      DMA_BIDIRECTIONAL);
+		if (ib_dma_mapping_error(ibdev, dma)) {
+			__free_pages(page, order);
+			return -ENOMEM;
+		}
+		c = &lmr->chunks[lmr->nr_chunks];
+		c->page = page;
+		c->order = order;
+		c->dma = dma;
+		c->length = min_t(u64, PAGE_SIZE << order, left);
+		/* Mapped chunks are counted under the lock the unmap takes. */
+		spin_lock(&lite_lmr_dma_lock);
+		lmr->nr_chunks++;
+		lmr->nr_mapped = lmr->nr_chunks;
+		spin_unlock(&lite_lmr_dma_lock);
+		left -= c->length;
+		cond_resched();
+	}
+	return 0;
+}
+
+static void lite_lmr_chunk(const void *obj, u32 i, u64 *addr, u64 *len)
+{
+	const struct lite_lmr *lmr = obj;
+
+	/* Chunks whose device is gone have no address any more. */
+	*addr = lmr->nr_mapped > i ? lmr->chunks[i].dma : 0;
+	*len = lmr->chunks[i].length;
+}
+
+int lite_nl_get_lmr_id(struct genl_info *info, int type, u64 *id)
+{
+	struct nlattr *attr = info->attrs[type];
+
+	*id = nla_get_u64(attr);
+	if (*id)
+		return 0;
+	if (type == LITE_ATTR_NEW_LMR_ID)
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "LITE_ATTR_NEW_LMR_ID: lmr id 0 is reserved");
+	else
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "LITE_ATTR_LMR_ID: lmr id 0 is reserved");
+	return -EINVAL;
+}
+
+int lite_nl_get_name(struct genl_info *info, char *buf)
+{
+	struct nlattr *attr = info->attrs[LITE_ATTR_NAME];
+
+	/* The policy made it NUL-terminated and at most LITE_NAME_MAX long. */
+	strscpy(buf, nla_data(attr), LITE_NAME_BUF);
+	if (!lite_name_valid(buf)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "LITE_ATTR_NAME: 1..128 characters of [A-Za-z0-9._:/-], the first a letter or digit");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int lite_nl_get_size(struct genl_info *info, u64 *size)
+{
+	struct nlattr *attr = info->attrs[LITE_ATTR_SIZE];
+
+	*size = nla_get_u64(attr);
+	if (!*size || *size > LITE_LMR_SIZE_MAX) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "LITE_ATTR_SIZE: out of range (1..64 GiB)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* LITE_ATTR_UID or LITE_ATTR_GID: not (u32)-1. */
+static int lite_nl_get_id32(struct genl_info *info, int type, u32 *out)
+{
+	struct nlattr *attr = info->attrs[type];
+
+	*out = nla_get_u32(attr);
+	if (*out != (u32)-1)
+		return 0;
+	if (type == LITE_ATTR_UID)
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "LITE_ATTR_UID: uid 4294967295 is not a user");
+	else
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "LITE_ATTR_GID: gid 4294967295 is not a group");
+	return -EINVAL;
+}
+
+struct lite_lmr_args {
+	u64 lmr_id;
+	u64 size;
+	u32 uid, gid, mode;
+	char name[LITE_NAME_BUF];
+};
+
+static int lite_nl_lmr_alloc_args(struct genl_info *info,
+				  struct lite_lmr_args *a)
+{
+	struct nlattr *attr;
+	int ret;
+
+	if (!lite_nl_require(info, LITE_ATTR_LMR_ID, "LITE_ATTR_LMR_ID") ||
+	    !lite_nl_require(info, LITE_ATTR_NAME, "LITE_ATTR_NAME") ||
+	    !lite_nl_require(info, LITE_ATTR_SIZE, "LITE_ATTR_SIZE") ||
+	    !lite_nl_require(info, LITE_ATTR_UID, "LITE_ATTR_UID") ||
+	    !lite_nl_require(info, LITE_ATTR_GID, "LITE_ATTR_GID") ||
+	    !lite_nl_require(info, LITE_ATTR_MODE, "LITE_ATTR_MODE"))
+		return -EINVAL;
+	ret = lite_nl_get_lmr_id(info, LITE_ATTR_LMR_ID, &a->lmr_id);
+	if (!ret)
+		ret = lite_nl_get_name(info, a->name);
+	if (!ret)
+		ret = lite_nl_get_size(info, &a->size);
+	if (!ret)
+		ret = lite_nl_get_id32(info, LITE_ATTR_UID, &a->uid);
+	if (!ret)
+		ret = lite_nl_get_id32(info, LITE_ATTR_GID, &a->gid);
+	if (ret)
+		return ret;
+	attr = info->attrs[LITE_ATTR_MODE];
+	a->mode = nla_get_u32(attr);
+	if (a->mode & ~0666U) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "LITE_ATTR_MODE: not a subset of 0666");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Under lite_lmr_mutex: a new LMR, hosted, or an error with a message. */
+static int lite_lmr_create_locked(const struct lite_lmr_args *a,
+				  struct genl_info *info, struct lite_lmr **out)
+{
+	u64 quota = (u64)lite_lmr_quota_mib << 20;
+	struct lite_device *ldev;
+	struct lite_lmr *lmr;
+	u64 max_chunks;
+	int ret;
+
+	if (xa_load(&lite_lmrs, a->lmr_id)) {
+		GENL_SET_ERR_MSG(info, "this lmr id is hosted here already");
+		return -EEXIST;
+	}
+	if (a->size > quota || lite_lmr_bytes > quota - a->size) {
+		GENL_SET_ERR_MSG(info, "the node's LMR quota (lmr_quota_mib) is used up");
+		return -ENOSPC;
+	}
+	if (DIV_ROUND_UP_ULL(a->size, LITE_LMR_CHUNK_MAX) > LITE_CHUNKS_MAX) {
+		GENL_SET_ERR_MSG(info, "an LMR this large needs more than 4096 chunks");
+		return -ENOMEM;
+	}
+	max_chunks = min_t(u64, LITE_CHUNKS_MAX,
+			   DIV_ROUND_UP_ULL(a->size, PAGE_SIZE));
+
+	ret = lite_node_device_get(&ldev);
+	if (ret == -ENXIO) {
+		GENL_SET_ERR_MSG(info, "the node identity is not set");
+		return ret;
+	}
+	if (ret) {
+		GENL_SET_ERR_MSG(info, "no RDMA device with the global key has the node address");
+		return ret;
+	}
+
+	lmr = kvzalloc(struct_size(lmr, chunks, max_chunks), GFP_KERNEL);
+	if (!lmr) {
+		lite_device_put(ldev);
+		return -ENOMEM;
+	}
+	kref_init(&lmr->ref);
+	lmr->lmr_id = a->lmr_id;
+	lmr->size = a->size;
+	lmr->uid = a->uid;
+	lmr->gid = a->gid;
+	lmr->mode = a->mode;
+	memcpy(lmr->name, a->name, sizeof(lmr->name));
+	lmr->memory_key = ldev->pd->unsafe_global_rkey;
+	/*
+	 * On the list before any chunk is mapped, so a device removal (which
+	 * takes lite_lmr_mutex first) sees every mapping.
+	 */
+	lmr->ldev = ldev;
+	spin_lock(&lite_lmr_dma_lock);
+	list_add_tail(&lmr->all, &lite_lmrs_all);
+	spin_unlock(&lite_lmr_dma_lock);
+
+	ret = lite_lmr_fill(lmr, max_chunks);
+	if (!ret)
+		ret = xa_insert(&lite_lmrs, lmr->lmr_id, lmr, GFP_KERNEL);
+	if (ret) {
+		if (ret == -ENOMEM)
+			GENL_SET_ERR_MSG(info, "no memory for the LMR");
+		lite_lmr_put(lmr);
+		return ret;
+	}
+	lite_lmr_bytes += lmr->size;
+	lite_count(LITE_CNT_LMRS);
+	lite_count_add(LITE_CNT_LMR_BYTES, lmr->size);
+	*out = lmr;
+	return 0;
+}
+
+static int lite_nl_put_lmr(struct sk_buff *msg, const struct lite_lmr *lmr,
+			   bool all)
+{
+	if (nla_put_u64_64bit(msg, LITE_ATTR_LMR_ID, lmr->lmr_id,
+			      LITE_ATTR_PAD) ||
+	    nla_put_u32(msg, LITE_ATTR_MEMORY_KEY, lmr->memory_key))
+		return -EMSGSIZE;
+	if (all &&
+	    (nla_put_string(msg, LITE_ATTR_NAME, lmr->name) ||
+	     nla_put_u64_64bit(msg, LITE_ATTR_SIZE, lmr->size, LITE_ATTR_PAD) ||
+	     nla_put_u32(msg, LITE_ATTR_UID, lmr->uid) ||
+	     nla_put_u32(msg, LITE_ATTR_GID, lmr->gid) ||
+	     nla_put_u32(msg, LITE_ATTR_MODE, lmr->mode) ||
+	     nla_put_u64_64bit(msg, LITE_ATTR_EPOCH, lmr->epoch,
+			       LITE_ATTR_PAD)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+int lite_nl_lmr_alloc(struct sk_buff *skb, struct genl_info *info)
+{
+	struct lite_lmr_args a;
+	struct lite_lmr *lmr;
+	struct sk_buff *msg;
+	u32 next = 0;
+	void *hdr;
+	int ret;
+
+	ret = lite_nl_check_owner(info);
+	if (!ret)
+		ret = lite_nl_lmr_alloc_args(info, &a);
+	if (ret)
+		return ret;
+
+	mutex_lock(&lite_lmr_mutex);
+	ret = lite_lmr_create_locked(&a, info, &lmr);
+	if (ret)
+		goto out;
+	/* One message however many chunks: the reply is sized for them. */
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE + LITE_NL_CHUNK_BYTES(lmr->nr_chunks),
+			  GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!msg)
+		goto undo;
+	hdr = genlmsg_put_reply(msg, info, &lite_genl_family, 0,
+				LITE_CMD_LMR_ALLOC);
+	ret = -EMSGSIZE;
+	if (!hdr || lite_nl_put_lmr(msg, lmr, false) ||
+	    lite_nl_put_chunks(msg, lmr, lmr->nr_chunks, &next, lite_lmr_chunk) ||
+	    next != lmr->nr_chunks) {
+		nlmsg_free(msg);
+		goto undo;
+	}
+	genlmsg_end(msg, hdr);
+	mutex_unlock(&lite_lmr_mutex);
+	pr_debug("hosting LMR %llu (%s), %llu bytes in %u chunks\n",
+		 lmr->lmr_id, lmr->name, lmr->size, lmr->nr_chunks);
+	return genlmsg_reply(msg, info);
+
+undo:
+	xa_erase(&lite_lmrs, lmr->lmr_id);
+	lite_lmr_bytes -= lmr->size;
+	lite_uncount(LITE_CNT_LMRS);
+	lite_count_add(LITE_CNT_LMR_BYTES, -(s64)lmr->size);
+	lite_lmr_put(lmr);
+out:
+	mutex_unlock(&lite_lmr_mutex);
+	return ret;
+}
+
+/* Under lite_lmr_mutex: out of the table; the caller puts the reference. */
+static void lite_lmr_unhost_locked(struct lite_lmr *lmr)
+{
+	xa_erase(&lite_lmrs, lmr->lmr_id);
+	lite_lmr_bytes -= lmr->size;
+	lite_uncount(LITE_CNT_LMRS);
+	lite_count_add(LITE_CNT_LMR_BYTES, -(s64)lmr->size);
+}
+
+int lite_nl_lmr_free(struct sk_buff *skb, struct genl_info *info)
+{
+	struct lite_lmr *lmr;
+	u64 id;
+	int ret;
+
+	ret = lite_nl_check_owner(info);
+	if (ret)
+		return ret;
+	if (!lite_nl_require(info, LITE_ATTR_LMR_ID, "LITE_ATTR_LMR_ID"))
+		return -EINVAL;
+	ret = lite_nl_get_lmr_id(info, LITE_ATTR_LMR_ID, &id);
+	if (ret)
+		return ret;
+
+	mutex_lock(&lite_lmr_mutex);
+	lmr = xa_load(&lite_lmrs, id);
+	if (lmr)
+		lite_lmr_unhost_locked(lmr);
+	mutex_unlock(&lite_lmr_mutex);
+	if (!lmr) {
+		GENL_SET_ERR_MSG(info, "no LMR with this id is hosted here");
+		return -ENOENT;
+	}
+	/* Operations already running finish on their grant's reference. */
+	lite_grants_revoke_lmr(id, lmr);
+	pr_debug("freed LMR %llu (%s)\n", id, lmr->name);
+	lite_lmr_put(lmr);
+	return 0;
+}
+
+int lite_nl_lmr_update(struct sk_buff *skb, struct genl_info *info)
+{
+	u64 id, new_id = 0, epoch = 0;
+	struct lite_lmr *lmr;
+	int ret;
+
+	ret = lite_nl_check_owner(info);
+	if (ret)
+		return ret;
+	if (!lite_nl_require(info, LITE_ATTR_LMR_ID, "LITE_ATTR_LMR_ID"))
+		return -EINVAL;
+	ret = lite_nl_get_lmr_id(info, LITE_ATTR_LMR_ID, &id);
+	if (!ret && info->attrs[LITE_ATTR_NEW_LMR_ID])
+		ret = lite_nl_get_lmr_id(info, LITE_ATTR_NEW_LMR_ID, &new_id);
+	if (ret)
+		return ret;
+	if (info->attrs[LITE_ATTR_EPOCH])
+		epoch = nla_get_u64(info->attrs[LITE_ATTR_EPOCH]);
+
+	mutex_lock(&lite_lmr_mutex);
+	lmr = xa_load(&lite_lmrs, id);
+	if (!lmr) {
+		GENL_SET_ERR_MSG(info, "no LMR with this id is hosted here");
+		ret = -ENOENT;
+		goto out;
+	}
+	if (new_id && new_id != id) {
+		ret = xa_insert(&lite_lmrs, new_id, lmr, GFP_KERNEL);
+		if (ret == -EBUSY) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[LITE_ATTR_NEW_LMR_ID],
+					    "LITE_ATTR_NEW_LMR_ID: another hosted LMR has this id");
+			ret = -EEXIST;
+		}
+		if (ret)
+			goto out;
+		xa_erase(&lite_lmrs, id);
+		lmr->lmr_id = new_id;
+	}
+	if (info->attrs[LITE_ATTR_EPOCH])
+		lmr->epoch = epoch;
+out:
+	mutex_unlock(&lite_lmr_mutex);
+	return ret;
+}
+
+/*
+ * cb->args[0]: the lmr id to resume at; cb->args[1]: the chunk to resume at
+ * in it; cb->args[2]: set when done. An LMR whose chunks do not fit in one
+ * message goes on in the next ones (same attributes, the following chunks).
+ */
+int lite_nl_lmr_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct lite_lmr *lmr;
+	unsigned long idx;
+	int ret = 0;
+
+	if (cb->args[2])
+		return 0;
+	mutex_lock(&lite_lmr_mutex);
+	xa_for_each_start(&lite_lmrs, idx, lmr, cb->args[0]) {
+		u32 next = idx == cb->args[0] ? cb->args[1] : 0;
+		void *hdr;
+
+		if (next >= lmr->nr_chunks)
+			next = 0;
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &lite_genl_family,
+				  NLM_F_MULTI, LITE_CMD_LMR_GET);
+		if (!hdr ||
+		    lite_nl_put_lmr(skb, lmr, true) ||
+		    lite_nl_put_chunks(skb, lmr, lmr->nr_chunks, &next,
+				       lite_lmr_chunk)) {
+			if (hdr)
+				genlmsg_cancel(skb, hdr);
+			cb->args[0] = idx;
+			cb->args[1] = next;
+			ret = skb->len ? 0 : -EMSGSIZE;
+			goto out;
+		}
+		genlmsg_end(skb, hdr);
+		if (next < lmr->nr_chunks) {
+			cb->args[0] = idx;
+			cb->args[1] = next;
+			goto out;
+		}
+	}
+	cb->args[2] = 1;
+out:
+	mutex_unlock(&lite_lmr_mutex);
+	return ret ? ret : skb->len;
+}
+
+void lite_lmrs_device_removed(struct lite_device *ldev)
+{
+	struct lite_device *put[8];
+	struct lite_lmr *lmr;
+	unsigned int n;
+	bool full;
+
+	/* Waits for an allocation mapping chunks on the device right now. */
+	mutex_lock(&lite_lmr_mutex);
+	do {
+		n = 0;
+		spin_lock(&lite_lmr_dma_lock);
+		list_for_each_entry(lmr, &lite_lmrs_all, all) {
+			if (lmr->ldev != ldev)
+				continue;
+			put[n++] = lite_lmr_unmap_locked(lmr);
+			if (n == ARRAY_SIZE(put))
+				break;
+		}
+		spin_unlock(&lite_lmr_dma_lock);
+		full = n == ARRAY_SIZE(put);
+		while (n)
+			lite_device_put(put[--n]);
+	} while (full);
+	mutex_unlock(&lite_lmr_mutex);
+}
+
+/* Module unload: no netlink command or open file is left. */
+void lite_lmr_exit(void)
+{
+	struct lite_lmr *lmr;
+	unsigned long idx;
+
+	mutex_lock(&lite_lmr_mutex);
+	xa_for_each(&lite_lmrs, idx, lmr) {
+		lite_lmr_unhost_locked(lmr);
+		lite_lmr_put(lmr);
+	}
+	mutex_unlock(&lite_lmr_mutex);
+	xa_destroy(&lite_lmrs);
+	WARN_ON(!list_empty(&lite_lmrs_all));
+}

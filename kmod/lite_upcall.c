@@ -1,0 +1,722 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LITE: control calls (LITE_IOC_ALLOC, MAP, FREE) through the node agent.
+ *
+ * The ioctl sends an upcall (LITE_CMD_UPCALL) to the attached agent's
+ * netlink port and waits, killable and at most upcall_timeout_ms, for the
+ * agent's LITE_CMD_UPCALL_COMPLETE. A pending upcall is on lite_upcalls
+ * under lite_upcall_lock (a spinlock: the agent's socket going away is
+ * reported in atomic context); whoever takes it off the list answers it:
+ *  - the completion (the agent's answer, or "agent gone"), which fills in
+ *    the result and then completes the waiter;
+ *  - the waiter giving up (timeout or fatal signal): a late answer then
+ *    finds no such upcall (ENOENT), and the agent gives a map's grant back.
+ * If the waiter finds its upcall already taken it waits for that answer,
+ * which is being written without blocking for long.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/cred.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+#include <net/genetlink.h>
+
+#include "lite_internal.h"
+#include "lite_grant.h"
+
+/* Pending upcalls at most; more fail with EAGAIN. */
+#define LITE_UPCALLS_MAX	1024
+
+struct lite_upcall {
+	struct kref ref;		/* the waiter's; the list's while pending */
+	struct list_head entry;		/* under lite_upcall_lock */
+	bool pending;			/* on the list; under lite_upcall_lock */
+	u64 id;
+	u32 kind;			/* enum lite_upcall_kind */
+	u32 portid;			/* the agent it went to */
+	u32 uid, gid, pid;
+	u32 access;			/* MAP: what was asked for */
+	struct lite_file *lf;		/* MAP: the caller's file */
+	struct completion done;
+	/* The answer, written by whoever took the upcall off the list. */
+	int err;
+	u64 lmr_id;			/* ALLOC, MAP */
+	u64 handle;			/* MAP */
+	u64 size;			/* MAP */
+	u32 home_node_id;		/* MAP */
+	char message[LITE_MESSAGE_BUF];
+};
+
+static LIST_HEAD(lite_upcalls);
+static unsigned int lite_nr_upcalls;
+static u64 lite_upcall_last_id;
+static DEFINE_SPINLOCK(lite_upcall_lock);
+
+static void lite_upcall_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct lite_upcall, ref));
+}
+
+static void lite_upcall_put(struct lite_upcall *up)
+{
+	kref_put(&up->ref, lite_upcall_release);
+}
+
+static struct lite_upcall *lite_upcall_new(u32 kind)
+{
+	struct lite_upcall *up;
+
+	up = kzalloc(sizeof(*up), GFP_KERNEL);
+	if (!up)
+		return NULL;
+	kref_init(&up->ref);
+	init_completion(&up->done);
+	up->kind = kind;
+	up->uid = from_kuid_munged(&init_user_ns, current_euid());
+	up->gid = from_kgid_munged(&init_user_ns, current_egid());
+	up->pid = task_tgid_nr(current);
+	return up;
+}
+
+/* Under lite_upcall_lock: takes @up off the list; its reference is ours. */
+static void lite_upcall_unlink_locked(struct lite_upcall *up)
+{
+	lockdep_assert_held(&lite_upcall_lock);
+	list_del(&up->entry);
+	up->pending = false;
+	lite_nr_upcalls--;
+}
+
+/* Takes the pending upcall @id off the list, with the list's reference. */
+static struct lite_upcall *lite_upcall_claim(u64 id)
+{
+	struct lite_upcall *up;
+
+	spin_lock(&lite_upcall_lock);
+	list_for_each_entry(up, &lite_upcalls, entry) {
+		if (up->id == id) {
+			lite_upcall_unlink_locked(up);
+			spin_unlock(&lite_upcall_lock);
+			return up;
+		}
+	}
+	spin_unlock(&lite_upcall_lock);
+	return NULL;
+}
+
+/* The kind of the pending upcall @id, or 0. */
+static u32 lite_upcall_peek(u64 id, u32 *access)
+{
+	struct lite_upcall *up;
+	u32 kind = 0;
+
+	spin_lock(&lite_upcall_lock);
+	list_for_each_entry(up, &lite_upcalls, entry) {
+		if (up->id == id) {
+			kind = up->kind;
+			*access = up->access;
+			break;
+		}
+	}
+	spin_unlock(&lite_upcall_lock);
+	return kind;
+}
+
+/* Answers a claimed upcall and drops the list's reference. */
+static void lite_upcall_answer(struct lite_upcall *up, int err)
+{
+	up->err = err;
+	complete(&up->done);
+	lite_upcall_put(up);
+}
+
+void lite_upcalls_agent_gone(u32 portid)
+{
+	struct lite_upcall *up, *tmp;
+	LIST_HEAD(gone);
+
+	spin_lock(&lite_upcall_lock);
+	list_for_each_entry_safe(up, tmp, &lite_upcalls, entry) {
+		if (up->portid != portid)
+			continue;
+		lite_upcall_unlink_locked(up);
+		list_add_tail(&up->entry, &gone);
+	}
+	spin_unlock(&lite_upcall_lock);
+	list_for_each_entry_safe(up, tmp, &gone, entry) {
+		list_del(&up->entry);
+		lite_count(LITE_CNT_UPCALLS_NOTCONN);
+		lite_upcall_answer(up, -ENOTCONN);
+	}
+}
+
+/*
+ * A new upcall message for @up: puts it on the list (giving it its id and
+ * the agent's port) and starts the message with the common attributes.
+ */
+static struct sk_buff *lite_upcall_start(struct lite_upcall *up, void **hdr)
+{
+	struct sk_buff *msg;
+	int ret = 0;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return ERR_PTR(-ENOMEM);
+
+	spin_lock(&lite_upcall_lock);
+	if (!lite_nl_agent_portid(&up->portid)) {
+		ret = -ENOTCONN;
+	} else if (lite_nr_upcalls >= LITE_UPCALLS_MAX) {
+		ret = -EAGAIN;
+	} else {
+		up->id = ++lite_upcall_last_id;
+		up->pending = true;
+		kref_get(&up->ref);
+		list_add_tail(&up->entry, &lite_upcalls);
+		lite_nr_upcalls++;
+	}
+	spin_unlock(&lite_upcall_lock);
+	if (ret) {
+		if (ret == -ENOTCONN)
+			lite_count(LITE_CNT_UPCALLS_NOTCONN);
+		nlmsg_free(msg);
+		return ERR_PTR(ret);
+	}
+
+	*hdr = genlmsg_put(msg, 0, 0, &lite_genl_family, 0, LITE_CMD_UPCALL);
+	if (!*hdr ||
+	    nla_put_u64_64bit(msg, LITE_ATTR_UPCALL_ID, up->id, LITE_ATTR_PAD) ||
+	    nla_put_u32(msg, LITE_ATTR_UPCALL_KIND, up->kind) ||
+	    nla_put_u32(msg, LITE_ATTR_UID, up->uid) ||
+	    nla_put_u32(msg, LITE_ATTR_GID, up->gid) ||
+	    nla_put_u32(msg, LITE_ATTR_PID, up->pid)) {
+		nlmsg_free(msg);
+		return ERR_PTR(-EMSGSIZE);
+	}
+	return msg;
+}
+
+/* Takes @up off the list if it still is; true if we did. */
+static bool lite_upcall_withdraw(struct lite_upcall *up)
+{
+	bool mine;
+
+	spin_lock(&lite_upcall_lock);
+	mine = up->pending;
+	if (mine)
+		lite_upcall_unlink_locked(up);
+	spin_unlock(&lite_upcall_lock);
+	if (mine)
+		lite_upcall_put(up);
+	return mine;
+}
+
+/*
+ * Sends the message and waits for the answer. Returns 0 or a negative
+ * errno; the answer's details are in @up.
+ */
+static int lite_upcall_send_wait(struct lite_upcall *up, struct sk_buff *msg,
+				 void *hdr)
+{
+	long left;
+	int ret;
+
+	genlmsg_end(msg, hdr);
+	ret = genlmsg_unicast(&init_net, msg, up->portid);
+	if (ret) {
+		lite_upcall_withdraw(up);
+		if (ret == -EAGAIN)
+			return -EAGAIN;
+		lite_count(LITE_CNT_UPCALLS_NOTCONN);
+		return -ENOTCONN;
+	}
+	lite_count(LITE_CNT_UPCALLS_SENT);
+
+	left = wait_for_completion_killable_timeout(&up->done,
+						    msecs_to_jiffies(lite_upcall_timeout_ms));
+	if (left <= 0 && lite_upcall_withdraw(up)) {
+		if (left == 0) {
+			lite_count(LITE_CNT_UPCALLS_TIMED_OUT);
+			return -ETIMEDOUT;
+		}
+		lite_count(LITE_CNT_UPCALLS_INTERRUPTED);
+		return -EINTR;
+	}
+	/* Answered, or being answered right now (no blocking there). */
+	wait_for_completion(&up->done);
+	return up->err;
+}
+
+/* Removes an upcall that was never sent. */
+static int lite_upcall_abort(struct lite_upcall *up, struct sk_buff *msg,
+			     int err)
+{
+	nlmsg_free(msg);
+	lite_upcall_withdraw(up);
+	return err;
+}
+
+static bool lite_user_name_valid(const char *name)
+{
+	return memchr(name, 0, LITE_NAME_BUF) && lite_name_valid(name);
+}
+
+long lite_ioctl_alloc(struct lite_alloc __user *uarg)
+{
+	struct lite_upcall *up;
+	struct lite_alloc a;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if (a.flags || a.reserved || !lite_user_name_valid(a.name) ||
+	    !a.size_bytes || a.size_bytes > LITE_LMR_SIZE_MAX ||
+	    (a.mode & ~0666U))
+		return -EINVAL;
+
+	up = lite_upcall_new(LITE_UPCALL_ALLOC);
+	if (!up)
+		return -ENOMEM;
+	msg = lite_upcall_start(up, &hdr);
+	if (IS_ERR(msg)) {
+		ret = PTR_ERR(msg);
+		goto out;
+	}
+	if (nla_put_string(msg, LITE_ATTR_NAME, a.name) ||
+	    nla_put_u64_64bit(msg, LITE_ATTR_SIZE, a.size_bytes, LITE_ATTR_PAD) ||
+	    nla_put_u32(msg, LITE_ATTR_MODE, a.mode) ||
+	    nla_put_u32(msg, LITE_ATTR_NODE_ID, a.home_node_id)) {
+		ret = lite_upcall_abort(up, msg, -EMSGSIZE);
+		goto out;
+	}
+	ret = lite_upcall_send_wait(up, msg, hdr);
+	a.lmr_id = ret ? 0 : up->lmr_id;
+	memcpy(a.message, up->message, sizeof(a.message));
+	if (copy_to_user(uarg, &a, sizeof(a)))
+		ret = -EFAULT;
+out:
+	lite_upcall_put(up);
+	return ret;
+}
+
+long lite_ioctl_map(struct lite_file *lf, struct lite_map __user *uarg)
+{
+	struct lite_upcall *up;
+	struct lite_map m;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	if (copy_from_user(&m, uarg, sizeof(m)))
+		return -EFAULT;
+	if (m.flags || m.reserved || !lite_user_name_valid(m.name) ||
+	    !m.access || (m.access & ~(LITE_ACCESS_READ | LITE_ACCESS_WRITE)))
+		return -EINVAL;
+
+	up = lite_upcall_new(LITE_UPCALL_MAP);
+	if (!up)
+		return -ENOMEM;
+	up->lf = lf;
+	up->access = m.access;
+	msg = lite_upcall_start(up, &hdr);
+	if (IS_ERR(msg)) {
+		ret = PTR_ERR(msg);
+		goto out;
+	}
+	if (nla_put_string(msg, LITE_ATTR_NAME, m.name) ||
+	    nla_put_u32(msg, LITE_ATTR_ACCESS, m.access)) {
+		ret = lite_upcall_abort(up, msg, -EMSGSIZE);
+		goto out;
+	}
+	ret = lite_upcall_send_wait(up, msg, hdr);
+	m.handle = 0;
+	m.lmr_id = 0;
+	m.size_bytes = 0;
+	m.home_node_id = 0;
+	if (!ret) {
+		m.handle = up->handle;
+		m.lmr_id = up->lmr_id;
+		m.size_bytes = up->size;
+		m.home_node_id = up->home_node_id;
+	}
+	memcpy(m.message, up->message, sizeof(m.message));
+	if (copy_to_user(uarg, &m, sizeof(m))) {
+		/* The caller never learns the handle: drop it. */
+		if (!ret)
+			lite_file_handle_drop(lf, up->handle);
+		ret = -EFAULT;
+	}
+out:
+	lite_upcall_put(up);
+	return ret;
+}
+
+long lite_ioctl_free(struct lite_free __user *uarg)
+{
+	struct lite_upcall *up;
+	struct lite_free f;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	if (copy_from_user(&f, uarg, sizeof(f)))
+		return -EFAULT;
+	if (f.flags || f.reserved || !lite_user_name_valid(f.name))
+		return -EINVAL;
+
+	up = lite_upcall_new(LITE_UPCALL_FREE);
+	if (!up)
+		return -ENOMEM;
+	msg = lite_upcall_start(up, &hdr);
+	if (IS_ERR(msg)) {
+		ret = PTR_ERR(msg);
+		goto out;
+	}
+	if (nla_put_string(msg, LITE_ATTR_NAME, f.name)) {
+		ret = lite_upcall_abort(up, msg, -EMSGSIZE);
+		goto out;
+	}
+	ret = lite_upcall_send_wait(up, msg, hdr);
+	memcpy(f.message, up->message, sizeof(f.message));
+	if (copy_to_user(uarg, &f, sizeof(f)))
+		ret = -EFAULT;
+out:
+	lite_upcall_put(up);
+	return ret;
+}
+
+/* In the background: nobody waits, and no agent is fine. */
+void lite_upcall_unmap(const struct lite_grant *grant)
+{
+	struct sk_buff *msg;
+	bool attached;
+	void *hdr;
+	u32 portid;
+	u64 id;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	spin_lock(&lite_upcall_lock);
+	attached = lite_nl_agent_portid(&portid);
+	id = ++lite_upcall_last_id;
+	spin_unlock(&lite_upcall_lock);
+	if (!attached)
+		goto drop;
+	/* The requester's credentials: a close may run in another task. */
+	hdr = genlmsg_put(msg, 0, 0, &lite_genl_family, 0, LITE_CMD_UPCALL);
+	if (!hdr ||
+	    nla_put_u64_64bit(msg, LITE_ATTR_UPCALL_ID, id, LITE_ATTR_PAD) ||
+	    nla_put_u32(msg, LITE_ATTR_UPCALL_KIND, LITE_UPCALL_UNMAP) ||
+	    nla_put_u32(msg, LITE_ATTR_UID, grant->uid) ||
+	    nla_put_u32(msg, LITE_ATTR_GID, grant->gid) ||
+	    nla_put_u32(msg, LITE_ATTR_PID, grant->pid) ||
+	    nla_put_u64_64bit(msg, LITE_ATTR_GRANT_ID, grant->grant_id,
+			      LITE_ATTR_PAD))
+		goto drop;
+	genlmsg_end(msg, hdr);
+	if (genlmsg_unicast(&init_net, msg, portid))
+		lite_count(LITE_CNT_UPCALLS_NOTCONN);
+	else
+		lite_count(LITE_CNT_UPCALLS_SENT);
+	return;
+drop:
+	nlmsg_free(msg);
+}
+
+static int lite_nl_get_u64_nonzero_grant(struct genl_info *info, u64 *out)
+{
+	struct nlattr *attr = info->attrs[LITE_ATTR_GRANT_ID];
+
+	*out = nla_get_u64(attr);
+	if (!*out) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "LITE_ATTR_GRANT_ID: grant id 0 is reserved");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int lite_nl_get_home(struct genl_info *info, u32 *out)
+{
+	struct nlattr *attr = info->attrs[LITE_ATTR_NODE_ID];
+
+	*out = nla_get_u32(attr);
+	if (!*out) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "LITE_ATTR_NODE_ID: node id 0 is reserved");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The chunks of a MAP answer: 1..LITE_CHUNKS_MAX, lengths adding up to size. */
+static int lite_nl_grant_chunks(struct genl_info *info, struct lite_grant *g,
+				u32 nr)
+{
+	struct nlattr *chunks = info->attrs[LITE_ATTR_CHUNKS];
+	struct nlattr *tb[LITE_CHUNK_ATTR_MAX + 1];
+	struct nlattr *chunk;
+	u64 offset = 0;
+	int rem, ret;
+	u32 i = 0;
+
+	nla_for_each_nested(chunk, chunks, rem) {
+		struct lite_chunk *c = &g->chunks[i];
+
+		/* The policy checked each one's type, nesting and fields. */
+		ret = nla_parse_nested(tb, LITE_CHUNK_ATTR_MAX, chunk, NULL,
+				       info->extack);
+		if (ret)
+			return ret;
+		if (!tb[LITE_CHUNK_ATTR_ADDR] || !tb[LITE_CHUNK_ATTR_LENGTH]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, chunk,
+					    "LITE_ATTR_CHUNK: needs LITE_CHUNK_ATTR_ADDR and LITE_CHUNK_ATTR_LENGTH");
+			return -EINVAL;
+		}
+		c->addr = nla_get_u64(tb[LITE_CHUNK_ATTR_ADDR]);
+		c->length = nla_get_u64(tb[LITE_CHUNK_ATTR_LENGTH]);
+		c->offset = offset;
+		if (!c->length || c->length > g->size - offset) {
+			NL_SET_ERR_MSG_ATTR(info->extack, chunk,
+					    "LITE_ATTR_CHUNK: length 0, or the lengths add up to more than LITE_ATTR_SIZE");
+			return -EINVAL;
+		}
+		offset += c->length;
+		i++;
+	}
+	if (i != nr || offset != g->size) {
+		NL_SET_ERR_MSG_ATTR(info->extack, chunks,
+				    "LITE_ATTR_CHUNKS: the lengths do not add up to LITE_ATTR_SIZE");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The grant of a MAP answer, checked; one reference. */
+static int lite_nl_grant_parse(struct genl_info *info, u32 asked,
+			       struct lite_grant **out)
+{
+	static const int required[] = {
+		LITE_ATTR_GRANT_ID, LITE_ATTR_LMR_ID, LITE_ATTR_NAME,
+		LITE_ATTR_NODE_ID, LITE_ATTR_ACCESS, LITE_ATTR_EPOCH,
+		LITE_ATTR_SIZE, LITE_ATTR_MEMORY_KEY, LITE_ATTR_CHUNKS,
+		LITE_ATTR_INCARNATION, LITE_ATTR_GRANTED_AT_MS,
+	};
+	struct nlattr *chunk, *attr;
+	struct lite_grant *g;
+	u32 nr = 0;
+	int i, rem, ret;
+
+	for (i = 0; i < ARRAY_SIZE(required); i++) {
+		if (!info->attrs[required[i]]) {
+			NL_SET_ERR_ATTR_MISS(info->extack, NULL, required[i]);
+			NL_SET_ERR_MSG(info->extack,
+				       "a MAP answer needs LITE_ATTR_GRANT_ID, LMR_ID, NAME, NODE_ID, ACCESS, EPOCH, SIZE, MEMORY_KEY, CHUNKS, INCARNATION and GRANTED_AT_MS");
+			return -EINVAL;
+		}
+	}
+	nla_for_each_nested(chunk, info->attrs[LITE_ATTR_CHUNKS], rem) {
+		if (nla_type(chunk) != LITE_ATTR_CHUNK || ++nr > LITE_CHUNKS_MAX) {
+			NL_SET_ERR_MSG_ATTR(info->extack, chunk,
+					    "LITE_ATTR_CHUNKS: 1..4096 LITE_ATTR_CHUNK");
+			return -EINVAL;
+		}
+	}
+	if (!nr) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[LITE_ATTR_CHUNKS],
+				    "LITE_ATTR_CHUNKS: 1..4096 LITE_ATTR_CHUNK");
+		return -EINVAL;
+	}
+
+	g = kvzalloc(struct_size(g, chunks, nr), GFP_KERNEL);
+	if (!g)
+		return -ENOMEM;
+	kref_init(&g->ref);
+	g->nr_chunks = nr;
+	ret = lite_nl_get_u64_nonzero_grant(info, &g->grant_id);
+	if (!ret)
+		ret = lite_nl_get_lmr_id(info, LITE_ATTR_LMR_ID, &g->lmr_id);
+	if (!ret)
+		ret = lite_nl_get_name(info, g->name);
+	if (!ret)
+		ret = lite_nl_get_home(info, &g->home_node_id);
+	if (!ret)
+		ret = lite_nl_get_size(info, &g->size);
+	if (ret)
+		goto err;
+	attr = info->attrs[LITE_ATTR_ACCESS];
+	g->access = nla_get_u32(attr);
+	if (!g->access || (g->access & ~asked)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "LITE_ATTR_ACCESS: not 0 and no more than the application asked for");
+		ret = -EINVAL;
+		goto err;
+	}
+	attr = info->attrs[LITE_ATTR_INCARNATION];
+	g->incarnation = nla_get_u64(attr);
+	if (!g->incarnation) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "LITE_ATTR_INCARNATION: incarnation 0 is reserved");
+		ret = -EINVAL;
+		goto err;
+	}
+	g->epoch = nla_get_u64(info->attrs[LITE_ATTR_EPOCH]);
+	g->memory_key = nla_get_u32(info->attrs[LITE_ATTR_MEMORY_KEY]);
+	g->granted_at_ms = nla_get_s64(info->attrs[LITE_ATTR_GRANTED_AT_MS]);
+	ret = lite_nl_grant_chunks(info, g, nr);
+	if (ret)
+		goto err;
+	*out = g;
+	return 0;
+err:
+	kvfree(g);
+	return ret;
+}
+
+/* Is @node_id this node or a peer? */
+static bool lite_home_known(u32 node_id)
+{
+	struct lite_node_id nid;
+	bool known;
+
+	mutex_lock(&lite_lock);
+	known = (lite_node_get_locked(&nid) && nid.id == node_id) ||
+		lite_peer_find_locked(node_id);
+	mutex_unlock(&lite_lock);
+	return known;
+}
+
+static int lite_upcall_complete_map(struct genl_info *info, u64 id, u32 asked)
+{
+	struct lite_upcall *up;
+	struct lite_grant *g;
+	struct lite_node_id nid;
+	u64 handle;
+	int ret;
+
+	ret = lite_nl_grant_parse(info, asked, &g);
+	if (ret)
+		return ret;
+	if (lite_grant_id_known(g->grant_id)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[LITE_ATTR_GRANT_ID],
+				    "LITE_ATTR_GRANT_ID: this grant is installed already");
+		ret = -EEXIST;
+		goto put;
+	}
+	up = lite_upcall_claim(id);
+	if (!up) {
+		GENL_SET_ERR_MSG(info, "no such upcall is pending (answered or given up)");
+		ret = -ENOENT;
+		goto put;
+	}
+	lite_count(LITE_CNT_UPCALLS_COMPLETED);
+	if (!lite_home_known(g->home_node_id)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[LITE_ATTR_NODE_ID],
+				    "LITE_ATTR_NODE_ID: the home node is neither this node nor a peer");
+		lite_upcall_answer(up, -EHOSTDOWN);
+		ret = -EHOSTDOWN;
+		goto put;
+	}
+	g->uid = up->uid;
+	g->gid = up->gid;
+	g->pid = up->pid;
+	/* Memory hosted here stays until operations on it are done. */
+	mutex_lock(&lite_lock);
+	if (lite_node_get_locked(&nid) && nid.id == g->home_node_id) {
+		mutex_unlock(&lite_lock);
+		g->hosted = lite_lmr_get(g->lmr_id);
+	} else {
+		mutex_unlock(&lite_lock);
+	}
+	ret = lite_grant_install(up->lf, g, &handle);
+	if (ret) {
+		if (ret == -EMFILE)
+			GENL_SET_ERR_MSG(info, "the application file is full of handles");
+		else if (ret == -EEXIST)
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[LITE_ATTR_GRANT_ID],
+					    "LITE_ATTR_GRANT_ID: this grant is installed already");
+		lite_upcall_answer(up, ret);
+		goto put;
+	}
+	up->handle = handle;
+	up->lmr_id = g->lmr_id;
+	up->size = g->size;
+	up->home_node_id = g->home_node_id;
+	lite_upcall_answer(up, 0);
+	return 0;
+put:
+	lite_grant_put(g);
+	return ret;
+}
+
+int lite_nl_upcall_complete(struct sk_buff *skb, struct genl_info *info)
+{
+	struct lite_upcall *up;
+	struct nlattr *attr;
+	u32 kind, err, access = 0;
+	u64 id, lmr_id = 0;
+	int ret;
+
+	ret = lite_nl_check_agent(info);
+	if (ret)
+		return ret;
+	if (!lite_nl_require(info, LITE_ATTR_UPCALL_ID, "LITE_ATTR_UPCALL_ID") ||
+	    !lite_nl_require(info, LITE_ATTR_ERRNO, "LITE_ATTR_ERRNO"))
+		return -EINVAL;
+	attr = info->attrs[LITE_ATTR_UPCALL_ID];
+	id = nla_get_u64(attr);
+	if (!id) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "LITE_ATTR_UPCALL_ID: upcall id 0 is reserved");
+		return -EINVAL;
+	}
+	attr = info->attrs[LITE_ATTR_ERRNO];
+	err = nla_get_u32(attr);
+	if (err > MAX_ERRNO) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "LITE_ATTR_ERRNO: out of range (0..4095)");
+		return -EINVAL;
+	}
+
+	kind = lite_upcall_peek(id, &access);
+	if (!kind) {
+		GENL_SET_ERR_MSG(info, "no such upcall is pending (answered or given up)");
+		return -ENOENT;
+	}
+	if (!err && kind == LITE_UPCALL_MAP)
+		return lite_upcall_complete_map(info, id, access);
+	if (!err && kind == LITE_UPCALL_ALLOC) {
+		if (!lite_nl_require(info, LITE_ATTR_LMR_ID, "LITE_ATTR_LMR_ID"))
+			return -EINVAL;
+		ret = lite_nl_get_lmr_id(info, LITE_ATTR_LMR_ID, &lmr_id);
+		if (ret)
+			return ret;
+	}
+
+	up = lite_upcall_claim(id);
+	if (!up) {
+		GENL_SET_ERR_MSG(info, "no such upcall is pending (answered or given up)");
+		return -ENOENT;
+	}
+	lite_count(LITE_CNT_UPCALLS_COMPLETED);
+	up->lmr_id = lmr_id;
+	if (err && info->attrs[LITE_ATTR_MESSAGE])
+		nla_strscpy(up->message, info->attrs[LITE_ATTR_MESSAGE],
+			    sizeof(up->message));
+	lite_upcall_answer(up, -(int)err);
+	return 0;
+}
+
+/* Module unload: no file is open, so no upcall is pending. */
+void lite_upcall_exit(void)
+{
+	WARN_ON(!list_empty(&lite_upcalls));
+}
