@@ -344,7 +344,7 @@ static int lite_lmr_create_locked(const struct lite_lmr_args *a,
 	lmr->gid = a->gid;
 	lmr->mode = a->mode;
 	memcpy(lmr->name, a->name, sizeof(lmr->name));
-	lmr->memory_key = ldev->pd->unsafe_global_rkey;
+	lmr->memory_key = ldev->global_rkey;
 	/*
 	 * On the list before any chunk is mapped, so a device removal (which
 	 * takes lite_lmr_mutex first) sees every mapping.
