@@ -538,7 +538,11 @@ enum lite_genl_cmd {
 	 * LITE_CMD_LMR_GET (any user), dump only: one message per hosted LMR
 	 * in lmr id order: LITE_ATTR_LMR_ID, LITE_ATTR_NAME, LITE_ATTR_SIZE,
 	 * LITE_ATTR_UID, LITE_ATTR_GID, LITE_ATTR_MODE, LITE_ATTR_EPOCH (0
-	 * until set), LITE_ATTR_MEMORY_KEY, LITE_ATTR_CHUNKS.
+	 * until set), LITE_ATTR_MEMORY_KEY, LITE_ATTR_CHUNKS. An LMR whose
+	 * chunks do not fit in one dump message goes on in the next ones:
+	 * the same attributes, LITE_ATTR_CHUNKS holding the following chunks
+	 * in order (GRANT_GET likewise, per grant). A chunk whose RDMA device
+	 * was removed has address 0.
 	 */
 	LITE_CMD_LMR_GET,
 
