@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
@@ -59,6 +61,17 @@ constexpr char kUsage[] =
     "  agent [--timeout SECS] [--ready-file PATH] [--exit-without-detach]\n"
     "                      attach as the node's agent and hold until SIGTERM,\n"
     "                      SIGINT or the timeout, then detach\n"
+    "  lmr alloc --id N --name NAME --size BYTES[K|M|G] [--uid U] [--gid G]\n"
+    "            [--mode OCTAL] [-o table|json]\n"
+    "                      host memory for an LMR on this node\n"
+    "  lmr free --id N     free a hosted LMR (grants into it are revoked)\n"
+    "  lmr update --id N [--new-id M] [--epoch E]\n"
+    "                      change a hosted LMR's id or epoch\n"
+    "  lmr list [-o table|json] [--chunks]\n"
+    "                      the LMRs this node hosts\n"
+    "  grant list [-o table|json] [--chunks]\n"
+    "                      the grants applications on this node hold\n"
+    "  grant revoke --id N handles behind the grant fail with ESTALE\n"
     "\n"
     "Every command takes --help. Changing commands need CAP_NET_ADMIN.\n"
     "--attr-u32 TYPE=VALUE appends a raw u32 attribute to every request\n"
@@ -108,6 +121,28 @@ constexpr char kAgentUsage[] =
     "attached, only it may change the node. Holds until SIGTERM, SIGINT or\n"
     "the timeout, then detaches. With --exit-without-detach it just exits\n"
     "and lite.ko detaches it when the socket closes.\n";
+
+constexpr char kLmrUsage[] =
+    "usage: litenl lmr alloc --id N --name NAME --size BYTES[K|M|G]\n"
+    "                        [--uid U] [--gid G] [--mode OCTAL] [-o table|json]\n"
+    "       litenl lmr free --id N\n"
+    "       litenl lmr update --id N [--new-id M] [--epoch E]\n"
+    "       litenl lmr list [-o table|json] [--chunks]\n"
+    "\n"
+    "alloc:  zeroed, DMA-mapped memory for LMR N on this node (what the agent\n"
+    "        does when the manager asks); prints the memory key and chunks.\n"
+    "        --uid/--gid default to the caller's, --mode to 0600.\n"
+    "free:   grants on this node into the LMR are revoked; the memory goes\n"
+    "        once no operation uses it.\n"
+    "update: a new id and/or epoch for a hosted LMR.\n"
+    "list:   hosted LMRs; --chunks also prints every chunk (table output).\n";
+
+constexpr char kGrantUsage[] =
+    "usage: litenl grant list [-o table|json] [--chunks]\n"
+    "       litenl grant revoke --id N\n"
+    "\n"
+    "list:   grants applications on this node hold (until unmapped).\n"
+    "revoke: operations on handles behind the grant fail with ESTALE.\n";
 
 int Usage(const char* text, const std::string& problem) {
   absl::FPrintF(stderr, "litenl: %s\n\n%s", problem, text);
@@ -336,6 +371,258 @@ int PeerCommand(int argc, char** argv, int first,
     return 0;
   }
   return Usage(kPeerUsage, absl::StrFormat("peer: unknown command '%s'", sub));
+}
+
+// BYTES with an optional binary suffix K, M or G.
+bool ParseSize(absl::string_view text, uint64_t* out) {
+  uint64_t scale = 1;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 'K': scale = 1ull << 10; break;
+      case 'M': scale = 1ull << 20; break;
+      case 'G': scale = 1ull << 30; break;
+      default: break;
+    }
+    if (scale != 1) text.remove_suffix(1);
+  }
+  uint64_t value = 0;
+  if (!ParseUnsigned(text, &value)) return false;
+  if (value > std::numeric_limits<uint64_t>::max() / scale) return false;
+  *out = value * scale;
+  return true;
+}
+
+// A required or optional unsigned --flag; returns an error message or "".
+template <typename T>
+std::string ReadNumber(const Args& a, const std::string& name, bool required,
+                       std::optional<T>* out) {
+  if (!a.has(name)) {
+    return required ? absl::StrFormat("%s is required", name) : "";
+  }
+  T value = 0;
+  if (!ParseUnsigned(a.get(name), &value)) {
+    return absl::StrFormat("%s must be a number, not '%s'", name, a.get(name));
+  }
+  *out = value;
+  return "";
+}
+
+std::string ChunksJson(const std::vector<lite::genl::Chunk>& chunks) {
+  std::string out = "[";
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    absl::StrAppendFormat(&out, "%s{\"addr\": %u, \"length\": %u}",
+                          i ? ", " : "", chunks[i].addr, chunks[i].length);
+  }
+  return out + "]";
+}
+
+void PrintChunks(const std::vector<lite::genl::Chunk>& chunks) {
+  uint64_t offset = 0;
+  for (const auto& c : chunks) {
+    absl::PrintF("    chunk at %u: addr 0x%x, %u bytes\n", offset, c.addr,
+                 c.length);
+    offset += c.length;
+  }
+}
+
+int LmrCommand(int argc, char** argv, int first,
+               const std::vector<lite::genl::RawAttr>& extra) {
+  if (first >= argc) {
+    return Usage(kLmrUsage, "lmr: alloc, free, update or list?");
+  }
+  absl::string_view sub = argv[first];
+  if (sub == "-h" || sub == "--help") {
+    std::fputs(kLmrUsage, stdout);
+    return 0;
+  }
+  Args a;
+  if (sub == "alloc") {
+    std::string err = a.Read(
+        argc, argv, first + 1,
+        {"--id", "--name", "--size", "--uid", "--gid", "--mode", "-o"}, {});
+    if (a.help()) return std::fputs(kLmrUsage, stdout), 0;
+    std::optional<uint64_t> id;
+    std::optional<uint32_t> uid, gid;
+    lite::genl::LmrAllocRequest r;
+    r.uid = getuid();
+    r.gid = getgid();
+    r.mode = 0600;
+    std::string format;
+    if (err.empty()) err = ReadNumber(a, "--id", true, &id);
+    if (err.empty()) err = ReadNumber(a, "--uid", false, &uid);
+    if (err.empty()) err = ReadNumber(a, "--gid", false, &gid);
+    if (err.empty() && !a.has("--name")) err = "--name is required";
+    if (err.empty() && !a.has("--size")) err = "--size is required";
+    if (err.empty() && !ParseSize(a.get("--size"), &r.size)) {
+      err = absl::StrFormat("--size must be BYTES[K|M|G], not '%s'",
+                            a.get("--size"));
+    }
+    if (err.empty() && a.has("--mode")) {
+      char* end = nullptr;
+      const std::string& m = a.get("--mode");
+      unsigned long mode = std::strtoul(m.c_str(), &end, 8);
+      if (m.empty() || *end || mode > 07777) {
+        err = absl::StrFormat("--mode must be octal, not '%s'", m);
+      }
+      r.mode = static_cast<uint32_t>(mode);
+    }
+    if (err.empty()) err = ReadFormat(a, "table", &format);
+    if (!err.empty()) return Usage(kLmrUsage, err);
+    r.lmr_id = *id;
+    r.name = a.get("--name");
+    if (uid) r.uid = *uid;
+    if (gid) r.gid = *gid;
+    auto client = OpenClient(extra);
+    if (!client.ok()) return Fail("lmr alloc", client.status());
+    auto mem = (*client)->AllocLmr(r);
+    if (!mem.ok()) return Fail("lmr alloc", mem.status());
+    if (format == "json") {
+      absl::PrintF("{\"lmr_id\": %u, \"memory_key\": %u, \"chunks\": %s}\n",
+                   r.lmr_id, mem->memory_key, ChunksJson(mem->chunks));
+    } else {
+      absl::PrintF("lmr %u: %u bytes, memory key 0x%x, %u chunk(s)\n",
+                   r.lmr_id, r.size, mem->memory_key, mem->chunks.size());
+      PrintChunks(mem->chunks);
+    }
+    return 0;
+  }
+  if (sub == "free") {
+    std::string err = a.Read(argc, argv, first + 1, {"--id"}, {});
+    if (a.help()) return std::fputs(kLmrUsage, stdout), 0;
+    std::optional<uint64_t> id;
+    if (err.empty()) err = ReadNumber(a, "--id", true, &id);
+    if (!err.empty()) return Usage(kLmrUsage, err);
+    auto client = OpenClient(extra);
+    if (!client.ok()) return Fail("lmr free", client.status());
+    absl::Status s = (*client)->FreeLmr(*id);
+    if (!s.ok()) return Fail("lmr free", s);
+    return 0;
+  }
+  if (sub == "update") {
+    std::string err =
+        a.Read(argc, argv, first + 1, {"--id", "--new-id", "--epoch"}, {});
+    if (a.help()) return std::fputs(kLmrUsage, stdout), 0;
+    std::optional<uint64_t> id, new_id, epoch;
+    if (err.empty()) err = ReadNumber(a, "--id", true, &id);
+    if (err.empty()) err = ReadNumber(a, "--new-id", false, &new_id);
+    if (err.empty()) err = ReadNumber(a, "--epoch", false, &epoch);
+    if (!err.empty()) return Usage(kLmrUsage, err);
+    auto client = OpenClient(extra);
+    if (!client.ok()) return Fail("lmr update", client.status());
+    absl::Status s = (*client)->UpdateLmr(*id, new_id, epoch);
+    if (!s.ok()) return Fail("lmr update", s);
+    return 0;
+  }
+  if (sub == "list") {
+    std::string err = a.Read(argc, argv, first + 1, {"-o"}, {"--chunks"});
+    if (a.help()) return std::fputs(kLmrUsage, stdout), 0;
+    std::string format;
+    if (err.empty()) err = ReadFormat(a, "table", &format);
+    if (!err.empty()) return Usage(kLmrUsage, err);
+    auto client = OpenClient(extra);
+    if (!client.ok()) return Fail("lmr list", client.status());
+    auto lmrs = (*client)->ListLmrs();
+    if (!lmrs.ok()) return Fail("lmr list", lmrs.status());
+    if (format == "json") {
+      absl::PrintF("{\"lmrs\": [");
+      for (size_t i = 0; i < lmrs->size(); ++i) {
+        const auto& l = (*lmrs)[i];
+        absl::PrintF(
+            "%s{\"lmr_id\": %u, \"name\": \"%s\", \"size\": %u, "
+            "\"uid\": %u, \"gid\": %u, \"mode\": %u, \"epoch\": %u, "
+            "\"memory_key\": %u, \"chunks\": %s}",
+            i ? ", " : "", l.lmr_id, l.name, l.size, l.uid, l.gid, l.mode,
+            l.epoch, l.memory_key, ChunksJson(l.chunks));
+      }
+      absl::PrintF("]}\n");
+      return 0;
+    }
+    absl::PrintF("%-20s %-24s %-12s %-6s %-6s %-5s %-8s %-10s %s\n", "LMR",
+                 "NAME", "SIZE", "UID", "GID", "MODE", "EPOCH", "KEY",
+                 "CHUNKS");
+    for (const auto& l : *lmrs) {
+      absl::PrintF("%-20u %-24s %-12u %-6u %-6u %04o  %-8u 0x%-8x %u\n",
+                   l.lmr_id, l.name, l.size, l.uid, l.gid, l.mode, l.epoch,
+                   l.memory_key, l.chunks.size());
+      if (a.has("--chunks")) PrintChunks(l.chunks);
+    }
+    return 0;
+  }
+  return Usage(kLmrUsage, absl::StrFormat("lmr: unknown command '%s'", sub));
+}
+
+const char* AccessName(uint32_t access) {
+  switch (access) {
+    case LITE_ACCESS_READ: return "r";
+    case LITE_ACCESS_WRITE: return "w";
+    case LITE_ACCESS_READ | LITE_ACCESS_WRITE: return "rw";
+    default: return "?";
+  }
+}
+
+int GrantCommand(int argc, char** argv, int first,
+                 const std::vector<lite::genl::RawAttr>& extra) {
+  if (first >= argc) return Usage(kGrantUsage, "grant: list or revoke?");
+  absl::string_view sub = argv[first];
+  if (sub == "-h" || sub == "--help") {
+    std::fputs(kGrantUsage, stdout);
+    return 0;
+  }
+  Args a;
+  if (sub == "revoke") {
+    std::string err = a.Read(argc, argv, first + 1, {"--id"}, {});
+    if (a.help()) return std::fputs(kGrantUsage, stdout), 0;
+    std::optional<uint64_t> id;
+    if (err.empty()) err = ReadNumber(a, "--id", true, &id);
+    if (!err.empty()) return Usage(kGrantUsage, err);
+    auto client = OpenClient(extra);
+    if (!client.ok()) return Fail("grant revoke", client.status());
+    absl::Status s = (*client)->RevokeGrant(*id);
+    if (!s.ok()) return Fail("grant revoke", s);
+    return 0;
+  }
+  if (sub == "list") {
+    std::string err = a.Read(argc, argv, first + 1, {"-o"}, {"--chunks"});
+    if (a.help()) return std::fputs(kGrantUsage, stdout), 0;
+    std::string format;
+    if (err.empty()) err = ReadFormat(a, "table", &format);
+    if (!err.empty()) return Usage(kGrantUsage, err);
+    auto client = OpenClient(extra);
+    if (!client.ok()) return Fail("grant list", client.status());
+    auto grants = (*client)->ListGrants();
+    if (!grants.ok()) return Fail("grant list", grants.status());
+    if (format == "json") {
+      absl::PrintF("{\"grants\": [");
+      for (size_t i = 0; i < grants->size(); ++i) {
+        const auto& g = (*grants)[i];
+        absl::PrintF(
+            "%s{\"grant_id\": %u, \"lmr_id\": %u, \"name\": \"%s\", "
+            "\"home_node_id\": %u, \"access\": %u, \"epoch\": %u, "
+            "\"size\": %u, \"memory_key\": %u, \"incarnation\": %u, "
+            "\"granted_at_ms\": %d, \"uid\": %u, \"gid\": %u, \"pid\": %u, "
+            "\"revoked\": %s, \"chunks\": %s}",
+            i ? ", " : "", g.grant_id, g.lmr_id, g.name, g.home_node_id,
+            g.access, g.epoch, g.size, g.memory_key, g.holder_incarnation,
+            g.granted_at_ms, g.uid, g.gid, g.pid,
+            g.revoked ? "true" : "false", ChunksJson(g.chunks));
+      }
+      absl::PrintF("]}\n");
+      return 0;
+    }
+    absl::PrintF("%-20s %-20s %-24s %-6s %-6s %-12s %-6s %-6s %-8s %s\n",
+                 "GRANT", "LMR", "NAME", "HOME", "ACCESS", "SIZE", "UID",
+                 "GID", "PID", "STATE");
+    for (const auto& g : *grants) {
+      absl::PrintF("%-20u %-20u %-24s %-6u %-6s %-12u %-6u %-6u %-8u %s\n",
+                   g.grant_id, g.lmr_id, g.name, g.home_node_id,
+                   AccessName(g.access), g.size, g.uid, g.gid, g.pid,
+                   g.revoked ? "revoked" : "valid");
+      if (a.has("--chunks")) PrintChunks(g.chunks);
+    }
+    return 0;
+  }
+  return Usage(kGrantUsage,
+               absl::StrFormat("grant: unknown command '%s'", sub));
 }
 
 int PeersCommand(int argc, char** argv, int first,
@@ -580,5 +867,7 @@ int main(int argc, char** argv) {
   if (cmd == "peers") return PeersCommand(argc, argv, i + 1, extra);
   if (cmd == "events") return EventsCommand(argc, argv, i + 1);
   if (cmd == "agent") return AgentCommand(argc, argv, i + 1, extra);
+  if (cmd == "lmr") return LmrCommand(argc, argv, i + 1, extra);
+  if (cmd == "grant") return GrantCommand(argc, argv, i + 1, extra);
   return Usage(kUsage, absl::StrFormat("unknown command '%s'", cmd));
 }
