@@ -26,6 +26,7 @@
 #include "agent/event_log.h"
 #include "agent/fake_module.h"
 #include "agent/fake_spec.h"
+#include "agent/netlink_module.h"
 #include "agent/node_agent_service.h"
 #include "agent/validation.h"
 #include "controlplane/log.h"
@@ -43,10 +44,12 @@ ABSL_FLAG(std::string, listen, "127.0.0.1:7421",
           "(port 0: pick a free port; see --port_file)");
 ABSL_FLAG(std::string, port_file, "",
           "if set, write the bound NodeAgent port to this file once serving");
-ABSL_FLAG(std::string, module, "",
-          "required: how to reach lite.ko. Only 'fake' exists today: an "
-          "in-process test double with no RDMA (the generic-netlink module "
-          "that drives lite.ko arrives with the data path)");
+ABSL_FLAG(std::string, module, "netlink",
+          "how to reach lite.ko: 'netlink' (the real module over its generic "
+          "netlink family; needs lite.ko loaded and CAP_NET_ADMIN) or 'fake' "
+          "(an in-process test double with no RDMA, for host tests)");
+ABSL_FLAG(absl::Duration, module_timeout, absl::Seconds(10),
+          "--module=netlink: bound of each request to lite.ko");
 ABSL_FLAG(std::string, fake_lmrs, "",
           "TEST ONLY (--module=fake): LMRs the fake's applications register "
           "at startup, NAME=SIZE[@MODE],... e.g. buf=64M,log=1G@0644");
@@ -87,6 +90,8 @@ struct Config {
   std::vector<FakeLmrSpec> fake_lmrs;
   std::vector<FakeMapSpec> fake_maps;
   std::string event_log;
+  std::string module;
+  absl::Duration module_timeout;
 };
 
 absl::Status Positive(absl::string_view flag, absl::Duration d) {
@@ -109,18 +114,20 @@ absl::StatusOr<Config> ReadFlags() {
   }
   lite::controlplane::SetMinLogLevel(level);
 
-  const std::string module = absl::GetFlag(FLAGS_module);
-  if (module.empty()) {
-    return absl::InvalidArgumentError(
-        "--module is required; the only module today is 'fake' (the "
-        "generic-netlink module that drives lite.ko arrives with the data "
-        "path)");
-  }
-  if (module != "fake") {
+  c.module = absl::GetFlag(FLAGS_module);
+  if (c.module != "netlink" && c.module != "fake") {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "--module='%s' is unknown; the only module today is 'fake' (the "
-        "generic-netlink module arrives with the data path)",
-        module));
+        "--module='%s' is unknown: 'netlink' (lite.ko) or 'fake' (tests)",
+        c.module));
+  }
+  c.module_timeout = absl::GetFlag(FLAGS_module_timeout);
+  if (absl::Status s = Positive("module_timeout", c.module_timeout); !s.ok()) {
+    return s;
+  }
+  if (c.module != "fake" && (!absl::GetFlag(FLAGS_fake_lmrs).empty() ||
+                             !absl::GetFlag(FLAGS_fake_maps).empty())) {
+    return absl::InvalidArgumentError(
+        "--fake_lmrs and --fake_maps need --module=fake");
   }
 
   c.agent.node_name = absl::GetFlag(FLAGS_node_name);
@@ -141,7 +148,8 @@ absl::StatusOr<Config> ReadFlags() {
   if (c.agent.rdma_address.empty()) {
     return absl::InvalidArgumentError(
         "--rdma_address is required (where lite.ko accepts rdma_cm "
-        "connections, e.g. 10.0.0.2:7471)");
+        "connections: this node's IPv4 address on its RDMA netdev and "
+        "lite.ko's cm_port, e.g. 10.211.0.11:18600)");
   }
   if (absl::Status s = ValidateRdmaAddress(c.agent.rdma_address); !s.ok()) {
     return absl::InvalidArgumentError(
@@ -271,10 +279,10 @@ int Main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "LITE's per-node agent: joins litemgr, keeps the node's session, "
       "programs lite.ko through a module, serves lite.v1.NodeAgent.\n"
-      "Usage: liteagent --module=fake --rdma_address=IP:PORT "
+      "Usage: liteagent --rdma_address=IP:CM_PORT [--module=netlink|fake] "
       "[--manager=HOST:PORT] [--node_name=NAME] [--listen=HOST:PORT] ...\n"
-      "Only --module=fake exists today; the netlink module arrives with the "
-      "data path. See docs/agent.md.");
+      "--module=netlink (default) drives lite.ko; --module=fake is an "
+      "in-process test double. See docs/agent.md.");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() > 1) {
     std::fprintf(stderr, "liteagent: unexpected argument '%s' (see --help)\n",
@@ -309,8 +317,24 @@ int Main(int argc, char** argv) {
     config->agent.event_log = event_log.get();
   }
 
-  FakeModule fake(config->fake);
-  Module* module = &fake;
+  std::unique_ptr<FakeModule> fake;
+  std::unique_ptr<NetlinkModule> netlink;
+  Module* module = nullptr;
+  if (config->module == "fake") {
+    fake = std::make_unique<FakeModule>(config->fake);
+    module = fake.get();
+  } else {
+    absl::StatusOr<std::unique_ptr<NetlinkModule>> opened = NetlinkModule::Open(
+        NetlinkModuleOptions{.rdma_address = config->agent.rdma_address,
+                             .request_timeout = config->module_timeout});
+    if (!opened.ok()) {
+      std::fprintf(stderr, "liteagent: --module=netlink: %s\n",
+                   std::string(opened.status().message()).c_str());
+      return 1;
+    }
+    netlink = *std::move(opened);
+    module = netlink.get();
+  }
 
   grpc::ChannelArguments channel_args;
   // gRPC's own reconnect backoff (default: up to 120 s) would otherwise
@@ -359,7 +383,7 @@ int Main(int argc, char** argv) {
   agent.Start();
   std::thread fake_apps;
   if (!config->fake_lmrs.empty() || !config->fake_maps.empty()) {
-    fake_apps = std::thread([&] { RunFakeApplications(&fake, *config); });
+    fake_apps = std::thread([&] { RunFakeApplications(fake.get(), *config); });
   }
 
   int sig = SIGTERM;
