@@ -382,9 +382,9 @@ absl::StatusOr<uint64_t> GetId64(const Attrs& a, int type, const char* what) {
 }
 
 // How many chunks one LITE_ATTR_CHUNKS nest holds at most when this library
-// encodes: an attribute's length is 16 bits, and a chunk takes up to 36
-// bytes (with the kernel's 64-bit alignment padding).
-constexpr size_t kChunksPerNest = 1024;
+// encodes: an attribute's length is 16 bits and a chunk takes 28 bytes here
+// (no padding), so 2048 (56 KiB) fit; a longer list goes in several nests.
+constexpr size_t kChunksPerNest = 2048;
 
 // The chunks of a message: every LITE_ATTR_CHUNKS attribute in order (a
 // list too long for one attribute's 64 KiB comes in several), each holding

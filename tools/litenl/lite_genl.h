@@ -197,7 +197,7 @@ absl::StatusOr<NodeInfo> DecodeNode(const nlmsghdr* msg);
 absl::StatusOr<Event> DecodeEvent(const nlmsghdr* msg);
 // LMR_ALLOC's reply. Chunk lists: LITE_ATTR_CHUNKS may come more than once
 // in a message (one attribute holds at most 64 KiB, ~1800 chunks); the
-// chunks are all of them in order. The encoders below put at most 1024
+// chunks are all of them in order. The encoders below put at most 2048
 // chunks in one.
 absl::StatusOr<LmrMemory> DecodeLmrMemory(const nlmsghdr* msg);
 // LMR_GET and GRANT_GET entries. lite.ko continues an entry whose chunks do
