@@ -161,6 +161,10 @@ int lite_nl_put_chunks(struct sk_buff *skb, const void *obj, u32 nr,
 	if (!chunks)
 		return -EMSGSIZE;
 	for (i = *next; i < nr; i++) {
+		/* nla_len is 16 bits: the nest must stay below 64 KiB. */
+		if (skb_tail_pointer(skb) - (unsigned char *)chunks +
+		    nla_total_size(2 * nla_total_size_64bit(sizeof(u64))) > U16_MAX)
+			break;
 		fn(obj, i, &addr, &len);
 		chunk = nla_nest_start(skb, LITE_ATTR_CHUNK);
 		if (!chunk)
