@@ -22,6 +22,8 @@ namespace {
 
 // How long Receive() waits per round; Close() interrupts it at once.
 constexpr absl::Duration kReceiveRound = absl::Hours(1);
+// Most UNMAP upcall ids remembered while the agent handles them.
+constexpr size_t kMaxUnmapUpcalls = 65536;
 
 // lite.ko's error as the Module's: the code by ErrnoToModuleCode, "what:
 // <kernel's message>".
@@ -463,13 +465,23 @@ absl::Status NetlinkModule::AddPeer(const Peer& peer) {
   absl::StatusOr<std::vector<genl::PeerInfo>> peers = client_->ListPeers();
   if (!peers.ok()) return ModuleStatus(peers.status(), "listing peers");
   const genl::PeerInfo* known = nullptr;
+  const genl::PeerInfo* same_address = nullptr;
   for (const genl::PeerInfo& p : *peers) {
     if (p.node_id == peer.node_id) known = &p;
+    if (p.node_id != peer.node_id && p.addr.s_addr == addr->s_addr) {
+      same_address = &p;
+    }
   }
   if (known == nullptr) {
-    // EEXIST for another peer that has this address: the manager has not
-    // told this node that the other one is gone yet.
-    return ModuleStatus(s, what);
+    if (same_address == nullptr) return ModuleStatus(s, what);
+    // Another node id at this address: the node came back under a new id
+    // and the manager's news that the old one is gone has not come yet.
+    // The member list is the authority: the old peer goes.
+    LITE_LOG_INFO(
+        "peer %u incarnation %u at %s replaces peer %u at the same address",
+        peer.node_id, peer.incarnation, peer.rdma_address,
+        same_address->node_id);
+    known = same_address;
   }
   if (known->incarnation == peer.incarnation &&
       known->addr.s_addr == addr->s_addr) {
@@ -622,6 +634,13 @@ absl::StatusOr<ModuleMessage> NetlinkModule::Receive() {
         continue;
       }
       ++upcalls_received_;
+      if (up->kind == genl::UpcallKind::kUnmap) {
+        absl::MutexLock lock(&unmap_mu_);
+        // Bounded: forgetting ids only means their answers get sent (and
+        // lite.ko says ENOENT).
+        if (unmap_upcalls_.size() >= kMaxUnmapUpcalls) unmap_upcalls_.clear();
+        unmap_upcalls_.insert(up->upcall_id);
+      }
       return ModuleMessage(*std::move(upcall));
     }
     const genl::Event& e = std::get<genl::Event>(**n);
@@ -638,6 +657,19 @@ absl::StatusOr<ModuleMessage> NetlinkModule::Receive() {
 absl::Status NetlinkModule::CompleteUpcall(const UpcallReply& reply) {
   if (reply.upcall_id == 0) {
     return absl::InvalidArgumentError("upcall id 0");
+  }
+  {
+    absl::MutexLock lock(&unmap_mu_);
+    if (unmap_upcalls_.erase(reply.upcall_id) > 0) {
+      // lite.ko keeps nothing pending for an UNMAP: the handle is gone
+      // already and the answer would only come back ENOENT.
+      if (reply.status.ok()) {
+        ++upcalls_completed_;
+      } else {
+        ++upcalls_failed_;
+      }
+      return absl::OkStatus();
+    }
   }
   absl::StatusOr<genl::UpcallCompletion> c = CompletionFromReply(reply);
   if (!c.ok()) return c.status();

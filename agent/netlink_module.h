@@ -27,9 +27,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "agent/module.h"
 #include "tools/litenl/lite_genl.h"
@@ -123,6 +125,11 @@ class NetlinkModule : public Module {
   const std::unique_ptr<genl::Client> client_;
   const in_addr addr_;
   const uint16_t cm_port_;
+
+  // UNMAP upcalls delivered and not answered yet: nobody waits for them in
+  // lite.ko (it keeps no pending entry), so their answer is not sent.
+  absl::Mutex unmap_mu_;
+  absl::flat_hash_set<uint64_t> unmap_upcalls_ ABSL_GUARDED_BY(unmap_mu_);
 
   std::atomic<uint64_t> upcalls_received_{0};
   std::atomic<uint64_t> upcalls_completed_{0};
