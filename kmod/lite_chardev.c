@@ -13,6 +13,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "lite_grant.h"
 #include "lite_internal.h"
 
 struct lite_query_ctx {
@@ -110,6 +111,13 @@ static long lite_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	switch (cmd) {
 	case LITE_IOC_QUERY:
 		return lite_ioctl_query(uarg);
+	case LITE_IOC_READ:
+	case LITE_IOC_WRITE:
+	case LITE_IOC_MEMSET:
+	case LITE_IOC_MEMCPY:
+	case LITE_IOC_FAA:
+	case LITE_IOC_CAS:
+		return lite_ops_ioctl(file->private_data, cmd, arg);
 	default:
 		return lite_file_ioctl(file->private_data, cmd, uarg);
 	}

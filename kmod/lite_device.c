@@ -13,6 +13,7 @@
 #include <linux/slab.h>
 
 #include "lite_internal.h"
+#include "lite_ops.h"
 
 static LIST_HEAD(lite_devices);
 static DEFINE_MUTEX(lite_devices_lock);
@@ -129,6 +130,10 @@ static int lite_ib_add(struct ib_device *ibdev)
 		pr_info("%s: serving port %u with the global memory key%s\n",
 			dev_name(&ibdev->dev), ldev->port,
 			ldev->atomics ? "" : " (no remote atomics)");
+	/* Connections work without it; operations over them fail (EIO). */
+	if (!ldev->global_key_errno && lite_ops_device_add(ldev))
+		pr_warn("%s: no memory for operation contexts; operations will fail\n",
+			dev_name(&ibdev->dev));
 
 	mutex_lock(&lite_devices_lock);
 	list_add_tail(&ldev->entry, &lite_devices);
@@ -151,6 +156,8 @@ static void lite_ib_remove(struct ib_device *ibdev, void *client_data)
 	list_del(&ldev->entry);
 	mutex_unlock(&lite_devices_lock);
 	lite_peers_device_removed(ldev);
+	/* No connection, so no operation, is left on the device. */
+	lite_ops_device_remove(ldev);
 
 	/* The RDMA core requires everything on the device to be gone now. */
 	lite_device_free_resources(ldev);

@@ -13,6 +13,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 
+#include "lite_grant.h"
 #include "lite_internal.h"
 
 /* See lite_internal.h for what it protects. */
@@ -107,6 +108,8 @@ static int __init lite_init(void)
 		return -ENOMEM;
 
 	lite_debugfs_init();
+	/* The operations' counters and parameters; contexts come per device. */
+	lite_ops_init();
 
 	ret = lite_device_init();
 	if (ret) {
@@ -136,6 +139,7 @@ err_chardev:
 err_device:
 	lite_device_exit();
 err_debugfs:
+	lite_ops_exit();
 	lite_debugfs_exit();
 	destroy_workqueue(lite_wq);
 	return ret;
@@ -146,6 +150,7 @@ static void __exit lite_exit(void)
 	/* No new commands, then no new connections, then close the old ones. */
 	lite_netlink_exit();
 	lite_chardev_exit();
+	lite_ops_exit();
 	/* No file is open and no command runs: no upcall, grant or handle. */
 	lite_upcall_exit();
 	lite_grants_exit();
