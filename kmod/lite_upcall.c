@@ -246,8 +246,14 @@ static int lite_upcall_send_wait(struct lite_upcall *up, struct sk_buff *msg,
 		lite_count(LITE_CNT_UPCALLS_INTERRUPTED);
 		return -EINTR;
 	}
-	/* Answered, or being answered right now (no blocking there). */
-	wait_for_completion(&up->done);
+	/*
+	 * Answered (the wait above consumed the completion), or being answered
+	 * right now by someone who took it off the pending table first: only
+	 * then is there a completion left to wait for, and it comes without
+	 * blocking on anything.
+	 */
+	if (left <= 0)
+		wait_for_completion(&up->done);
 	return up->err;
 }
 
