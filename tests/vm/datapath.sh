@@ -13,6 +13,7 @@
 #  - a 64 MiB LMR in several chunks written on one node and read back on
 #    another with matching checksums; memset and memcpy across nodes;
 #  - 8 processes on one node share the node's QPs (counted before/during);
+#  - lite-bench and perftest between the same guests: the ratio table;
 #  - freeing an LMR makes other nodes' handles ESTALE; a node whose agent
 #    dies is failed by the manager and handles into its LMRs get EHOSTDOWN;
 #  - no agent: control calls fail with ENOTCONN at once;
@@ -63,6 +64,13 @@ if [[ $1 == --guest ]]; then
 		out=$("$@" 2>&1) || { echo "        $out"; return 1; }
 		[[ $out == "$want" ]] || { echo "        got: $out"; return 1; }
 	}
+	# out_has PART COMMAND...: the command succeeds and its output has PART.
+	out_has() {
+		local want=$1 out
+		shift
+		out=$("$@" 2>&1) || { echo "        $out"; return 1; }
+		[[ $out == *"$want"* ]] || { echo "        got: $out"; return 1; }
+	}
 	# fails_with ERRNO_NAME COMMAND...: exits non-zero naming the errno.
 	fails_with() {
 		local errno=$1 out rc=0
@@ -76,7 +84,7 @@ if [[ $1 == --guest ]]; then
 		QPS=0
 		while IFS= read -r line; do
 			[[ $line == *" type RC state RTS "* ]] && QPS=$((QPS + 1))
-		done < <(rdma resource show qp)
+		done <<< "$(rdma resource show qp)"
 	}
 	as_user() { setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
 	fails_with_rmmod() { ! rmmod lite 2> /dev/null; }
@@ -116,38 +124,43 @@ if [[ $1 == --guest ]]; then
 			fails_with EACCES as_user "$LITEOP" write "$3" 0 --data x --access rw
 		check "uid 1000 frees root's LMR: EACCES" \
 			fails_with EACCES as_user "$LITEOP" free "$3"
-		check "uid 1000 allocates and frees its own LMR" \
-			as_user sh -c "'$LITEOP' alloc user1000.lmr 4096 --mode 0600 && '$LITEOP' free user1000.lmr"
+		check "uid 1000 allocates its own LMR" \
+			as_user "$LITEOP" alloc user1000.lmr 4096 --mode 0600
+		check "root may not map uid 1000's 0600 LMR (no root override): EACCES" \
+			fails_with EACCES "$LITEOP" read user1000.lmr 0 8
+		check "uid 1000 frees its own LMR" as_user "$LITEOP" free user1000.lmr
 		;;
 	faa)  # NAME THREADS COUNT
 		check "faa: $3 threads x $4 increments" \
 			"$LITEOP" faa "$2" 0 1 --threads "$3" --count "$4"
 		;;
 	counter_is)  # NAME VALUE
-		check "the counter is exactly $3" out_is "$3" "$LITEOP" faa "$2" 0 0 --quiet-old
-		check "cas $3 -> 7 succeeds" "$LITEOP" cas "$2" 0 "$3" 7
-		check "cas $3 -> 9 fails now (the word is 7)" \
-			fails_with ECANCELED "$LITEOP" cas "$2" 0 "$3" 9
+		check "the counter is exactly $3" out_is "old=$3 new=$3" "$LITEOP" faa "$2" 0 0
+		check "cas $3 -> 7 swaps" out_is "old=$3 swapped=yes" "$LITEOP" cas "$2" 0 "$3" 7
+		check "cas $3 -> 9 does not swap now (the word is 7)" \
+			out_is "old=7 swapped=no" "$LITEOP" cas "$2" 0 "$3" 9
 		;;
 	write_pattern)  # NAME LENGTH SEED -> prints the checksum
-		"$LITEOP" write "$2" 0 --pattern "$4" --length "$3" --checksum
+		"$LITEOP" write "$2" 0 --pattern "$4" --length "$3"
 		;;
-	read_checksum)  # NAME LENGTH
+	read_checksum)  # NAME LENGTH SEED -> prints the checksum
 		"$LITEOP" read "$2" 0 "$3" --checksum
+		check "every byte matches the pattern (liteop verify)" \
+			"$LITEOP" verify "$2" 0 --pattern "$4" --length "$3" > /dev/null
 		;;
 	memset_memcpy)  # BIG SHARED
 		check "memset 1 MiB of $2 to 0xA5 at an odd offset" \
-			"$LITEOP" memset "$2" 12345 1M 0xa5
+			"$LITEOP" memset "$2" 12345 1M 165
 		check "memcpy 4 KiB from $2 (node 3) into $3 (node 2)" \
 			"$LITEOP" memcpy "$3" 8192 "$2" 12345 4096
 		check "the copy reads back as 0xa5 bytes" \
-			out_is "a5a5a5a5a5a5a5a5" "$LITEOP" read "$3" 8192 8 --hex
+			out_has " a5 a5 a5 a5 a5 a5 a5 a5 " "$LITEOP" read "$3" 8192 8 --hex
 		;;
 	qps_shared)  # NAME: 8 processes with maps, the node's QPs unchanged
 		pids=()
 		count_qps; before=$QPS
 		for _ in 1 2 3 4 5 6 7 8; do
-			"$LITEOP" read "$2" 0 8 --hold 30 > /dev/null 2>&1 &
+			"$LITEOP" map "$2" --hold 30 > /dev/null 2>&1 &
 			pids+=($!)
 		done
 		sleep 6
@@ -163,9 +176,10 @@ if [[ $1 == --guest ]]; then
 		wait
 		;;
 	rmmod_busy)  # NAME
-		"$LITEOP" read "$2" 0 8 --hold 30 > /dev/null 2>&1 &
+		"$LITEOP" map "$2" --hold 30 > /dev/null 2>&1 &
 		pid=$!
 		sleep 4
+		check "a process holds a map of $2" kill -0 "$pid"
 		check "rmmod lite with an open file is refused" fails_with_rmmod
 		check "lite.ko is still loaded" test -e /dev/lite
 		kill "$pid"
@@ -238,8 +252,13 @@ on 1 alloc_and_write dp.big 64M "$N3" 0644 0 "start"
 chunks=$("$LITE_BIN/tools/litectl/litectl" lmrs -o json | tr -d '\n ' |
 	grep -o '{[^{}]*"name":"dp.big"[^]]*' | grep -o '"length_bytes"' | wc -l)
 host_check "dp.big has several chunks ($chunks)" test "$chunks" -gt 1
-sum1=$(litevm exec -g 1 -t 300 -- "GUEST=1 LITE_BIN=$LITE_BIN $self --guest write_pattern dp.big 64M 42")
-sum2=$(litevm exec -g 2 -t 300 -- "GUEST=2 LITE_BIN=$LITE_BIN $self --guest read_checksum dp.big 64M")
+start=$SECONDS
+out1=$(litevm exec -g 1 -t 300 -- "GUEST=1 LITE_BIN=$LITE_BIN $self --guest write_pattern dp.big 64M 42")
+out2=$(litevm exec -g 2 -t 300 -- "GUEST=2 LITE_BIN=$LITE_BIN $self --guest read_checksum dp.big 64M 42") || failures=$((failures + $?))
+echo "$out2" | grep -v fnv1a64 || true
+sum1=$(grep -o 'fnv1a64=[0-9a-f]*' <<< "$out1" || true)
+sum2=$(grep -o 'fnv1a64=[0-9a-f]*' <<< "$out2" || true)
+echo "   64 MiB written and read back in $((SECONDS - start)) s"
 echo "   written on node 1: $sum1"
 echo "   read on node 2:    $sum2"
 host_check "checksums match" test -n "$sum1" -a "$sum1" == "$sum2"
@@ -247,6 +266,11 @@ on 1 memset_memcpy dp.big dp.shared
 
 echo "== 8 processes on one node share the node's QPs"
 on 1 qps_shared dp.shared
+
+echo "== lite-bench next to perftest: the same guests, the same run"
+on 1 alloc_and_write dp.bench 1M "$N2" 0600 0 "b"
+"$repo/tools/bench/compare" --lmr dp.bench --server 2 --client 1 --iters 300 ||
+	{ echo "  FAIL  [host] compare"; failures=$((failures + 1)); }
 
 echo "== free: other nodes' handles go stale"
 ready=/tmp/dp-stale.ready
@@ -271,7 +295,7 @@ echo "== no agent on node 2: control calls fail with ENOTCONN at once"
 litevm exec -g 2 -t 60 -- "$LITE_BIN/tests/vm/lite_probe no-agent dp.shared" || failures=$((failures + $?))
 
 echo "== rmmod"
-on 3 rmmod_busy dp.shared
+on 3 rmmod_busy dp.big
 on 2 rmmod_clean
 
 lc_stop

@@ -12,6 +12,8 @@
 # variables `litevm run` sets (LITE_VM_STATE, LITE_VM_GUESTS,
 # LITE_VM_BRIDGE_IP).
 #
+# Safe under `set -euo pipefail`.
+#
 # Functions:
 #   lc_start [LEASE_MS]   manager + one agent per guest; returns once ready
 #                         (every node ALIVE, every guest's peers connected),
@@ -70,14 +72,15 @@ lc_start() {
 lc_wait_ready() {
 	local limit=$1 start=$SECONDS g alive connected want=$((LITE_VM_GUESTS - 1))
 	while true; do
+		# (grep finds nothing at first: not an error under pipefail)
 		alive=$("$LITE_BIN/tools/litectl/litectl" nodes -o json 2> /dev/null |
-			grep -o '"NODE_STATE_ALIVE"' | wc -l)
+			{ grep -o '"NODE_STATE_ALIVE"' || true; } | wc -l)
 		if ((alive == LITE_VM_GUESTS)); then
 			connected=0
 			for ((g = 1; g <= LITE_VM_GUESTS; g++)); do
 				local n
 				n=$(litevm exec -g "$g" -t 20 -- "$LITE_BIN/tools/litenl/litenl peers -o json" 2> /dev/null |
-					grep -o '"state": "connected"' | wc -l)
+					{ grep -o '"state": "connected"' || true; } | wc -l)
 				((n == want)) && connected=$((connected + 1))
 			done
 			if ((connected == LITE_VM_GUESTS)); then
