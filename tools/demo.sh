@@ -1,50 +1,95 @@
 #!/bin/bash
 # LITE's main job, on one machine: a virtual RDMA cluster (QEMU guests with
-# Soft-RoCE) with lite.ko loaded on every node, its RDMA devices, and raw RDMA
-# latencies between the nodes measured with perftest, as a readable summary.
+# Soft-RoCE), litemgr on the host and a liteagent + lite.ko on every node;
+# applications allocate, map, read, write and atomically update LMRs across
+# nodes, a permission error, and LITE's latencies next to native RDMA
+# (perftest) from the same run, as a readable summary.
 # Installs what it needs first (tools/setup.sh). Needs root, or sudo.
-# Usage: tools/demo.sh [-n NODES]     (2..8, default 2)
+# Usage: tools/demo.sh [-n NODES]     (3..8, default 3)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 
-nodes=2
+nodes=3
 if [[ ${1-} == --inside ]]; then
 	shift
+	# shellcheck source=tools/vm/litecluster.sh
+	source "$repo/tools/vm/litecluster.sh"
 	nodes=$LITE_VM_GUESTS
-	litedev=$LITE_BIN/tools/litedev/litedev
+	litectl=$LITE_BIN/tools/litectl/litectl
+	liteop=$LITE_BIN/tools/liteop/liteop
+	section() { printf '\n── %s %s\n' "$1" "$(printf '─%.0s' $(seq 1 $((66 - ${#1}))))"; }
+	# run GUEST COMMAND...: show it, run it in the guest, show its output.
+	run() {
+		local g=$1
+		shift
+		printf '[node %s]$ %s\n' "$g" "$*"
+		litevm exec -g "$g" -t 300 -- "$*" 2>&1 | sed 's/^/    /' || true
+	}
+	section "cluster: litemgr on the host, a liteagent + lite.ko on each of $nodes guests"
+	lc_start 3000 | sed 's/^/    /'
+	"$litectl" nodes | sed 's/^/    /'
+	n2=$(lc_node_id 2)
 	for ((g = 1; g <= nodes; g++)); do
+		printf '    node %s peers: ' "$g"
+		litevm exec -g "$g" -- "$LITE_BIN/tools/litenl/litenl peers -o json" |
+			grep -o '"state": "[a-z]*"' | sort | uniq -c | tr -s ' \n' ' '
 		echo
-		echo "── node $g ($(litevm ip "$g")) ─────────────────────────────────"
-		litevm exec -g "$g" -- "rdma link show; grep '^lite ' /proc/modules | awk '{print \"module: \" \$1 \" (\" \$2 \" bytes, \" \$5 \")\"}'; $litedev"
 	done
-	echo
-	echo "── raw RDMA latency, node 1 ↔ node 2, 8 B, rdma_cm (perftest) ──────"
-	printf '%-14s %12s %12s %12s\n' test typical_us avg_us p99_us
-	for t in ib_write_lat ib_read_lat ib_send_lat; do
-		line=$(perftest-pair "$t" 1 2 8 1000)
-		read -r name _ typical avg p99 <<< "$line"
-		printf '%-14s %12s %12s %12s\n' "$name" "${typical#*=}" "${avg#*=}" "${p99#*=}"
+
+	section "node 1 allocates an LMR on node 2 and writes it; node 3 reads it"
+	run 1 "$liteop" alloc demo.kv 1M --home "$n2" --mode 0644
+	run 1 "$liteop" write demo.kv 4093 --data "'hello from node 1'"
+	run 3 "$liteop" read demo.kv 4093 17 "&& echo"
+	section "node 3 mapped it read-only: writing is refused, nothing changes"
+	run 3 "$liteop" write demo.kv 4093 --data XXXXX --access r
+	run 3 setpriv --reuid=1000 --regid=1000 --clear-groups "$liteop" write demo.kv 0 --data x
+	run 3 "$liteop" read demo.kv 4093 17 "&& echo"
+
+	section "atomics: 3 nodes x 2 threads x 2,000 fetch-and-adds on one word of node 2"
+	run 1 "$liteop" alloc demo.counter 4096 --home "$n2" --mode 0666
+	jobs=()
+	for ((g = 1; g <= nodes; g++)); do
+		jobs[g]=$(litevm spawn -g "$g" -t 300 -- "$liteop faa demo.counter 0 1 --threads 2 --count 2000")
 	done
+	for ((g = 1; g <= nodes; g++)); do
+		printf '    node %s: ' "$g"
+		litevm wait -g "$g" -t 320 "${jobs[g]}" || true
+	done
+	run 2 "$liteop" cas demo.counter 0 $((nodes * 4000)) 0
+
+	section "what the control plane knows"
+	"$litectl" lmrs | sed 's/^/    /'
+	"$litectl" grants | sed 's/^/    /'
+	for ((g = 1; g <= nodes; g++)); do
+		printf '    node %s RC QPs (shared by every process): %s\n' "$g" \
+			"$(litevm exec -g "$g" -- "rdma resource show qp" | grep -c ' type RC state RTS ')"
+	done
+
+	section "LITE vs native RDMA (perftest), node 1 -> node 2, same run"
+	run 1 "$liteop" alloc demo.bench 1M --home "$n2" --mode 0600 > /dev/null
+	"$repo/tools/bench/compare" --lmr demo.bench --server 2 --client 1 --iters 500 | sed 's/^/    /'
 	echo
 	echo "(software RDMA under CPU emulation: compare figures only within one run)"
+	lc_stop
 	exit 0
 fi
 
 case ${1-} in
--n) nodes=${2-}; [[ $nodes =~ ^[2-8]$ ]] || { echo "demo: -n must be 2..8" >&2; exit 2; } ;;
--h|--help) sed -n '2,6s/^# \{0,1\}//p' "$0"; exit 0 ;;
+-n) nodes=${2-}; [[ $nodes =~ ^[3-8]$ ]] || { echo "demo: -n must be 3..8" >&2; exit 2; } ;;
+-h|--help) sed -n '2,8s/^# \{0,1\}//p' "$0"; exit 0 ;;
 "") ;;
 *) echo "demo: unknown option '$1' (see --help)" >&2; exit 2 ;;
 esac
 
 tools/setup.sh
 echo "demo: building lite.ko and tools (bazel)" >&2
-bazel build //kmod:lite_ko //tools/litedev 2> /tmp/lite-demo-build.log ||
+bazel build //kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl \
+	//tools/litenl //tools/liteop //tools/bench:lite-bench 2> /tmp/lite-demo-build.log ||
 	{ cat /tmp/lite-demo-build.log >&2; exit 1; }
 # The real output directory, not the bazel-bin symlink another build may repoint.
 LITE_BIN=$(bazel info bazel-bin 2> /dev/null)
 export LITE_BIN
 echo "demo: booting a $nodes-node RDMA cluster (about 10 s)" >&2
-exec tools/vm/litevm run -n "$nodes" --module "$LITE_BIN/kmod/lite.ko" --timeout 600 \
+exec tools/vm/litevm run -n "$nodes" --module "$LITE_BIN/kmod/lite.ko" --timeout 900 \
 	-- "$0" --inside

@@ -26,7 +26,7 @@ set -euo pipefail
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 targets=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
-	//tools/litenl //tools/liteop //tests/vm:lite_probe)
+	//tools/litenl //tools/liteop //tools/bench:lite-bench //tests/vm:lite_probe)
 
 if [[ ${1-} != --inside && ${1-} != --guest ]]; then
 	cd "$repo"
