@@ -158,6 +158,8 @@ static void lite_ib_remove(struct ib_device *ibdev, void *client_data)
 	lite_peers_device_removed(ldev);
 	/* No connection, so no operation, is left on the device. */
 	lite_ops_device_remove(ldev);
+	/* Hosted LMR memory stays, but its DMA mappings go with the device. */
+	lite_lmrs_device_removed(ldev);
 
 	/* The RDMA core requires everything on the device to be gone now. */
 	lite_device_free_resources(ldev);

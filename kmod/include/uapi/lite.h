@@ -654,8 +654,16 @@ enum lite_chunk_attr {
 	LITE_CHUNK_ATTR_MAX = __LITE_CHUNK_ATTR_MAX - 1
 };
 
-/* Most chunks one LMR or grant has (16 GiB in 4 MiB chunks). */
+/*
+ * Most chunks one LMR or grant has (16 GiB in 4 MiB chunks). A netlink
+ * attribute holds at most 64 KiB, so one LITE_ATTR_CHUNKS nest carries at
+ * most LITE_CHUNKS_PER_NEST chunks: replies and dumps from lite.ko continue
+ * a longer list in the next message, but LITE_CMD_UPCALL_COMPLETE reads a
+ * single nest today, so a grant with more chunks than that (an LMR over
+ * 8 GiB, or a smaller one from fragmented memory) cannot be mapped yet.
+ */
 #define LITE_CHUNKS_MAX		4096
+#define LITE_CHUNKS_PER_NEST	2048
 
 enum lite_upcall_kind {
 	LITE_UPCALL_ALLOC = 1,
