@@ -23,11 +23,13 @@ if [[ ${1-} == --inside ]]; then
 	run() {
 		local g=$1
 		shift
-		printf '[node %s]$ %s\n' "$g" "$*"
+		local shown=$*
+		shown=${shown//"$LITE_BIN/tools/liteop/"/}
+		printf '[node %s]$ %s\n' "$g" "$shown"
 		litevm exec -g "$g" -t 300 -- "$*" 2>&1 | sed 's/^/    /' || true
 	}
 	section "cluster: litemgr on the host, a liteagent + lite.ko on each of $nodes guests"
-	lc_start 3000 | sed 's/^/    /'
+	lc_start 3000
 	"$litectl" nodes | sed 's/^/    /'
 	n2=$(lc_node_id 2)
 	for ((g = 1; g <= nodes; g++)); do
