@@ -78,6 +78,7 @@ static void lite_conn_destroy_work(struct work_struct *work)
 	 */
 	WRITE_ONCE(conn->ops_dying, true);
 	smp_mb();	/* pairs with lite_ops' inflight increment */
+	wake_up_all(&conn->wait);
 	if (conn->established)
 		rdma_disconnect(conn->cm_id);
 	if (conn->qp_created) {

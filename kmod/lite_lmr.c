@@ -315,11 +315,12 @@ static int lite_lmr_create_locked(const struct lite_lmr_args *a,
 		GENL_SET_ERR_MSG(info, "the node's LMR quota (lmr_quota_mib) is used up");
 		return -ENOSPC;
 	}
-	if (DIV_ROUND_UP_ULL(a->size, LITE_LMR_CHUNK_MAX) > LITE_CHUNKS_MAX) {
-		GENL_SET_ERR_MSG(info, "an LMR this large needs more than 4096 chunks");
+	/* A map answer carries one chunk nest (LITE_CHUNKS_PER_NEST). */
+	if (DIV_ROUND_UP_ULL(a->size, LITE_LMR_CHUNK_MAX) > LITE_CHUNKS_PER_NEST) {
+		GENL_SET_ERR_MSG(info, "an LMR this large needs more than 2048 chunks");
 		return -ENOMEM;
 	}
-	max_chunks = min_t(u64, LITE_CHUNKS_MAX,
+	max_chunks = min_t(u64, LITE_CHUNKS_PER_NEST,
 			   DIV_ROUND_UP_ULL(a->size, PAGE_SIZE));
 
 	ret = lite_node_device_get(&ldev);

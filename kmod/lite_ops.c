@@ -252,8 +252,13 @@ static int lite_conn_ops_get(u32 home, u64 epoch, struct lite_conn **out)
 
 	rcu_read_lock();
 	peer = lite_peer_lookup_rcu(home);
-	if (!peer || peer->incarnation != epoch)
+	if (!peer || peer->incarnation < epoch)
 		goto out;
+	if (peer->incarnation > epoch) {
+		/* The home restarted: its memory behind this grant is gone. */
+		ret = -ESTALE;
+		goto out;
+	}
 	start = raw_smp_processor_id() % k;
 	for (i = 0; i < k; i++) {
 		conn = READ_ONCE(peer->conns[(start + i) % k]);

@@ -154,6 +154,8 @@ void lite_upcalls_agent_gone(u32 portid)
 	}
 }
 
+static bool lite_upcall_withdraw(struct lite_upcall *up);
+
 /*
  * A new upcall message for @up: puts it on the list (giving it its id and
  * the agent's port) and starts the message with the common attributes.
@@ -194,6 +196,8 @@ static struct sk_buff *lite_upcall_start(struct lite_upcall *up, void **hdr)
 	    nla_put_u32(msg, LITE_ATTR_UID, up->uid) ||
 	    nla_put_u32(msg, LITE_ATTR_GID, up->gid) ||
 	    nla_put_u32(msg, LITE_ATTR_PID, up->pid)) {
+		/* Off the pending list too, or it would stay there for good. */
+		lite_upcall_withdraw(up);
 		nlmsg_free(msg);
 		return ERR_PTR(-EMSGSIZE);
 	}
@@ -686,9 +690,10 @@ int lite_nl_upcall_complete(struct sk_buff *skb, struct genl_info *info)
 	}
 	attr = info->attrs[LITE_ATTR_ERRNO];
 	err = nla_get_u32(attr);
-	if (err > MAX_ERRNO) {
+	/* 512 and up are the kernel's own restart codes, not for userspace. */
+	if (err >= 512) {
 		NL_SET_ERR_MSG_ATTR(info->extack, attr,
-				    "LITE_ATTR_ERRNO: out of range (0..4095)");
+				    "LITE_ATTR_ERRNO: out of range (0..511)");
 		return -EINVAL;
 	}
 

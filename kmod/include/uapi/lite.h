@@ -634,7 +634,7 @@ enum lite_genl_attr {
 	LITE_ATTR_UPCALL_KIND,		/* u32: enum lite_upcall_kind */
 	LITE_ATTR_ACCESS,		/* u32: enum lite_access, not 0 */
 	LITE_ATTR_GRANT_ID,		/* u64, not 0 */
-	LITE_ATTR_ERRNO,		/* u32: 0 or a positive errno < 4096 */
+	LITE_ATTR_ERRNO,		/* u32: 0 or a positive errno < 512 */
 	LITE_ATTR_MESSAGE,		/* string, < LITE_MESSAGE_BUF bytes */
 	LITE_ATTR_GRANTED_AT_MS,	/* s64: Unix time in ms */
 	LITE_ATTR_REVOKED,		/* flag */
