@@ -142,12 +142,14 @@ if [[ $1 == --guest ]]; then
 			out_is "old=7 swapped=no" "$LITEOP" cas "$2" 0 "$3" 9
 		;;
 	write_pattern)  # NAME LENGTH SEED -> prints the checksum
-		"$LITEOP" write "$2" 0 --pattern "$4" --length "$3"
+		# 4 MiB per operation: one 64 MiB operation can outlast
+		# op_timeout_ms (5 s) on a loaded emulated guest.
+		"$LITEOP" write "$2" 0 --pattern "$4" --length "$3" --chunk 4M
 		;;
 	read_checksum)  # NAME LENGTH SEED -> prints the checksum
-		"$LITEOP" read "$2" 0 "$3" --checksum
+		"$LITEOP" read "$2" 0 "$3" --checksum --chunk 4M
 		check "every byte matches the pattern (liteop verify)" \
-			"$LITEOP" verify "$2" 0 --pattern "$4" --length "$3" > /dev/null
+			"$LITEOP" verify "$2" 0 --pattern "$4" --length "$3" --chunk 4M > /dev/null
 		;;
 	memset_memcpy)  # BIG SHARED
 		check "memset 1 MiB of $2 to 0xA5 at an odd offset" \
