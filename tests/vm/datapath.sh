@@ -206,10 +206,14 @@ fi
 # shellcheck source=tools/vm/litecluster.sh
 source "$repo/tools/vm/litecluster.sh"
 failures=0
+guest_fn() {  # guest_fn GUEST FUNCTION ARGS...: the guest-side command line
+	local g=$1
+	shift
+	echo "GUEST=$g LITE_BIN=$LITE_BIN $self --guest $*"
+}
 on() {  # on GUEST FUNCTION ARGS...
 	local g=$1 rc=0
-	shift
-	litevm exec -g "$g" -t 300 -- "GUEST=$g LITE_BIN=$LITE_BIN $self --guest $*" || rc=$?
+	litevm exec -g "$g" -t 300 -- "$(guest_fn "$@")" || rc=$?
 	failures=$((failures + rc))
 }
 host_check() {
@@ -240,7 +244,7 @@ on 1 alloc_and_write dp.counter 4096 "$N2" 0666 64 "x"
 jobs=()
 start=$SECONDS
 for g in 1 2 3; do
-	jobs[g]=$(litevm spawn -g "$g" -t 600 -- "GUEST=$g LITE_BIN=$LITE_BIN $self --guest faa dp.counter 4 10000")
+	jobs[g]=$(litevm spawn -g "$g" -t 600 -- "$(guest_fn "$g" faa dp.counter 4 10000)")
 done
 for g in 1 2 3; do
 	rc=0
@@ -256,8 +260,8 @@ chunks=$("$LITE_BIN/tools/litectl/litectl" lmrs -o json | tr -d '\n ' |
 	grep -o '{[^{}]*"name":"dp.big"[^]]*' | grep -o '"length_bytes"' | wc -l)
 host_check "dp.big has several chunks ($chunks)" test "$chunks" -gt 1
 start=$SECONDS
-out1=$(litevm exec -g 1 -t 300 -- "GUEST=1 LITE_BIN=$LITE_BIN $self --guest write_pattern dp.big 64M 42")
-out2=$(litevm exec -g 2 -t 300 -- "GUEST=2 LITE_BIN=$LITE_BIN $self --guest read_checksum dp.big 64M 42") || failures=$((failures + $?))
+out1=$(litevm exec -g 1 -t 300 -- "$(guest_fn 1 write_pattern dp.big 64M 42)")
+out2=$(litevm exec -g 2 -t 300 -- "$(guest_fn 2 read_checksum dp.big 64M 42)") || failures=$((failures + $?))
 echo "$out2" | grep -v fnv1a64 || true
 sum1=$(grep -o 'fnv1a64=[0-9a-f]*' <<< "$out1" || true)
 sum2=$(grep -o 'fnv1a64=[0-9a-f]*' <<< "$out2" || true)
