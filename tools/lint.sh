@@ -1,0 +1,145 @@
+#!/bin/bash
+# LITE's lint, run first by tests/run.sh (one test per check):
+#   format     clang-format (the repo's .clang-format, Google style) on every
+#              userspace C/C++ file; kmod/ is kernel C and checked by checkpatch
+#   shell      shellcheck on every shell script (found by its #! line)
+#   checkpatch checkpatch.pl --strict on kmod/ (tools/checkpatch.sh; skipped
+#              with a printed reason when the script cannot be had)
+#   arch       the architecture's forbidden arrows (docs/architecture.md): a
+#              probe package that adds each forbidden dependency must fail
+#              Bazel's visibility check
+# Usage: tools/lint.sh [--fix] [CHECK...]   (default: all checks)
+#   --fix  rewrite files with clang-format instead of reporting them
+# Exit 0 when every check passed; prints "lint: CHECK: ok|FAILED|skipped".
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo" || exit 1
+
+fix=0
+checks=()
+for arg in "$@"; do
+	case $arg in
+	--fix) fix=1 ;;
+	-h | --help) sed -n '2,14s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	format | shell | checkpatch | arch) checks+=("$arg") ;;
+	*) echo "lint: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
+	esac
+done
+((${#checks[@]})) || checks=(format shell checkpatch arch)
+
+# Userspace C and C++ under version control, kmod/ excluded.
+cxx_files() {
+	git ls-files -- '*.cc' '*.h' '*.hpp' '*.c' | grep -v '^kmod/'
+}
+
+shell_files() {
+	local f
+	while IFS= read -r f; do
+		[[ -f $f ]] || continue
+		head -n1 "$f" | grep -qE '^#!.*\b(ba|da)?sh\b' && echo "$f"
+	done < <(git ls-files)
+}
+
+check_format() {
+	command -v clang-format > /dev/null || { echo "lint: format: clang-format not installed"; return 1; }
+	local files
+	mapfile -t files < <(cxx_files)
+	if ((fix)); then
+		clang-format -i --style=file "${files[@]}"
+		return 0
+	fi
+	local bad=() f
+	for f in "${files[@]}"; do
+		clang-format --style=file --dry-run --Werror "$f" > /dev/null 2>&1 || bad+=("$f")
+	done
+	if ((${#bad[@]})); then
+		echo "lint: format: ${#bad[@]} file(s) differ from clang-format (fix: tools/lint.sh --fix format):"
+		printf '    %s\n' "${bad[@]}"
+		return 1
+	fi
+	echo "lint: format: ${#files[@]} files clean"
+}
+
+check_shell() {
+	command -v shellcheck > /dev/null || { echo "lint: shell: shellcheck not installed"; return 1; }
+	local files
+	mapfile -t files < <(shell_files)
+	shellcheck --external-sources "${files[@]}" || return 1
+	echo "lint: shell: ${#files[@]} scripts clean"
+}
+
+check_checkpatch() {
+	[[ -x tools/checkpatch.sh ]] || { echo "lint: checkpatch: tools/checkpatch.sh missing"; return 1; }
+	tools/checkpatch.sh
+}
+
+# One probe per forbidden arrow: PACKAGE (who depends) and TARGET (on what).
+# Each must fail analysis with "is not visible"; anything else is a failure
+# (a probe that builds means the arrow is open).
+forbidden_arrows=(
+	"controlplane/arch_probe //kmod:uapi"          # manager -> kernel ABI
+	"controlplane/arch_probe //agent:module"       # manager -> agent
+	"controlplane/arch_probe //api:fake_device"    # manager -> libLITE internals
+	"agent/arch_probe //controlplane:manager_state" # agent -> manager
+	"api/arch_probe //proto:lite_grpc"             # libLITE -> gRPC contract
+	"api/arch_probe //tools/bazel:grpc"            # libLITE -> gRPC runtime
+	"api/arch_probe //tools/bazel:protobuf"        # libLITE -> protobuf
+	"agent/arch_probe //tools/litectl:litectl"     # anything -> a tool
+	"genl/arch_probe //proto:lite_grpc"            # netlink client -> gRPC
+)
+
+check_arch() {
+	command -v bazel > /dev/null || { echo "lint: arch: bazel not installed"; return 1; }
+	local entry pkg target out rc failed=0 made=()
+	# shellcheck disable=SC2317  # called by trap
+	cleanup() { local d; for d in "${made[@]}"; do rm -rf "$d"; done; }
+	trap cleanup RETURN
+	for entry in "${forbidden_arrows[@]}"; do
+		read -r pkg target <<< "$entry"
+		if [[ ! -d ${pkg%/arch_probe} ]]; then
+			echo "lint: arch: ${pkg%/arch_probe}/ does not exist"
+			failed=1
+			continue
+		fi
+		rm -rf "$pkg"
+		mkdir -p "$pkg"
+		made+=("$pkg")
+		cat > "$pkg/BUILD.bazel" <<-EOF
+			# Written and removed by tools/lint.sh: must NOT build.
+			cc_library(name = "probe", deps = ["$target"])
+		EOF
+		out=$(bazel build --nobuild "//$pkg:probe" 2>&1)
+		rc=$?
+		rm -rf "$pkg"
+		if ((rc != 0)) && grep -q "is not visible from target" <<< "$out"; then
+			echo "lint: arch: //${pkg%/arch_probe} -> $target refused (as it must be)"
+		elif ((rc == 0)); then
+			echo "lint: arch: //${pkg%/arch_probe} -> $target is ALLOWED: visibility is too wide"
+			failed=1
+		else
+			echo "lint: arch: //${pkg%/arch_probe} -> $target failed for another reason:"
+			grep -E 'ERROR' <<< "$out" | head -5 | sed 's/^/    /'
+			failed=1
+		fi
+	done
+	((failed == 0))
+}
+
+status=0
+for c in "${checks[@]}"; do
+	echo "== lint: $c"
+	rc=0
+	case $c in
+	format) check_format || rc=$? ;;
+	shell) check_shell || rc=$? ;;
+	checkpatch) check_checkpatch || rc=$? ;;
+	arch) check_arch || rc=$? ;;
+	esac
+	if ((rc == 0)); then
+		echo "lint: $c: ok"
+	else
+		echo "lint: $c: FAILED"
+		status=1
+	fi
+done
+exit "$status"
