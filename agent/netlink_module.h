@@ -34,7 +34,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "agent/module.h"
-#include "tools/litenl/lite_genl.h"
+#include "genl/client.h"
 
 namespace lite::agent {
 

@@ -28,8 +28,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "genl/client.h"
 #include "kmod/include/uapi/lite.h"
-#include "tools/litenl/lite_genl.h"
 
 namespace {
 

@@ -10,8 +10,8 @@
 // number), and queues what lite.ko sends unasked (upcalls to the attached
 // agent, events if the client joined the events group) for
 // NextNotification(). Every wait is bounded by the timeout given to Open().
-#ifndef LITE_TOOLS_LITENL_LITE_GENL_H_
-#define LITE_TOOLS_LITENL_LITE_GENL_H_
+#ifndef LITE_GENL_CLIENT_H_
+#define LITE_GENL_CLIENT_H_
 
 #include <netinet/in.h>
 
@@ -343,4 +343,4 @@ class EventStream {
 
 }  // namespace lite::genl
 
-#endif  // LITE_TOOLS_LITENL_LITE_GENL_H_
+#endif  // LITE_GENL_CLIENT_H_

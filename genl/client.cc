@@ -1,4 +1,4 @@
-#include "tools/litenl/lite_genl.h"
+#include "genl/client.h"
 
 #include <arpa/inet.h>
 #include <linux/genetlink.h>

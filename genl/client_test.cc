@@ -1,6 +1,6 @@
 // Decoding lite.ko's messages and errors, without the kernel: messages are
 // built here with libnl the way the module lays them out.
-#include "tools/litenl/lite_genl.h"
+#include "genl/client.h"
 
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
