@@ -8,9 +8,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/status/macros.h"
 #include "controlplane/log.h"
 #include "controlplane/manager_util.h"
-#include "controlplane/status_macros.h"
 #include "controlplane/validation.h"
 
 namespace lite::controlplane {

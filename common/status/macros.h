@@ -1,7 +1,16 @@
-// Early-return helpers for absl::Status, as in Google's codebase (Debian's
-// Abseil does not ship them).
-#ifndef LITE_CONTROLPLANE_STATUS_MACROS_H_
-#define LITE_CONTROLPLANE_STATUS_MACROS_H_
+// Early-return helpers for absl::Status, as in Google's codebase and
+// absl/status/status_macros.h (Debian's Abseil 20220623 does not ship them).
+// The LITE_ prefix keeps a later Abseil a rename:
+//
+//   LITE_RETURN_IF_ERROR(Validate(request));
+//   LITE_ASSIGN_OR_RETURN(Record record, store.Get(id));
+//
+// Each evaluates its expression once. LITE_ASSIGN_OR_RETURN declares a
+// variable named after the line, so use it at most once per line.
+#ifndef LITE_COMMON_STATUS_MACROS_H_
+#define LITE_COMMON_STATUS_MACROS_H_
+
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -25,4 +34,4 @@
   if (!statusor.ok()) return statusor.status();         \
   lhs = std::move(statusor).value()
 
-#endif  // LITE_CONTROLPLANE_STATUS_MACROS_H_
+#endif  // LITE_COMMON_STATUS_MACROS_H_
