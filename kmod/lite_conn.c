@@ -180,12 +180,12 @@ static void lite_qp_event(struct ib_event *ev, void *ctx)
 	case IB_EVENT_QP_REQ_ERR:
 	case IB_EVENT_QP_ACCESS_ERR:
 	case IB_EVENT_PATH_MIG_ERR:
-		pr_warn_ratelimited("peer %u QP %u: %s\n", conn->peer->node_id,
+		pr_warn_ratelimited("peer %s QP %u: %s\n", conn->peer->label,
 				    conn->index, ib_event_msg(ev->event));
 		lite_conn_fail(conn);
 		break;
 	default:
-		pr_debug("peer %u QP %u: %s\n", conn->peer->node_id,
+		pr_debug("peer %s QP %u: %s\n", conn->peer->label,
 			 conn->index, ib_event_msg(ev->event));
 		break;
 	}
@@ -340,8 +340,8 @@ static void lite_conn_established_locked(struct lite_conn *conn,
 					ev->param.conn.private_data_len, &peer,
 					conn->index);
 		if (ret) {
-			pr_warn_ratelimited("peer %u QP %u: bad reply (error %d), disconnecting\n",
-					    conn->peer->node_id, conn->index, ret);
+			pr_warn_ratelimited("peer %s QP %u: bad reply (error %d), disconnecting\n",
+					    conn->peer->label, conn->index, ret);
 			/* Disconnect it in the teardown. */
 			conn->established = true;
 			lite_conn_kill_locked(conn, -ret, true);
@@ -378,13 +378,13 @@ static void lite_conn_rejected_locked(struct lite_conn *conn,
 			reason = ESTALE;
 		else
 			reason = EPROTO;
-		pr_debug("peer %u QP %u: refused, reason %d\n",
-			 conn->peer->node_id, conn->index, why);
+		pr_debug("peer %s QP %u: refused, reason %d\n",
+			 conn->peer->label, conn->index, why);
 	} else {
 		/* Nobody listens there (yet): lite.ko not loaded or node unset. */
 		if (ev->status == IB_CM_REJ_INVALID_SERVICE_ID)
 			report = false;
-		pr_debug("peer %u QP %u: rejected: %s\n", conn->peer->node_id,
+		pr_debug("peer %s QP %u: rejected: %s\n", conn->peer->label,
 			 conn->index, rdma_reject_msg(conn->cm_id, ev->status));
 	}
 	lite_conn_kill_locked(conn, reason, report);
@@ -396,7 +396,7 @@ int lite_conn_event(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	int ret;
 
 	mutex_lock(&lite_lock);
-	pr_debug("peer %u QP %u: %s (%d)\n", conn->peer->node_id, conn->index,
+	pr_debug("peer %s QP %u: %s (%d)\n", conn->peer->label, conn->index,
 		 rdma_event_msg(ev->event), ev->status);
 	if (conn->state == LITE_CONN_DEAD)
 		goto out;
@@ -574,8 +574,8 @@ int lite_conn_request(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	ret = rdma_accept(id, &param);
 	if (ret) {
 		/* rdma_accept() has sent the reject itself. */
-		pr_warn_ratelimited("peer %u QP %u: accept failed: %d\n",
-				    peer->node_id, index, ret);
+		pr_warn_ratelimited("peer %s QP %u: accept failed: %d\n",
+				    peer->label, index, ret);
 		lite_conn_free_now(conn);
 		mutex_unlock(&lite_lock);
 		lite_count(LITE_CNT_REJECTS_SENT);

@@ -15,6 +15,7 @@
 #include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
 
@@ -211,6 +212,59 @@ static long lite_ioctl_node(struct lite_node_info __user *uarg)
 	return ret;
 }
 
+/* The same layout for 32- and 64-bit callers: no padding anywhere. */
+static_assert(sizeof(struct lite_node_lookup) == LITE_NODE_NAME_BUF + 8);
+
+/* By name (name[0] != 0) fills node_id, else by node_id fills name. */
+static int lite_node_lookup_locked(struct lite_node_lookup *lk)
+{
+	struct lite_node_id self;
+	struct lite_peer *peer;
+
+	lockdep_assert_held(&lite_lock);
+	if (!lite_node_get_locked(&self))
+		return -ENOTCONN;
+	if (lk->name[0]) {
+		if (self.name[0] && !strcmp(lk->name, self.name)) {
+			lk->node_id = self.id;
+			return 0;
+		}
+		peer = lite_peer_find_name_locked(lk->name);
+		if (!peer)
+			return -ENOENT;
+		lk->node_id = peer->node_id;
+		return 0;
+	}
+	if (lk->node_id && lk->node_id == self.id) {
+		strscpy_pad(lk->name, self.name, sizeof(lk->name));
+		return 0;
+	}
+	peer = lite_peer_find_locked(lk->node_id);
+	if (!peer)
+		return -ENOENT;
+	strscpy_pad(lk->name, peer->name, sizeof(lk->name));
+	return 0;
+}
+
+static long lite_ioctl_node_lookup(struct lite_node_lookup __user *uarg)
+{
+	struct lite_node_lookup lk;
+	int ret;
+
+	if (copy_from_user(&lk, uarg, sizeof(lk)))
+		return -EFAULT;
+	if (lk.flags || (lk.name[0] && !lite_node_name_valid(lk.name)))
+		return -EINVAL;
+	mutex_lock(&lite_lock);
+	ret = lite_node_lookup_locked(&lk);
+	mutex_unlock(&lite_lock);
+	if (ret)
+		return ret;
+	if (copy_to_user(uarg, &lk, sizeof(lk)))
+		return -EFAULT;
+	return 0;
+}
+
 long lite_file_ioctl(struct lite_file *lf, unsigned int cmd, void __user *uarg)
 {
 	switch (cmd) {
@@ -224,6 +278,8 @@ long lite_file_ioctl(struct lite_file *lf, unsigned int cmd, void __user *uarg)
 		return lite_ioctl_unmap(lf, uarg);
 	case LITE_IOC_FREE:
 		return lite_ioctl_free(uarg);
+	case LITE_IOC_NODE_LOOKUP:
+		return lite_ioctl_node_lookup(uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -138,8 +138,11 @@ struct lite_node_id {
 	u32 id;
 	u64 incarnation;
 	__be32 addr;
+	char name[LITE_NODE_NAME_BUF];	/* "" if the agent gave none */
 };
 
+/* True if @name is a node name (uapi lite.h), NUL-terminated in its buffer. */
+bool lite_node_name_valid(const char name[LITE_NODE_NAME_BUF]);
 /* Copies the identity to @out; false if it is not set. Under lite_lock. */
 bool lite_node_get_locked(struct lite_node_id *out);
 /*
@@ -155,6 +158,9 @@ void lite_node_exit(void);
 /* lite_peer.c: the peer table and each peer's connection state. */
 struct lite_conn;
 
+/* A name, " (", a u32 in decimal, ")" and the NUL. */
+#define LITE_PEER_LABEL_BUF (LITE_NODE_NAME_MAX + 14)
+
 struct lite_peer {
 	/*
 	 * Held by the table, by each connection and by a queued connect_work.
@@ -166,6 +172,9 @@ struct lite_peer {
 	u32 node_id;
 	u64 incarnation;
 	__be32 addr;
+	char name[LITE_NODE_NAME_BUF];	/* "" if the agent gave none */
+	/* How log lines name it: "node2 (3)", or "3" without a name. */
+	char label[LITE_PEER_LABEL_BUF];
 	bool initiator;			/* this node's id is the smaller one */
 	/* This node itself: the loopback connections (lite_node.c). */
 	bool loopback;
@@ -187,6 +196,7 @@ struct lite_peer_info {
 	u32 node_id;
 	u64 incarnation;
 	__be32 addr;
+	char name[LITE_NODE_NAME_BUF];
 	enum lite_peer_state state;
 	enum lite_peer_role role;
 	u32 qps_connected;
@@ -204,6 +214,8 @@ int lite_peer_remove(u32 node_id, u64 incarnation, struct netlink_ext_ack *extac
 int lite_peers_visit(unsigned long *next, lite_peer_fn fn, void *arg);
 unsigned int lite_peers_count_locked(void);
 struct lite_peer *lite_peer_find_locked(u32 node_id);
+/* The peer named @name (not ""), or NULL. */
+struct lite_peer *lite_peer_find_name_locked(const char *name);
 /* The peer with @node_id, or this node's loopback peer; under RCU. */
 struct lite_peer *lite_peer_lookup_rcu(u32 node_id);
 /* The loopback peer for this node's identity @self; NULL to remove it. */

@@ -50,12 +50,14 @@ static const struct nla_policy lite_nl_node_set_policy[LITE_ATTR_MAX + 1] = {
 	[LITE_ATTR_NODE_ID] = { .type = NLA_U32 },
 	[LITE_ATTR_INCARNATION] = { .type = NLA_U64 },
 	[LITE_ATTR_IPV4_ADDR] = { .type = NLA_BE32 },
+	[LITE_ATTR_NODE_NAME] = { .type = NLA_NUL_STRING, .len = LITE_NODE_NAME_MAX },
 };
 
 static const struct nla_policy lite_nl_peer_add_policy[LITE_ATTR_MAX + 1] = {
 	[LITE_ATTR_NODE_ID] = { .type = NLA_U32 },
 	[LITE_ATTR_INCARNATION] = { .type = NLA_U64 },
 	[LITE_ATTR_IPV4_ADDR] = { .type = NLA_BE32 },
+	[LITE_ATTR_NODE_NAME] = { .type = NLA_NUL_STRING, .len = LITE_NODE_NAME_MAX },
 };
 
 static const struct nla_policy lite_nl_peer_remove_policy[LITE_ATTR_MAX + 1] = {
@@ -227,7 +229,28 @@ static int lite_nl_get_addr(struct genl_info *info, __be32 *addr)
 	return 0;
 }
 
-/* Node id, incarnation and address, all required: NODE_SET and PEER_ADD. */
+/* LITE_ATTR_NODE_NAME, optional: "" when absent (old agents send none). */
+static int lite_nl_get_node_name(struct genl_info *info, char *buf)
+{
+	struct nlattr *attr = info->attrs[LITE_ATTR_NODE_NAME];
+
+	buf[0] = '\0';
+	if (!attr)
+		return 0;
+	/* The policy made it NUL-terminated and at most LITE_NODE_NAME_MAX. */
+	strscpy(buf, nla_data(attr), LITE_NODE_NAME_BUF);
+	if (!lite_node_name_valid(buf)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "LITE_ATTR_NODE_NAME: 1..64 characters of [A-Za-z0-9._-], the first a letter or digit");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Node id, incarnation and address, all required, and the optional name:
+ * NODE_SET and PEER_ADD.
+ */
 static int lite_nl_get_identity(struct genl_info *info, struct lite_node_id *nid)
 {
 	int ret;
@@ -241,6 +264,8 @@ static int lite_nl_get_identity(struct genl_info *info, struct lite_node_id *nid
 		ret = lite_nl_get_incarnation(info, &nid->incarnation);
 	if (!ret)
 		ret = lite_nl_get_addr(info, &nid->addr);
+	if (!ret)
+		ret = lite_nl_get_node_name(info, nid->name);
 	return ret;
 }
 
@@ -336,6 +361,9 @@ static int lite_nl_node_get(struct sk_buff *skb, struct genl_info *info)
 			       LITE_ATTR_PAD) ||
 	     nla_put_in_addr(msg, LITE_ATTR_IPV4_ADDR, nid.addr)))
 		goto too_big;
+	if (set && nid.name[0] &&
+	    nla_put_string(msg, LITE_ATTR_NODE_NAME, nid.name))
+		goto too_big;
 	if (attached && nla_put_u32(msg, LITE_ATTR_AGENT_PORTID, portid))
 		goto too_big;
 	genlmsg_end(msg, hdr);
@@ -406,7 +434,9 @@ static int lite_nl_dump_one(const struct lite_peer_info *p, void *arg)
 	if (!hdr)
 		return -EMSGSIZE;
 	if (lite_nl_put_peer(ctx->skb, p) ||
-	    nla_put_u32(ctx->skb, LITE_ATTR_PEER_ROLE, p->role)) {
+	    nla_put_u32(ctx->skb, LITE_ATTR_PEER_ROLE, p->role) ||
+	    (p->name[0] &&
+	     nla_put_string(ctx->skb, LITE_ATTR_NODE_NAME, p->name))) {
 		genlmsg_cancel(ctx->skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -12,8 +12,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ctype.h>
 #include <linux/in.h>
 #include <linux/inet.h>
+#include <linux/string.h>
 #include <net/net_namespace.h>
 
 #include "lite_internal.h"
@@ -34,6 +36,26 @@ static char lite_listener_tag;
 
 static void lite_listen_work_fn(struct work_struct *work);
 static DECLARE_WORK(lite_listen_work, lite_listen_work_fn);
+
+bool lite_node_name_valid(const char name[LITE_NODE_NAME_BUF])
+{
+	size_t len = strnlen(name, LITE_NODE_NAME_BUF);
+	size_t i;
+
+	if (!len || len > LITE_NODE_NAME_MAX)
+		return false;
+	for (i = 0; i < len; i++) {
+		unsigned char c = name[i];
+
+		/* ASCII only: the kernel's isalnum() takes Latin-1 letters too. */
+		if (isascii(c) && isalnum(c))
+			continue;
+		if (i && (c == '.' || c == '_' || c == '-'))
+			continue;
+		return false;
+	}
+	return true;
+}
 
 bool lite_node_get_locked(struct lite_node_id *out)
 {
@@ -132,6 +154,19 @@ static int lite_listen(__be32 addr, struct rdma_cm_id **out)
 	return 0;
 }
 
+/* The same identity with another name (or none): nothing else changes. */
+static void lite_node_rename_locked(const char *name)
+{
+	lockdep_assert_held(&lite_lock);
+	if (!strcmp(lite_node.id.name, name))
+		return;
+	if (name[0])
+		pr_info("node %u is named %s\n", lite_node.id.id, name);
+	else
+		pr_info("node %u has no name now\n", lite_node.id.id);
+	strscpy(lite_node.id.name, name, sizeof(lite_node.id.name));
+}
+
 int lite_node_set(const struct lite_node_id *nid, struct netlink_ext_ack *extack)
 {
 	struct rdma_cm_id *old, *listener;
@@ -143,15 +178,23 @@ int lite_node_set(const struct lite_node_id *nid, struct netlink_ext_ack *extack
 	same = lite_node.set && lite_node.id.id == nid->id &&
 	       lite_node.id.incarnation == nid->incarnation &&
 	       lite_node.id.addr == nid->addr;
-	/* The same identity again: done, or listen again if that was lost. */
-	if (same && lite_node.listener) {
-		mutex_unlock(&lite_lock);
-		goto out;
-	}
 	if (!same && lite_peers_count_locked()) {
 		mutex_unlock(&lite_lock);
 		NL_SET_ERR_MSG(extack, "remove every peer before changing the node identity");
 		ret = -EBUSY;
+		goto out;
+	}
+	/* Lookups by name must find one node (only peers of @same can clash). */
+	if (nid->name[0] && lite_peer_find_name_locked(nid->name)) {
+		mutex_unlock(&lite_lock);
+		NL_SET_ERR_MSG(extack, "a peer has this name");
+		ret = -EEXIST;
+		goto out;
+	}
+	/* The same identity again: done, or listen again if that was lost. */
+	if (same && lite_node.listener) {
+		lite_node_rename_locked(nid->name);
+		mutex_unlock(&lite_lock);
 		goto out;
 	}
 	old = lite_node.listener;
@@ -191,9 +234,10 @@ int lite_node_set(const struct lite_node_id *nid, struct netlink_ext_ack *extack
 		pr_warn("node %u: no memory for the loopback connections\n",
 			nid->id);
 	mutex_unlock(&lite_lock);
-	pr_info("node %u incarnation %llu, listening on %pI4 port %u (%s)\n",
-		nid->id, nid->incarnation, &nid->addr, lite_cm_port,
-		dev_name(&listener->device->dev));
+	pr_info("node %s%s%u%s incarnation %llu, listening on %pI4 port %u (%s)\n",
+		nid->name, nid->name[0] ? " (" : "", nid->id,
+		nid->name[0] ? ")" : "", nid->incarnation, &nid->addr,
+		lite_cm_port, dev_name(&listener->device->dev));
 out:
 	mutex_unlock(&lite_listen_mutex);
 	return ret;

@@ -468,8 +468,8 @@ static void lite_op_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		cmpxchg(&slot->status, 0, lite_wc_errno(wc->status));
 		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			pr_warn_ratelimited("peer %u QP %u: operation failed: %s (vendor error %#x)\n",
-					    slot->batch_conn->peer->node_id,
+			pr_warn_ratelimited("peer %s QP %u: operation failed: %s (vendor error %#x)\n",
+					    slot->batch_conn->peer->label,
 					    slot->batch_conn->index,
 					    ib_wc_status_msg(wc->status),
 					    wc->vendor_err);

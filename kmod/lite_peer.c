@@ -25,6 +25,7 @@
 #include <linux/minmax.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/xarray.h>
 
 #include "lite_internal.h"
@@ -63,6 +64,7 @@ static void lite_peer_info_locked(const struct lite_peer *peer,
 	info->node_id = peer->node_id;
 	info->incarnation = peer->incarnation;
 	info->addr = peer->addr;
+	strscpy(info->name, peer->name, sizeof(info->name));
 	info->state = peer->state;
 	info->role = peer->initiator ? LITE_PEER_ROLE_INITIATOR :
 				       LITE_PEER_ROLE_ACCEPTOR;
@@ -121,8 +123,8 @@ static void lite_peer_connect_work(struct work_struct *work)
 		ret = lite_conn_start_locked(peer, i);
 		if (ret) {
 			/* Nothing was started for this slot: try again later. */
-			pr_debug("peer %u: cannot start QP %u: %d\n",
-				 peer->node_id, i, ret);
+			pr_debug("peer %s: cannot start QP %u: %d\n",
+				 peer->label, i, ret);
 			lite_count(LITE_CNT_CONNECT_ERRORS);
 			if (!peer->failure_reported) {
 				peer->failure_reported = true;
@@ -163,8 +165,8 @@ void lite_peer_conn_up_locked(struct lite_conn *conn)
 			peer->connected);
 		return;
 	}
-	pr_info("peer %u (incarnation %llu, %pI4): %u QPs connected\n",
-		peer->node_id, peer->incarnation, &peer->addr, peer->connected);
+	pr_info("peer %s (incarnation %llu, %pI4): %u QPs connected\n",
+		peer->label, peer->incarnation, &peer->addr, peer->connected);
 	lite_peer_event_locked(peer, LITE_CMD_EVENT_PEER_CONNECTED, -1, 0);
 }
 
@@ -209,8 +211,8 @@ void lite_peer_conn_lost_locked(struct lite_conn *conn, bool was_up, int reason,
 			pr_warn("node %u: loopback QP %u lost (error %d), reconnecting\n",
 				peer->node_id, conn->index, -reason);
 		else
-			pr_warn("peer %u (incarnation %llu, %pI4): QP %u lost (error %d), %s\n",
-				peer->node_id, peer->incarnation, &peer->addr,
+			pr_warn("peer %s (incarnation %llu, %pI4): QP %u lost (error %d), %s\n",
+				peer->label, peer->incarnation, &peer->addr,
 				conn->index, -reason,
 				peer->initiator ? "reconnecting" :
 						  "waiting for it to reconnect");
@@ -268,13 +270,18 @@ static void lite_peer_detach_locked(struct lite_peer *peer)
 	}
 	lite_nr_peers--;
 	lite_uncount(LITE_CNT_PEERS);
-	pr_info("peer %u (incarnation %llu, %pI4) removed\n", peer->node_id,
+	pr_info("peer %s (incarnation %llu, %pI4) removed\n", peer->label,
 		peer->incarnation, &peer->addr);
 	lite_nl_peer_event(LITE_CMD_EVENT_PEER_REMOVED, &info, -1, 0);
 	lite_peer_put(peer);
 }
 
-static struct lite_peer *lite_peer_alloc(const struct lite_node_id *pid)
+/*
+ * @name ("" for none) and the label are never changed, so log lines may
+ * read them from any context.
+ */
+static struct lite_peer *lite_peer_alloc(const struct lite_node_id *pid,
+					 const char *name)
 {
 	struct lite_peer *peer;
 
@@ -285,6 +292,12 @@ static struct lite_peer *lite_peer_alloc(const struct lite_node_id *pid)
 	peer->node_id = pid->id;
 	peer->incarnation = pid->incarnation;
 	peer->addr = pid->addr;
+	strscpy(peer->name, name, sizeof(peer->name));
+	if (name[0])
+		snprintf(peer->label, sizeof(peer->label), "%s (%u)", name,
+			 pid->id);
+	else
+		snprintf(peer->label, sizeof(peer->label), "%u", pid->id);
 	peer->state = LITE_PEER_CONNECTING;
 	peer->backoff_ms = LITE_RETRY_MIN_MS;
 	INIT_DELAYED_WORK(&peer->connect_work, lite_peer_connect_work);
@@ -298,7 +311,7 @@ int lite_peer_add(const struct lite_node_id *pid, struct netlink_ext_ack *extack
 	unsigned long idx;
 	int ret = 0;
 
-	peer = lite_peer_alloc(pid);
+	peer = lite_peer_alloc(pid, pid->name);
 	if (!peer)
 		return -ENOMEM;
 
@@ -315,6 +328,11 @@ int lite_peer_add(const struct lite_node_id *pid, struct netlink_ext_ack *extack
 	}
 	if (pid->addr == self.addr) {
 		NL_SET_ERR_MSG(extack, "the peer's address is this node's own");
+		ret = -EINVAL;
+		goto out;
+	}
+	if (pid->name[0] && !strcmp(pid->name, self.name)) {
+		NL_SET_ERR_MSG(extack, "the peer's name is this node's own");
 		ret = -EINVAL;
 		goto out;
 	}
@@ -335,6 +353,13 @@ int lite_peer_add(const struct lite_node_id *pid, struct netlink_ext_ack *extack
 			ret = -EEXIST;
 			goto out;
 		}
+		/* Lookups by name must find one node. */
+		if (other != old && pid->name[0] &&
+		    !strcmp(other->name, pid->name)) {
+			NL_SET_ERR_MSG(extack, "another peer has this name");
+			ret = -EEXIST;
+			goto out;
+		}
 	}
 	if (!old && lite_nr_peers >= LITE_MAX_PEERS) {
 		NL_SET_ERR_MSG(extack, "too many peers");
@@ -351,7 +376,7 @@ int lite_peer_add(const struct lite_node_id *pid, struct netlink_ext_ack *extack
 	lite_count(LITE_CNT_PEERS);
 	if (old)
 		lite_peer_detach_locked(old);
-	pr_info("peer %u (incarnation %llu, %pI4) added; %s\n", peer->node_id,
+	pr_info("peer %s (incarnation %llu, %pI4) added; %s\n", peer->label,
 		peer->incarnation, &peer->addr,
 		peer->initiator ? "connecting" : "waiting for it to connect");
 	lite_peer_schedule_locked(peer, false);
@@ -418,6 +443,21 @@ struct lite_peer *lite_peer_find_locked(u32 node_id)
 	return xa_load(&lite_peers, node_id);
 }
 
+struct lite_peer *lite_peer_find_name_locked(const char *name)
+{
+	struct lite_peer *peer;
+	unsigned long idx;
+
+	lockdep_assert_held(&lite_lock);
+	if (!name[0])
+		return NULL;
+	xa_for_each(&lite_peers, idx, peer) {
+		if (!strcmp(peer->name, name))
+			return peer;
+	}
+	return NULL;
+}
+
 struct lite_peer *lite_peer_lookup_rcu(u32 node_id)
 {
 	struct lite_peer *peer = rcu_dereference(lite_self_peer);
@@ -446,7 +486,11 @@ int lite_loopback_set_locked(const struct lite_node_id *self)
 	    old->incarnation == self->incarnation && old->addr == self->addr)
 		return 0;
 	if (self && !lite_peers_stopping) {
-		peer = lite_peer_alloc(self);
+		/*
+		 * Unnamed: the node's name may change under the same
+		 * identity, a peer's never does (lite_node.c has the name).
+		 */
+		peer = lite_peer_alloc(self, "");
 		if (!peer)
 			return -ENOMEM;
 		peer->loopback = true;

@@ -137,6 +137,13 @@ struct lite_query {
 #define LITE_LMR_SIZE_MAX	(1ULL << 36)
 /* Most members LITE_IOC_NODE reports (the peer table's size plus this node). */
 #define LITE_MEMBERS_MAX	(1024 + 1)
+/*
+ * Node names: 1..LITE_NODE_NAME_MAX characters from [A-Za-z0-9._-], the
+ * first a letter or digit (the cluster manager's rule for node names),
+ * NUL-terminated in a LITE_NODE_NAME_BUF buffer.
+ */
+#define LITE_NODE_NAME_MAX	64
+#define LITE_NODE_NAME_BUF	72
 
 /* Access bits of a map (lite_map.access). */
 enum lite_access {
@@ -169,6 +176,28 @@ struct lite_node_info {
 	__u32 num_members;	/* out */
 	__u64 members;		/* in: struct lite_member * */
 	__u64 reserved;		/* in: must be 0 */
+};
+
+/*
+ * LITE_IOC_NODE_LOOKUP: a node's id from its name, or its name from its id.
+ * This node and its peers are known by the names the node agent gave them
+ * (LITE_ATTR_NODE_NAME); an agent that gives none leaves them unnamed.
+ *
+ * In:  flags = 0; either name = a node name (name[0] != 0; node_id is
+ *      ignored), or name[0] = 0 and node_id = the node to name.
+ * Out: by name: node_id. By id: name, NUL-padded to LITE_NODE_NAME_BUF, an
+ *      empty string if the node has no name.
+ * Errors: EFAULT    the argument is not valid memory;
+ *         EINVAL    flags not zero; name not NUL-terminated within
+ *                   LITE_NODE_NAME_BUF, or not a valid node name;
+ *         ENOTCONN  the node identity is not set (no agent has set it up);
+ *         ENOENT    neither this node nor any peer has that name or id
+ *                   (node id 0 included).
+ */
+struct lite_node_lookup {
+	char name[LITE_NODE_NAME_BUF];	/* in or out */
+	__u32 node_id;			/* in or out */
+	__u32 flags;			/* in: must be 0 */
 };
 
 /*
@@ -337,6 +366,8 @@ struct lite_atomic {
 #define LITE_IOC_MAP	_IOWR(LITE_IOC_MAGIC, 0x03, struct lite_map)
 #define LITE_IOC_UNMAP	_IOW(LITE_IOC_MAGIC, 0x04, struct lite_unmap)
 #define LITE_IOC_FREE	_IOWR(LITE_IOC_MAGIC, 0x05, struct lite_free)
+#define LITE_IOC_NODE_LOOKUP \
+	_IOWR(LITE_IOC_MAGIC, 0x06, struct lite_node_lookup)
 #define LITE_IOC_READ	_IOW(LITE_IOC_MAGIC, 0x10, struct lite_rw)
 #define LITE_IOC_WRITE	_IOW(LITE_IOC_MAGIC, 0x11, struct lite_rw)
 #define LITE_IOC_MEMSET	_IOW(LITE_IOC_MAGIC, 0x12, struct lite_memset)
@@ -407,14 +438,16 @@ enum lite_genl_cmd {
 	/*
 	 * LITE_CMD_NODE_SET (CAP_NET_ADMIN): this node's identity.
 	 * Attributes (all required): LITE_ATTR_NODE_ID, LITE_ATTR_INCARNATION,
-	 * LITE_ATTR_IPV4_ADDR (an address of this node's RDMA netdev).
+	 * LITE_ATTR_IPV4_ADDR (an address of this node's RDMA netdev);
+	 * optional: LITE_ATTR_NODE_NAME (without it the node has no name).
 	 * lite.ko starts listening with rdma_cm on that address and the
 	 * cm_port module parameter. Setting the identity it already has
-	 * succeeds and changes nothing (it listens again if its RDMA device
-	 * had gone away); another identity needs every peer removed first,
-	 * and if setting it fails the node has no identity.
+	 * succeeds and changes nothing but the name (it listens again if its
+	 * RDMA device had gone away); another identity needs every peer
+	 * removed first, and if setting it fails the node has no identity.
 	 * Errors: EPERM          no CAP_NET_ADMIN;
 	 *         EINVAL         an attribute is missing, unknown or out of range;
+	 *         EEXIST         a peer has this name;
 	 *         EBUSY          peers exist and the identity differs, or an
 	 *                        agent is attached and the caller is not it;
 	 *         EADDRNOTAVAIL  the address is not on an RDMA device here;
@@ -427,7 +460,8 @@ enum lite_genl_cmd {
 	 * LITE_CMD_NODE_GET (any user): the node's state. No attributes.
 	 * Reply: LITE_ATTR_CM_PORT, LITE_ATTR_QPS_PER_PEER, LITE_ATTR_NUM_PEERS;
 	 * LITE_ATTR_NODE_ID, LITE_ATTR_INCARNATION and LITE_ATTR_IPV4_ADDR once
-	 * the identity is set; LITE_ATTR_AGENT_PORTID while an agent is attached.
+	 * the identity is set, and LITE_ATTR_NODE_NAME if it has a name;
+	 * LITE_ATTR_AGENT_PORTID while an agent is attached.
 	 * Errors: EINVAL  an attribute was given; ENOMEM.
 	 */
 	LITE_CMD_NODE_GET,
@@ -435,17 +469,18 @@ enum lite_genl_cmd {
 	/*
 	 * LITE_CMD_PEER_ADD (CAP_NET_ADMIN): connect to another node.
 	 * Attributes (all required): LITE_ATTR_NODE_ID, LITE_ATTR_INCARNATION,
-	 * LITE_ATTR_IPV4_ADDR. The node with the smaller id initiates
-	 * qps_per_peer RC connections; the other accepts them. A larger
-	 * incarnation than the known one replaces the peer: its old
+	 * LITE_ATTR_IPV4_ADDR; optional: LITE_ATTR_NODE_NAME, the peer's name
+	 * (for LITE_IOC_NODE_LOOKUP and log lines). The node with the smaller
+	 * id initiates qps_per_peer RC connections; the other accepts them. A
+	 * larger incarnation than the known one replaces the peer: its old
 	 * connections are torn down (LITE_CMD_EVENT_PEER_REMOVED) and new
 	 * ones made.
 	 * Errors: EPERM    no CAP_NET_ADMIN;
 	 *         EINVAL   an attribute is missing, unknown or out of range, or
-	 *                  names this node itself (its id or its address);
+	 *                  names this node itself (its id, address or name);
 	 *         ENXIO    the node identity is not set (LITE_CMD_NODE_SET first);
 	 *         EEXIST   the peer is known with this incarnation already, or
-	 *                  another peer has this address;
+	 *                  another peer has this address or this name;
 	 *         ESTALE   the peer is known with a larger incarnation;
 	 *         ENOSPC   LITE_MAX_PEERS peers exist;
 	 *         EBUSY    an agent is attached and the caller is not it;
@@ -470,7 +505,8 @@ enum lite_genl_cmd {
 	 * LITE_CMD_PEER_GET (any user), dump only (NLM_F_DUMP): one message
 	 * per peer, in node id order: LITE_ATTR_NODE_ID, LITE_ATTR_INCARNATION,
 	 * LITE_ATTR_IPV4_ADDR, LITE_ATTR_PEER_STATE, LITE_ATTR_PEER_ROLE,
-	 * LITE_ATTR_QPS_CONNECTED. No request attributes.
+	 * LITE_ATTR_QPS_CONNECTED, and LITE_ATTR_NODE_NAME if the peer has a
+	 * name. No request attributes.
 	 * Errors: EINVAL  an attribute was given; EOPNOTSUPP  not a dump.
 	 */
 	LITE_CMD_PEER_GET,
@@ -638,6 +674,7 @@ enum lite_genl_attr {
 	LITE_ATTR_MESSAGE,		/* string, < LITE_MESSAGE_BUF bytes */
 	LITE_ATTR_GRANTED_AT_MS,	/* s64: Unix time in ms */
 	LITE_ATTR_REVOKED,		/* flag */
+	LITE_ATTR_NODE_NAME,		/* string, a node name (LITE_NODE_NAME_MAX) */
 
 	__LITE_ATTR_MAX,
 	LITE_ATTR_MAX = __LITE_ATTR_MAX - 1
