@@ -1,6 +1,6 @@
 // Decoding lite.ko's messages and errors, without the kernel: messages are
 // built here with libnl the way the module lays them out.
-#include "genl/client.h"
+#include "genl/codec.h"
 
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "genl/errors.h"
+#include "genl/types.h"
 #include "gtest/gtest.h"
 #include "kmod/include/uapi/lite.h"
 

@@ -1,0 +1,814 @@
+#include "genl/codec.h"
+
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
+#include "common/status/macros.h"
+#include "genl/errors.h"
+#include "kmod/include/uapi/lite.h"
+
+namespace lite::genl {
+namespace {
+
+constexpr uint32_t kAccessMask = LITE_ACCESS_READ | LITE_ACCESS_WRITE;
+// The largest errno LITE_ATTR_ERRNO carries, plus one.
+constexpr uint32_t kErrnoLimit = 4096;
+
+// How many chunks one LITE_ATTR_CHUNKS nest holds at most when this library
+// encodes: an attribute's length is 16 bits and a chunk takes 28 bytes here
+// (no padding), so 2048 (56 KiB) fit; a longer list goes in several nests.
+constexpr size_t kChunksPerNest = 2048;
+
+// ---- Decoding ----
+
+// Attribute types and sizes as lite.ko sends them. Unknown (newer) types
+// are ignored by nla_parse, so this also reads a newer module's messages.
+const nla_policy* Policy() {
+  static const nla_policy* policy = [] {
+    static nla_policy p[LITE_ATTR_MAX + 1] = {};
+    p[LITE_ATTR_NODE_ID].type = NLA_U32;
+    p[LITE_ATTR_INCARNATION].type = NLA_U64;
+    p[LITE_ATTR_IPV4_ADDR].type = NLA_U32;
+    p[LITE_ATTR_CM_PORT].type = NLA_U16;
+    p[LITE_ATTR_QPS_PER_PEER].type = NLA_U32;
+    p[LITE_ATTR_NUM_PEERS].type = NLA_U32;
+    p[LITE_ATTR_AGENT_PORTID].type = NLA_U32;
+    p[LITE_ATTR_PEER_STATE].type = NLA_U32;
+    p[LITE_ATTR_PEER_ROLE].type = NLA_U32;
+    p[LITE_ATTR_QPS_CONNECTED].type = NLA_U32;
+    p[LITE_ATTR_QP_INDEX].type = NLA_U32;
+    p[LITE_ATTR_REASON].type = NLA_U32;
+    p[LITE_ATTR_LMR_ID].type = NLA_U64;
+    p[LITE_ATTR_NEW_LMR_ID].type = NLA_U64;
+    p[LITE_ATTR_NAME].type = NLA_STRING;
+    p[LITE_ATTR_NAME].maxlen = LITE_NAME_BUF;
+    p[LITE_ATTR_SIZE].type = NLA_U64;
+    p[LITE_ATTR_UID].type = NLA_U32;
+    p[LITE_ATTR_GID].type = NLA_U32;
+    p[LITE_ATTR_PID].type = NLA_U32;
+    p[LITE_ATTR_MODE].type = NLA_U32;
+    p[LITE_ATTR_EPOCH].type = NLA_U64;
+    p[LITE_ATTR_MEMORY_KEY].type = NLA_U32;
+    p[LITE_ATTR_CHUNKS].type = NLA_NESTED;
+    p[LITE_ATTR_UPCALL_ID].type = NLA_U64;
+    p[LITE_ATTR_UPCALL_KIND].type = NLA_U32;
+    p[LITE_ATTR_ACCESS].type = NLA_U32;
+    p[LITE_ATTR_GRANT_ID].type = NLA_U64;
+    p[LITE_ATTR_ERRNO].type = NLA_U32;
+    p[LITE_ATTR_MESSAGE].type = NLA_STRING;
+    p[LITE_ATTR_MESSAGE].maxlen = LITE_MESSAGE_BUF;
+    p[LITE_ATTR_GRANTED_AT_MS].type = NLA_U64;
+    p[LITE_ATTR_REVOKED].type = NLA_FLAG;
+    return p;
+  }();
+  return policy;
+}
+
+struct Attrs {
+  nlattr* tb[LITE_ATTR_MAX + 1] = {};
+  uint8_t cmd = 0;
+  const nlmsghdr* hdr = nullptr;  // for attributes that may repeat
+};
+
+// The command of a generic netlink message, or an error if the header is
+// truncated.
+absl::StatusOr<uint8_t> CommandOf(const nlmsghdr* msg) {
+  auto* hdr = const_cast<nlmsghdr*>(msg);
+  if (!genlmsg_valid_hdr(hdr, 0)) {
+    return ErrnoStatus(EBADMSG, "truncated generic netlink message");
+  }
+  return static_cast<genlmsghdr*>(nlmsg_data(hdr))->cmd;
+}
+
+absl::StatusOr<Attrs> Parse(const nlmsghdr* msg) {
+  Attrs attrs;
+  LITE_ASSIGN_OR_RETURN(attrs.cmd, CommandOf(msg));
+  attrs.hdr = msg;
+  int err = genlmsg_parse(const_cast<nlmsghdr*>(msg), 0, attrs.tb,
+                          LITE_ATTR_MAX, const_cast<nla_policy*>(Policy()));
+  if (err < 0) return LibnlStatus(err, "malformed message from lite.ko");
+  return attrs;
+}
+
+absl::Status Missing(const char* what) {
+  return ErrnoStatus(EBADMSG, absl::StrCat("lite.ko's message lacks ", what));
+}
+
+absl::Status CheckCmd(const Attrs& a, uint8_t cmd, const char* name) {
+  if (a.cmd != cmd) {
+    return ErrnoStatus(
+        EBADMSG, absl::StrFormat("not a %s message (command %u)", name, a.cmd));
+  }
+  return absl::OkStatus();
+}
+
+// Every one of @types is there.
+absl::Status Require(const Attrs& a,
+                     std::initializer_list<std::pair<int, const char*>> types) {
+  for (auto [type, what] : types) {
+    if (!a.tb[type]) return Missing(what);
+  }
+  return absl::OkStatus();
+}
+
+in_addr AddrOf(const nlattr* attr) {
+  in_addr addr;
+  addr.s_addr = nla_get_u32(const_cast<nlattr*>(attr));  // network order
+  return addr;
+}
+
+// The fields a peer dump entry and every event share.
+absl::Status DecodePeerFields(const Attrs& a, uint32_t* node_id,
+                              uint64_t* incarnation, in_addr* addr,
+                              uint32_t* state, uint32_t* qps_connected) {
+  LITE_RETURN_IF_ERROR(
+      Require(a, {{LITE_ATTR_NODE_ID, "LITE_ATTR_NODE_ID"},
+                  {LITE_ATTR_INCARNATION, "LITE_ATTR_INCARNATION"},
+                  {LITE_ATTR_IPV4_ADDR, "LITE_ATTR_IPV4_ADDR"},
+                  {LITE_ATTR_PEER_STATE, "LITE_ATTR_PEER_STATE"},
+                  {LITE_ATTR_QPS_CONNECTED, "LITE_ATTR_QPS_CONNECTED"}}));
+  *node_id = nla_get_u32(a.tb[LITE_ATTR_NODE_ID]);
+  *incarnation = nla_get_u64(a.tb[LITE_ATTR_INCARNATION]);
+  *addr = AddrOf(a.tb[LITE_ATTR_IPV4_ADDR]);
+  *state = nla_get_u32(a.tb[LITE_ATTR_PEER_STATE]);
+  *qps_connected = nla_get_u32(a.tb[LITE_ATTR_QPS_CONNECTED]);
+  return absl::OkStatus();
+}
+
+// A string attribute: NUL-terminated within its payload, 1..max_len bytes
+// before the NUL (0..max_len when empty_ok).
+absl::StatusOr<std::string> GetString(const nlattr* attr, const char* what,
+                                      size_t max_len, bool empty_ok = false) {
+  auto* a = const_cast<nlattr*>(attr);
+  const char* data = static_cast<const char*>(nla_data(a));
+  int len = nla_len(a);
+  const void* nul = len > 0 ? std::memchr(data, '\0', len) : nullptr;
+  if (nul == nullptr) {
+    return BadMessage(absl::StrCat(what, " is not NUL-terminated"));
+  }
+  size_t n = static_cast<const char*>(nul) - data;
+  if ((n == 0 && !empty_ok) || n > max_len) {
+    return BadMessage(absl::StrFormat("%s has %u bytes (valid: %u..%u)", what,
+                                      n, empty_ok ? 0 : 1, max_len));
+  }
+  return std::string(data, n);
+}
+
+absl::StatusOr<std::string> GetName(const Attrs& a) {
+  if (!a.tb[LITE_ATTR_NAME]) return Missing("LITE_ATTR_NAME");
+  return GetString(a.tb[LITE_ATTR_NAME], "LITE_ATTR_NAME", LITE_NAME_MAX);
+}
+
+// A u64 attribute that must be there and not 0.
+absl::StatusOr<uint64_t> GetId64(const Attrs& a, int type, const char* what) {
+  if (!a.tb[type]) return Missing(what);
+  uint64_t v = nla_get_u64(a.tb[type]);
+  if (v == 0) return BadMessage(absl::StrCat(what, " is 0"));
+  return v;
+}
+
+absl::Status CheckSize(uint64_t size) {
+  if (size == 0 || size > LITE_LMR_SIZE_MAX) {
+    return BadMessage(
+        absl::StrFormat("LITE_ATTR_SIZE %u is out of range", size));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckMode(uint32_t mode) {
+  if (mode & ~0666u) return BadMessage(absl::StrFormat("mode %#o", mode));
+  return absl::OkStatus();
+}
+
+absl::Status CheckAccess(uint32_t access) {
+  if (access == 0 || (access & ~kAccessMask)) {
+    return BadMessage(absl::StrFormat("access %#x", access));
+  }
+  return absl::OkStatus();
+}
+
+// One LITE_ATTR_CHUNK nest: an address and a length > 0.
+absl::StatusOr<Chunk> GetChunk(nlattr* nest, size_t index) {
+  static nla_policy* const policy = [] {
+    static nla_policy p[LITE_CHUNK_ATTR_MAX + 1] = {};
+    p[LITE_CHUNK_ATTR_ADDR].type = NLA_U64;
+    p[LITE_CHUNK_ATTR_LENGTH].type = NLA_U64;
+    return p;
+  }();
+  nlattr* tb[LITE_CHUNK_ATTR_MAX + 1] = {};
+  if (int err = nla_parse_nested(tb, LITE_CHUNK_ATTR_MAX, nest, policy);
+      err < 0) {
+    return LibnlStatus(err, "malformed LITE_ATTR_CHUNK from lite.ko");
+  }
+  if (!tb[LITE_CHUNK_ATTR_ADDR] || !tb[LITE_CHUNK_ATTR_LENGTH]) {
+    return BadMessage(
+        absl::StrFormat("chunk %u lacks its address or length", index));
+  }
+  Chunk c{nla_get_u64(tb[LITE_CHUNK_ATTR_ADDR]),
+          nla_get_u64(tb[LITE_CHUNK_ATTR_LENGTH])};
+  if (c.length == 0) {
+    return BadMessage(absl::StrFormat("chunk %u has length 0", index));
+  }
+  return c;
+}
+
+// The chunks of a message: every LITE_ATTR_CHUNKS attribute in order (a
+// list too long for one attribute's 64 KiB comes in several), each holding
+// nested LITE_ATTR_CHUNK; 1 to LITE_CHUNKS_MAX in all. The lengths add up
+// to @size, or to at most @size when @partial (one message of a dump that
+// splits an LMR's chunks).
+absl::StatusOr<std::vector<Chunk>> GetChunks(const Attrs& a, uint64_t size,
+                                             bool partial) {
+  if (!a.tb[LITE_ATTR_CHUNKS]) return Missing("LITE_ATTR_CHUNKS");
+  std::vector<Chunk> out;
+  uint64_t total = 0;
+  auto* hdr = const_cast<nlmsghdr*>(a.hdr);
+  nlattr* top;
+  int top_rem;
+  nla_for_each_attr(top, genlmsg_attrdata(genlmsg_hdr(hdr), 0),
+                    genlmsg_attrlen(genlmsg_hdr(hdr), 0), top_rem) {
+    if (nla_type(top) != LITE_ATTR_CHUNKS) continue;
+    nlattr* pos;
+    int rem;
+    nla_for_each_nested(pos, top, rem) {
+      int type = nla_type(pos);
+      if (type == LITE_ATTR_PAD) continue;
+      if (type != LITE_ATTR_CHUNK) {
+        return BadMessage(
+            absl::StrFormat("attribute %d inside LITE_ATTR_CHUNKS", type));
+      }
+      if (out.size() == LITE_CHUNKS_MAX) {
+        return BadMessage(
+            absl::StrFormat("more than %d chunks", LITE_CHUNKS_MAX));
+      }
+      LITE_ASSIGN_OR_RETURN(Chunk c, GetChunk(pos, out.size()));
+      if (c.length > size - total) {
+        return BadMessage(absl::StrFormat(
+            "the chunks add up to more than the size, %u bytes", size));
+      }
+      total += c.length;
+      out.push_back(c);
+    }
+    if (rem != 0) return BadMessage("trailing bytes in LITE_ATTR_CHUNKS");
+  }
+  if (out.empty()) return BadMessage("LITE_ATTR_CHUNKS is empty");
+  if (!partial && total != size) {
+    return BadMessage(absl::StrFormat(
+        "the chunks add up to %u bytes, the size is %u", total, size));
+  }
+  return out;
+}
+
+uint64_t Total(const std::vector<Chunk>& chunks) {
+  uint64_t total = 0;
+  for (const Chunk& c : chunks) total += c.length;
+  return total;
+}
+
+// Appends a dump message's entry to @out: a new entry, or the next chunks
+// of the last one if it is the same (by @key) and not complete yet. lite.ko
+// splits an entry whose chunks do not fit in one message that way.
+template <typename T, typename Key>
+absl::Status MergeParts(std::vector<T>* out, T part, Key key) {
+  if (!out->empty() && key(out->back()) == key(part) &&
+      Total(out->back().chunks) < out->back().size) {
+    T& last = out->back();
+    if (part.size != last.size || part.name != last.name) {
+      return BadMessage("a continued dump entry changed its size or name");
+    }
+    if (last.chunks.size() + part.chunks.size() > LITE_CHUNKS_MAX) {
+      return BadMessage(
+          absl::StrFormat("more than %d chunks", LITE_CHUNKS_MAX));
+    }
+    if (Total(part.chunks) > last.size - Total(last.chunks)) {
+      return BadMessage("the chunks add up to more than the size");
+    }
+    last.chunks.insert(last.chunks.end(), part.chunks.begin(),
+                       part.chunks.end());
+    return absl::OkStatus();
+  }
+  if (!out->empty() && Total(out->back().chunks) != out->back().size) {
+    return BadMessage("a dump entry ended before all its chunks came");
+  }
+  out->push_back(std::move(part));
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status CheckLastComplete(const std::vector<T>& entries) {
+  if (!entries.empty() && Total(entries.back().chunks) != entries.back().size) {
+    return BadMessage(
+        "the dump ended before all chunks of its last entry came");
+  }
+  return absl::OkStatus();
+}
+
+// The attributes of a MAP answer, which GRANT_GET entries also have.
+absl::Status DecodeGrantFields(const Attrs& a, GrantInfo* g, bool partial) {
+  LITE_ASSIGN_OR_RETURN(g->grant_id,
+                        GetId64(a, LITE_ATTR_GRANT_ID, "LITE_ATTR_GRANT_ID"));
+  LITE_ASSIGN_OR_RETURN(g->lmr_id,
+                        GetId64(a, LITE_ATTR_LMR_ID, "LITE_ATTR_LMR_ID"));
+  LITE_ASSIGN_OR_RETURN(g->name, GetName(a));
+  LITE_RETURN_IF_ERROR(
+      Require(a, {{LITE_ATTR_NODE_ID, "LITE_ATTR_NODE_ID"},
+                  {LITE_ATTR_ACCESS, "LITE_ATTR_ACCESS"},
+                  {LITE_ATTR_EPOCH, "LITE_ATTR_EPOCH"},
+                  {LITE_ATTR_SIZE, "LITE_ATTR_SIZE"},
+                  {LITE_ATTR_MEMORY_KEY, "LITE_ATTR_MEMORY_KEY"},
+                  {LITE_ATTR_INCARNATION, "LITE_ATTR_INCARNATION"},
+                  {LITE_ATTR_GRANTED_AT_MS, "LITE_ATTR_GRANTED_AT_MS"}}));
+  g->home_node_id = nla_get_u32(a.tb[LITE_ATTR_NODE_ID]);
+  if (g->home_node_id == 0) return BadMessage("the grant's home node id is 0");
+  g->access = nla_get_u32(a.tb[LITE_ATTR_ACCESS]);
+  LITE_RETURN_IF_ERROR(CheckAccess(g->access));
+  g->epoch = nla_get_u64(a.tb[LITE_ATTR_EPOCH]);
+  g->size = nla_get_u64(a.tb[LITE_ATTR_SIZE]);
+  LITE_RETURN_IF_ERROR(CheckSize(g->size));
+  g->memory_key = nla_get_u32(a.tb[LITE_ATTR_MEMORY_KEY]);
+  g->holder_incarnation = nla_get_u64(a.tb[LITE_ATTR_INCARNATION]);
+  g->granted_at_ms =
+      static_cast<int64_t>(nla_get_u64(a.tb[LITE_ATTR_GRANTED_AT_MS]));
+  LITE_ASSIGN_OR_RETURN(g->chunks, GetChunks(a, g->size, partial));
+  return absl::OkStatus();
+}
+
+// The kind-specific attributes of an upcall.
+absl::Status DecodeUpcallKind(const Attrs& a, uint32_t kind, UpcallRequest* u) {
+  switch (kind) {
+    case LITE_UPCALL_ALLOC: {
+      u->kind = UpcallKind::kAlloc;
+      LITE_ASSIGN_OR_RETURN(u->name, GetName(a));
+      LITE_RETURN_IF_ERROR(
+          Require(a, {{LITE_ATTR_SIZE, "LITE_ATTR_SIZE"},
+                      {LITE_ATTR_MODE, "LITE_ATTR_MODE"},
+                      {LITE_ATTR_NODE_ID, "LITE_ATTR_NODE_ID"}}));
+      u->size = nla_get_u64(a.tb[LITE_ATTR_SIZE]);
+      LITE_RETURN_IF_ERROR(CheckSize(u->size));
+      u->mode = nla_get_u32(a.tb[LITE_ATTR_MODE]);
+      LITE_RETURN_IF_ERROR(CheckMode(u->mode));
+      u->home_node_id = nla_get_u32(a.tb[LITE_ATTR_NODE_ID]);
+      return absl::OkStatus();
+    }
+    case LITE_UPCALL_MAP: {
+      u->kind = UpcallKind::kMap;
+      LITE_ASSIGN_OR_RETURN(u->name, GetName(a));
+      if (!a.tb[LITE_ATTR_ACCESS]) return Missing("LITE_ATTR_ACCESS");
+      u->access = nla_get_u32(a.tb[LITE_ATTR_ACCESS]);
+      return CheckAccess(u->access);
+    }
+    case LITE_UPCALL_UNMAP: {
+      u->kind = UpcallKind::kUnmap;
+      LITE_ASSIGN_OR_RETURN(
+          u->grant_id, GetId64(a, LITE_ATTR_GRANT_ID, "LITE_ATTR_GRANT_ID"));
+      return absl::OkStatus();
+    }
+    case LITE_UPCALL_FREE: {
+      u->kind = UpcallKind::kFree;
+      LITE_ASSIGN_OR_RETURN(u->name, GetName(a));
+      return absl::OkStatus();
+    }
+    default:
+      return BadMessage(absl::StrFormat("unknown upcall kind %u", kind));
+  }
+}
+
+// ---- Encoding ----
+
+// Checks what the uapi allows before anything is sent.
+absl::Status CheckName(absl::string_view name) {
+  if (name.empty() || name.size() > LITE_NAME_MAX ||
+      name.find('\0') != absl::string_view::npos) {
+    return InvalidRequest(absl::StrFormat(
+        "an LMR name has 1..%d characters and no NUL (got %u bytes)",
+        LITE_NAME_MAX, name.size()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckRequestSize(uint64_t size) {
+  if (size == 0 || size > LITE_LMR_SIZE_MAX) {
+    return InvalidRequest(
+        absl::StrFormat("size %u (valid: 1..%u)", size, LITE_LMR_SIZE_MAX));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckChunks(const std::vector<Chunk>& chunks, uint64_t size) {
+  if (chunks.empty() || chunks.size() > LITE_CHUNKS_MAX) {
+    return InvalidRequest(absl::StrFormat("%u chunks (valid: 1..%d)",
+                                          chunks.size(), LITE_CHUNKS_MAX));
+  }
+  uint64_t total = 0;
+  for (const Chunk& c : chunks) {
+    if (c.length == 0) return InvalidRequest("a chunk of length 0");
+    if (c.length > std::numeric_limits<uint64_t>::max() - total) {
+      return InvalidRequest("the chunk lengths overflow");
+    }
+    total += c.length;
+  }
+  if (total != size) {
+    return InvalidRequest(
+        absl::StrFormat("the chunks add up to %u bytes, not %u", total, size));
+  }
+  return absl::OkStatus();
+}
+
+// libnl's nla_put_* return a negative code when the message is full.
+absl::Status Put(int err) {
+  if (err < 0) return ErrnoStatus(EMSGSIZE, "the request does not fit");
+  return absl::OkStatus();
+}
+
+// libnl does not set NLA_F_NESTED, which the kernel's strict validation
+// requires on nested attributes.
+nlattr* NestStart(nl_msg* msg, int type) {
+  return nla_nest_start(msg, type | NLA_F_NESTED);
+}
+
+// One LITE_ATTR_CHUNKS nest of [begin, end).
+absl::Status PutChunkNest(nl_msg* msg, const Chunk* begin, const Chunk* end) {
+  nlattr* all = NestStart(msg, LITE_ATTR_CHUNKS);
+  if (!all) return Put(-1);
+  for (const Chunk* c = begin; c != end; ++c) {
+    nlattr* one = NestStart(msg, LITE_ATTR_CHUNK);
+    if (!one) return Put(-1);
+    LITE_RETURN_IF_ERROR(Put(nla_put_u64(msg, LITE_CHUNK_ATTR_ADDR, c->addr)));
+    LITE_RETURN_IF_ERROR(
+        Put(nla_put_u64(msg, LITE_CHUNK_ATTR_LENGTH, c->length)));
+    nla_nest_end(msg, one);
+  }
+  nla_nest_end(msg, all);
+  return absl::OkStatus();
+}
+
+absl::Status PutChunks(nl_msg* msg, const std::vector<Chunk>& chunks) {
+  for (size_t i = 0; i < chunks.size(); i += kChunksPerNest) {
+    size_t end = std::min(chunks.size(), i + kChunksPerNest);
+    LITE_RETURN_IF_ERROR(PutChunkNest(msg, &chunks[i], &chunks[0] + end));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+// ---- Decoders ----
+
+absl::StatusOr<PeerInfo> DecodePeer(const nlmsghdr* msg) {
+  LITE_ASSIGN_OR_RETURN(Attrs a, Parse(msg));
+  if (a.cmd != LITE_CMD_PEER_GET) {
+    return ErrnoStatus(EBADMSG, "not a LITE_CMD_PEER_GET message");
+  }
+  PeerInfo peer;
+  LITE_RETURN_IF_ERROR(DecodePeerFields(a, &peer.node_id, &peer.incarnation,
+                                        &peer.addr, &peer.state,
+                                        &peer.qps_connected));
+  if (!a.tb[LITE_ATTR_PEER_ROLE]) return Missing("LITE_ATTR_PEER_ROLE");
+  peer.role = nla_get_u32(a.tb[LITE_ATTR_PEER_ROLE]);
+  return peer;
+}
+
+absl::StatusOr<NodeInfo> DecodeNode(const nlmsghdr* msg) {
+  LITE_ASSIGN_OR_RETURN(Attrs a, Parse(msg));
+  auto& tb = a.tb;
+  if (a.cmd != LITE_CMD_NODE_GET) {
+    return ErrnoStatus(EBADMSG, "not a LITE_CMD_NODE_GET message");
+  }
+  LITE_RETURN_IF_ERROR(
+      Require(a, {{LITE_ATTR_CM_PORT, "LITE_ATTR_CM_PORT"},
+                  {LITE_ATTR_QPS_PER_PEER, "LITE_ATTR_QPS_PER_PEER"},
+                  {LITE_ATTR_NUM_PEERS, "LITE_ATTR_NUM_PEERS"}}));
+  NodeInfo node;
+  node.cm_port = nla_get_u16(tb[LITE_ATTR_CM_PORT]);
+  node.qps_per_peer = nla_get_u32(tb[LITE_ATTR_QPS_PER_PEER]);
+  node.num_peers = nla_get_u32(tb[LITE_ATTR_NUM_PEERS]);
+  if (tb[LITE_ATTR_NODE_ID]) {
+    if (!tb[LITE_ATTR_INCARNATION] || !tb[LITE_ATTR_IPV4_ADDR]) {
+      return Missing("the incarnation or address of the node");
+    }
+    node.node_id = nla_get_u32(tb[LITE_ATTR_NODE_ID]);
+    node.incarnation = nla_get_u64(tb[LITE_ATTR_INCARNATION]);
+    node.addr = AddrOf(tb[LITE_ATTR_IPV4_ADDR]);
+  }
+  if (tb[LITE_ATTR_AGENT_PORTID]) {
+    node.agent_portid = nla_get_u32(tb[LITE_ATTR_AGENT_PORTID]);
+  }
+  return node;
+}
+
+absl::StatusOr<Event> DecodeEvent(const nlmsghdr* msg) {
+  LITE_ASSIGN_OR_RETURN(Attrs a, Parse(msg));
+  Event event;
+  switch (a.cmd) {
+    case LITE_CMD_EVENT_PEER_CONNECTED:
+      event.type = EventType::kPeerConnected;
+      break;
+    case LITE_CMD_EVENT_PEER_FAILED:
+      event.type = EventType::kPeerFailed;
+      break;
+    case LITE_CMD_EVENT_PEER_REMOVED:
+      event.type = EventType::kPeerRemoved;
+      break;
+    default:
+      return ErrnoStatus(EBADMSG,
+                         absl::StrFormat("unknown event command %u", a.cmd));
+  }
+  LITE_RETURN_IF_ERROR(DecodePeerFields(a, &event.node_id, &event.incarnation,
+                                        &event.addr, &event.state,
+                                        &event.qps_connected));
+  if (a.tb[LITE_ATTR_QP_INDEX]) {
+    event.qp_index = nla_get_u32(a.tb[LITE_ATTR_QP_INDEX]);
+  }
+  if (a.tb[LITE_ATTR_REASON]) {
+    event.reason = nla_get_u32(a.tb[LITE_ATTR_REASON]);
+  }
+  return event;
+}
+
+absl::Status DecodeError(const nlmsghdr* msg) {
+  if (msg->nlmsg_type != NLMSG_ERROR ||
+      msg->nlmsg_len < NLMSG_LENGTH(sizeof(nlmsgerr))) {
+    return ErrnoStatus(EBADMSG, "not a netlink error message");
+  }
+  const auto* e = static_cast<const nlmsgerr*>(NLMSG_DATA(msg));
+  if (e->error == 0) return absl::OkStatus();
+  int err = -e->error;
+  std::string detail;
+  // Extended ack: TLVs after the error and the (possibly capped) request.
+  if (msg->nlmsg_flags & NLM_F_ACK_TLVS) {
+    size_t offset = NLMSG_LENGTH(sizeof(nlmsgerr));
+    if (!(msg->nlmsg_flags & NLM_F_CAPPED)) {
+      offset += NLMSG_ALIGN(e->msg.nlmsg_len) - NLMSG_HDRLEN;
+    }
+    if (offset < msg->nlmsg_len) {
+      auto* head = reinterpret_cast<nlattr*>(
+          const_cast<char*>(reinterpret_cast<const char*>(msg)) + offset);
+      nlattr* tb[NLMSGERR_ATTR_MAX + 1] = {};
+      if (nla_parse(tb, NLMSGERR_ATTR_MAX, head, msg->nlmsg_len - offset,
+                    nullptr) == 0) {
+        if (tb[NLMSGERR_ATTR_MSG]) {
+          detail = nla_get_string(tb[NLMSGERR_ATTR_MSG]);
+        }
+        if (tb[NLMSGERR_ATTR_MISS_TYPE] && detail.empty()) {
+          detail = absl::StrFormat("missing attribute %u",
+                                   nla_get_u32(tb[NLMSGERR_ATTR_MISS_TYPE]));
+        }
+      }
+    }
+  }
+  return ErrnoStatus(err, detail);
+}
+
+absl::StatusOr<LmrMemory> DecodeLmrMemory(const nlmsghdr* msg) {
+  LITE_ASSIGN_OR_RETURN(Attrs a, Parse(msg));
+  LITE_RETURN_IF_ERROR(CheckCmd(a, LITE_CMD_LMR_ALLOC, "LITE_CMD_LMR_ALLOC"));
+  if (!a.tb[LITE_ATTR_MEMORY_KEY]) return Missing("LITE_ATTR_MEMORY_KEY");
+  LmrMemory m;
+  m.memory_key = nla_get_u32(a.tb[LITE_ATTR_MEMORY_KEY]);
+  LITE_ASSIGN_OR_RETURN(m.chunks,
+                        GetChunks(a, LITE_LMR_SIZE_MAX, /*partial=*/true));
+  return m;
+}
+
+absl::StatusOr<LmrInfo> DecodeLmr(const nlmsghdr* msg, bool partial) {
+  LITE_ASSIGN_OR_RETURN(Attrs a, Parse(msg));
+  LITE_RETURN_IF_ERROR(CheckCmd(a, LITE_CMD_LMR_GET, "LITE_CMD_LMR_GET"));
+  LmrInfo l;
+  LITE_ASSIGN_OR_RETURN(l.lmr_id,
+                        GetId64(a, LITE_ATTR_LMR_ID, "LITE_ATTR_LMR_ID"));
+  LITE_ASSIGN_OR_RETURN(l.name, GetName(a));
+  LITE_RETURN_IF_ERROR(
+      Require(a, {{LITE_ATTR_SIZE, "LITE_ATTR_SIZE"},
+                  {LITE_ATTR_UID, "LITE_ATTR_UID"},
+                  {LITE_ATTR_GID, "LITE_ATTR_GID"},
+                  {LITE_ATTR_MODE, "LITE_ATTR_MODE"},
+                  {LITE_ATTR_EPOCH, "LITE_ATTR_EPOCH"},
+                  {LITE_ATTR_MEMORY_KEY, "LITE_ATTR_MEMORY_KEY"}}));
+  l.size = nla_get_u64(a.tb[LITE_ATTR_SIZE]);
+  LITE_RETURN_IF_ERROR(CheckSize(l.size));
+  l.uid = nla_get_u32(a.tb[LITE_ATTR_UID]);
+  l.gid = nla_get_u32(a.tb[LITE_ATTR_GID]);
+  l.mode = nla_get_u32(a.tb[LITE_ATTR_MODE]);
+  LITE_RETURN_IF_ERROR(CheckMode(l.mode));
+  l.epoch = nla_get_u64(a.tb[LITE_ATTR_EPOCH]);
+  l.memory_key = nla_get_u32(a.tb[LITE_ATTR_MEMORY_KEY]);
+  LITE_ASSIGN_OR_RETURN(l.chunks, GetChunks(a, l.size, partial));
+  return l;
+}
+
+absl::StatusOr<GrantInfo> DecodeGrant(const nlmsghdr* msg, bool partial) {
+  LITE_ASSIGN_OR_RETURN(Attrs a, Parse(msg));
+  LITE_RETURN_IF_ERROR(CheckCmd(a, LITE_CMD_GRANT_GET, "LITE_CMD_GRANT_GET"));
+  GrantInfo g;
+  LITE_RETURN_IF_ERROR(DecodeGrantFields(a, &g, partial));
+  LITE_RETURN_IF_ERROR(Require(a, {{LITE_ATTR_UID, "LITE_ATTR_UID"},
+                                   {LITE_ATTR_GID, "LITE_ATTR_GID"},
+                                   {LITE_ATTR_PID, "LITE_ATTR_PID"}}));
+  g.uid = nla_get_u32(a.tb[LITE_ATTR_UID]);
+  g.gid = nla_get_u32(a.tb[LITE_ATTR_GID]);
+  g.pid = nla_get_u32(a.tb[LITE_ATTR_PID]);
+  g.revoked = a.tb[LITE_ATTR_REVOKED] != nullptr;
+  return g;
+}
+
+absl::StatusOr<UpcallRequest> DecodeUpcall(const nlmsghdr* msg) {
+  LITE_ASSIGN_OR_RETURN(Attrs a, Parse(msg));
+  LITE_RETURN_IF_ERROR(CheckCmd(a, LITE_CMD_UPCALL, "LITE_CMD_UPCALL"));
+  UpcallRequest u;
+  LITE_ASSIGN_OR_RETURN(u.upcall_id,
+                        GetId64(a, LITE_ATTR_UPCALL_ID, "LITE_ATTR_UPCALL_ID"));
+  LITE_RETURN_IF_ERROR(
+      Require(a, {{LITE_ATTR_UPCALL_KIND, "LITE_ATTR_UPCALL_KIND"},
+                  {LITE_ATTR_UID, "LITE_ATTR_UID"},
+                  {LITE_ATTR_GID, "LITE_ATTR_GID"},
+                  {LITE_ATTR_PID, "LITE_ATTR_PID"}}));
+  u.uid = nla_get_u32(a.tb[LITE_ATTR_UID]);
+  u.gid = nla_get_u32(a.tb[LITE_ATTR_GID]);
+  u.pid = nla_get_u32(a.tb[LITE_ATTR_PID]);
+  LITE_RETURN_IF_ERROR(
+      DecodeUpcallKind(a, nla_get_u32(a.tb[LITE_ATTR_UPCALL_KIND]), &u));
+  return u;
+}
+
+bool IsNotification(const nlmsghdr* msg) {
+  absl::StatusOr<uint8_t> cmd = CommandOf(msg);
+  if (!cmd.ok()) return false;
+  return *cmd == LITE_CMD_UPCALL || *cmd == LITE_CMD_EVENT_PEER_CONNECTED ||
+         *cmd == LITE_CMD_EVENT_PEER_FAILED ||
+         *cmd == LITE_CMD_EVENT_PEER_REMOVED;
+}
+
+absl::StatusOr<Notification> DecodeNotification(const nlmsghdr* msg) {
+  LITE_ASSIGN_OR_RETURN(uint8_t cmd, CommandOf(msg));
+  if (cmd == LITE_CMD_UPCALL) {
+    LITE_ASSIGN_OR_RETURN(UpcallRequest upcall, DecodeUpcall(msg));
+    return Notification(std::move(upcall));
+  }
+  LITE_ASSIGN_OR_RETURN(Event event, DecodeEvent(msg));
+  return Notification(event);
+}
+
+absl::Status MergeLmrPart(std::vector<LmrInfo>* lmrs, LmrInfo part) {
+  return MergeParts(lmrs, std::move(part),
+                    [](const LmrInfo& l) { return l.lmr_id; });
+}
+
+absl::Status MergeGrantPart(std::vector<GrantInfo>* grants, GrantInfo part) {
+  return MergeParts(grants, std::move(part),
+                    [](const GrantInfo& g) { return g.grant_id; });
+}
+
+absl::Status CheckDumpComplete(const std::vector<LmrInfo>& lmrs) {
+  return CheckLastComplete(lmrs);
+}
+
+absl::Status CheckDumpComplete(const std::vector<GrantInfo>& grants) {
+  return CheckLastComplete(grants);
+}
+
+// ---- Encoders ----
+
+absl::Status EncodeIdentity(nl_msg* msg, uint32_t node_id, uint64_t incarnation,
+                            in_addr addr) {
+  int err = nla_put_u32(msg, LITE_ATTR_NODE_ID, node_id);
+  if (!err) err = nla_put_u64(msg, LITE_ATTR_INCARNATION, incarnation);
+  if (!err) err = nla_put_u32(msg, LITE_ATTR_IPV4_ADDR, addr.s_addr);
+  return Put(err);
+}
+
+absl::Status EncodePeerRemove(nl_msg* msg, uint32_t node_id,
+                              std::optional<uint64_t> incarnation) {
+  int err = nla_put_u32(msg, LITE_ATTR_NODE_ID, node_id);
+  if (!err && incarnation) {
+    err = nla_put_u64(msg, LITE_ATTR_INCARNATION, *incarnation);
+  }
+  return Put(err);
+}
+
+absl::Status EncodeLmrAlloc(nl_msg* msg, const LmrAllocRequest& r) {
+  if (r.lmr_id == 0) return InvalidRequest("LMR id 0");
+  LITE_RETURN_IF_ERROR(CheckName(r.name));
+  LITE_RETURN_IF_ERROR(CheckRequestSize(r.size));
+  if (r.mode & ~0666u) {
+    return InvalidRequest(
+        absl::StrFormat("mode %#o is not a subset of 0666", r.mode));
+  }
+  if (r.uid == static_cast<uint32_t>(-1) ||
+      r.gid == static_cast<uint32_t>(-1)) {
+    return InvalidRequest("uid or gid is (uid_t)-1");
+  }
+  int err = nla_put_u64(msg, LITE_ATTR_LMR_ID, r.lmr_id);
+  if (!err) err = nla_put_string(msg, LITE_ATTR_NAME, r.name.c_str());
+  if (!err) err = nla_put_u64(msg, LITE_ATTR_SIZE, r.size);
+  if (!err) err = nla_put_u32(msg, LITE_ATTR_UID, r.uid);
+  if (!err) err = nla_put_u32(msg, LITE_ATTR_GID, r.gid);
+  if (!err) err = nla_put_u32(msg, LITE_ATTR_MODE, r.mode);
+  return Put(err);
+}
+
+absl::Status EncodeLmrFree(nl_msg* msg, uint64_t lmr_id) {
+  if (lmr_id == 0) return InvalidRequest("LMR id 0");
+  return Put(nla_put_u64(msg, LITE_ATTR_LMR_ID, lmr_id));
+}
+
+absl::Status EncodeLmrUpdate(nl_msg* msg, uint64_t lmr_id,
+                             std::optional<uint64_t> new_lmr_id,
+                             std::optional<uint64_t> epoch) {
+  if (lmr_id == 0) return InvalidRequest("LMR id 0");
+  if (new_lmr_id && *new_lmr_id == 0) return InvalidRequest("new LMR id 0");
+  int err = nla_put_u64(msg, LITE_ATTR_LMR_ID, lmr_id);
+  if (!err && new_lmr_id) {
+    err = nla_put_u64(msg, LITE_ATTR_NEW_LMR_ID, *new_lmr_id);
+  }
+  if (!err && epoch) err = nla_put_u64(msg, LITE_ATTR_EPOCH, *epoch);
+  return Put(err);
+}
+
+absl::Status EncodeGrantRevoke(nl_msg* msg, uint64_t grant_id) {
+  if (grant_id == 0) return InvalidRequest("grant id 0");
+  return Put(nla_put_u64(msg, LITE_ATTR_GRANT_ID, grant_id));
+}
+
+absl::Status EncodeGrant(nl_msg* msg, const GrantInfo& g) {
+  if (g.grant_id == 0) return InvalidRequest("grant id 0");
+  if (g.lmr_id == 0) return InvalidRequest("LMR id 0");
+  LITE_RETURN_IF_ERROR(CheckName(g.name));
+  if (g.home_node_id == 0) return InvalidRequest("home node id 0");
+  if (g.access == 0 || (g.access & ~kAccessMask)) {
+    return InvalidRequest(absl::StrFormat("access %#x", g.access));
+  }
+  LITE_RETURN_IF_ERROR(CheckRequestSize(g.size));
+  if (g.holder_incarnation == 0) return InvalidRequest("holder incarnation 0");
+  LITE_RETURN_IF_ERROR(CheckChunks(g.chunks, g.size));
+  int err = nla_put_u64(msg, LITE_ATTR_GRANT_ID, g.grant_id);
+  if (!err) err = nla_put_u64(msg, LITE_ATTR_LMR_ID, g.lmr_id);
+  if (!err) err = nla_put_string(msg, LITE_ATTR_NAME, g.name.c_str());
+  if (!err) err = nla_put_u32(msg, LITE_ATTR_NODE_ID, g.home_node_id);
+  if (!err) err = nla_put_u32(msg, LITE_ATTR_ACCESS, g.access);
+  if (!err) err = nla_put_u64(msg, LITE_ATTR_EPOCH, g.epoch);
+  if (!err) err = nla_put_u64(msg, LITE_ATTR_SIZE, g.size);
+  if (!err) err = nla_put_u32(msg, LITE_ATTR_MEMORY_KEY, g.memory_key);
+  if (!err) err = nla_put_u64(msg, LITE_ATTR_INCARNATION, g.holder_incarnation);
+  if (!err) {
+    err = nla_put_u64(msg, LITE_ATTR_GRANTED_AT_MS,
+                      static_cast<uint64_t>(g.granted_at_ms));
+  }
+  LITE_RETURN_IF_ERROR(Put(err));
+  return PutChunks(msg, g.chunks);
+}
+
+size_t UpcallCompletionSize(const UpcallCompletion& c) {
+  // Headers, the fixed attributes, the name and message, 3 attribute
+  // headers and 2 u64 per chunk.
+  size_t chunks = c.grant ? c.grant->chunks.size() : 0;
+  return 1024 + LITE_NAME_BUF + LITE_MESSAGE_BUF + chunks * 32;
+}
+
+absl::Status EncodeUpcallCompletion(nl_msg* msg, const UpcallCompletion& c) {
+  if (c.upcall_id == 0) return InvalidRequest("upcall id 0");
+  if (c.error >= kErrnoLimit) {
+    return InvalidRequest(
+        absl::StrFormat("errno %u (valid: 0..%u)", c.error, kErrnoLimit - 1));
+  }
+  if (c.error != 0 && (c.lmr_id || c.grant)) {
+    return InvalidRequest("a failed upcall carries no LMR id or grant");
+  }
+  if (c.lmr_id && c.grant) return InvalidRequest("both an LMR id and a grant");
+  if (c.lmr_id && *c.lmr_id == 0) return InvalidRequest("LMR id 0");
+  int err = nla_put_u64(msg, LITE_ATTR_UPCALL_ID, c.upcall_id);
+  if (!err) err = nla_put_u32(msg, LITE_ATTR_ERRNO, c.error);
+  if (!err && !c.message.empty()) {
+    // At most LITE_MESSAGE_BUF - 1 bytes, cut before a NUL if it has one.
+    std::string text = c.message.substr(0, c.message.find('\0'));
+    if (text.size() >= LITE_MESSAGE_BUF) text.resize(LITE_MESSAGE_BUF - 1);
+    err = nla_put_string(msg, LITE_ATTR_MESSAGE, text.c_str());
+  }
+  if (!err && c.lmr_id) err = nla_put_u64(msg, LITE_ATTR_LMR_ID, *c.lmr_id);
+  LITE_RETURN_IF_ERROR(Put(err));
+  if (c.grant) return EncodeGrant(msg, *c.grant);
+  return absl::OkStatus();
+}
+
+absl::Status EncodeRawAttrs(nl_msg* msg, const std::vector<RawAttr>& attrs) {
+  for (const RawAttr& a : attrs) {
+    LITE_RETURN_IF_ERROR(Put(nla_put_u32(msg, a.type, a.value)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace lite::genl
