@@ -7,7 +7,7 @@
 # Usage: tests/run.sh [--no-vm]        (needs root, or sudo, for setup and VMs)
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-cd "$repo"
+cd "$repo" || exit 1
 
 run_vm=1
 case ${1-} in

@@ -51,7 +51,7 @@ if [ -n "$module" ]; then
 fi
 
 mkdir -p "$ctl/req" "$ctl/jobs"
-echo "$(cut -d' ' -f1 /proc/uptime)" > "$ctl/ready"
+cut -d' ' -f1 /proc/uptime > "$ctl/ready"
 echo "litevm-guest: ready" > /dev/console
 
 # Serve commands: the host renames a script into req/; it is moved to jobs/
