@@ -2,11 +2,13 @@
 /*
  * LITE: counters an operator asks about, one read-only file each under
  * /sys/kernel/debug/lite/. Gauges (peers, qps_connected, lmrs, lmr_bytes,
- * grants, handles) go up and down; the rest only count up.
+ * grants, handles) go up and down; the rest only count up. The one-sided
+ * operations count per CPU, under ops/.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/percpu.h>
 
 #include "lite_internal.h"
 
@@ -33,6 +35,31 @@ static const char * const lite_counter_names[LITE_CNT_NR] = {
 	[LITE_CNT_UPCALLS_INTERRUPTED] = "upcalls_interrupted",
 };
 
+DEFINE_PER_CPU(struct lite_ops_stats, lite_ops_stats);
+
+static const char * const lite_ops_stat_names[LITE_ST_NR] = {
+	[LITE_ST_READ] = "read",
+	[LITE_ST_WRITE] = "write",
+	[LITE_ST_MEMSET] = "memset",
+	[LITE_ST_MEMCPY] = "memcpy",
+	[LITE_ST_FAA] = "faa",
+	[LITE_ST_CAS] = "cas",
+	[LITE_ST_BYTES_READ] = "bytes_read",
+	[LITE_ST_BYTES_WRITTEN] = "bytes_written",
+	[LITE_ST_BOUNCE] = "bounce",
+	[LITE_ST_PINNED] = "pinned",
+	[LITE_ST_ERR_EBADF] = "err_ebadf",
+	[LITE_ST_ERR_EACCES] = "err_eacces",
+	[LITE_ST_ERR_EINVAL] = "err_einval",
+	[LITE_ST_ERR_EFAULT] = "err_efault",
+	[LITE_ST_ERR_ESTALE] = "err_estale",
+	[LITE_ST_ERR_EHOSTDOWN] = "err_ehostdown",
+	[LITE_ST_ERR_ETIMEDOUT] = "err_etimedout",
+	[LITE_ST_ERR_EIO] = "err_eio",
+	[LITE_ST_ERR_EINTR] = "err_eintr",
+	[LITE_ST_ERR_OTHER] = "err_other",
+};
+
 static struct dentry *lite_debugfs_dir;
 
 static int lite_counter_get(void *data, u64 *val)
@@ -42,6 +69,32 @@ static int lite_counter_get(void *data, u64 *val)
 }
 
 DEFINE_DEBUGFS_ATTRIBUTE(lite_counter_fops, lite_counter_get, NULL, "%llu\n");
+
+/* @data is the counter's entry in lite_ops_stat_names. */
+static int lite_ops_stat_get(void *data, u64 *val)
+{
+	unsigned int s = (const char * const *)data - lite_ops_stat_names;
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(&lite_ops_stats, cpu)->v[s];
+	*val = sum;
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(lite_ops_stat_fops, lite_ops_stat_get, NULL, "%llu\n");
+
+static void lite_debugfs_ops_init(struct dentry *root)
+{
+	struct dentry *dir = debugfs_create_dir("ops", root);
+	int i;
+
+	for (i = 0; i < LITE_ST_NR; i++)
+		debugfs_create_file_unsafe(lite_ops_stat_names[i], 0444, dir,
+					   (void *)&lite_ops_stat_names[i],
+					   &lite_ops_stat_fops);
+}
 
 /* Counters are diagnostics: the module works without them. */
 void lite_debugfs_init(void)
@@ -53,6 +106,7 @@ void lite_debugfs_init(void)
 		debugfs_create_file_unsafe(lite_counter_names[i], 0444,
 					   lite_debugfs_dir, &lite_counters[i],
 					   &lite_counter_fops);
+	lite_debugfs_ops_init(lite_debugfs_dir);
 }
 
 void lite_debugfs_exit(void)

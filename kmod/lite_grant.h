@@ -77,7 +77,5 @@ u32 lite_grant_chunk_index(const struct lite_grant *grant, u64 offset);
  * lite_chardev.c forwards them with the open file's lite_file.
  */
 long lite_ops_ioctl(struct lite_file *lf, unsigned int cmd, unsigned long arg);
-int lite_ops_init(void);
-void lite_ops_exit(void);
 
 #endif /* LITE_GRANT_H */

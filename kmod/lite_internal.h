@@ -10,6 +10,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netlink.h>
+#include <linux/percpu.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
@@ -47,7 +48,7 @@ struct lite_device {
 	 * no queue pair may be created on pd (lite_peers_device_removed()).
 	 */
 	bool dying;
-	/* The one-sided operations' contexts and buffers (lite_ops.c). */
+	/* The one-sided operations' contexts and buffers (lite_ops_pool.c). */
 	struct lite_ops_pool *ops_pool;
 };
 
@@ -89,6 +90,8 @@ extern unsigned short lite_cm_port;
 extern unsigned int lite_qps_per_peer;
 extern unsigned int lite_upcall_timeout_ms;
 extern unsigned int lite_lmr_quota_mib;
+/* Longest a one-sided operation waits; writable, so read with READ_ONCE(). */
+extern unsigned int lite_op_timeout_ms;
 
 /* lite_debugfs.c: counters under /sys/kernel/debug/lite/. */
 enum lite_counter {
@@ -128,6 +131,45 @@ static inline void lite_uncount(enum lite_counter c)
 static inline void lite_count_add(enum lite_counter c, s64 n)
 {
 	atomic64_add(n, &lite_counters[c]);
+}
+
+/*
+ * The one-sided operations' counters (lite_ops.c), under .../lite/ops/:
+ * per CPU on the data path, summed when read.
+ */
+enum lite_ops_stat {
+	LITE_ST_READ,
+	LITE_ST_WRITE,
+	LITE_ST_MEMSET,
+	LITE_ST_MEMCPY,
+	LITE_ST_FAA,
+	LITE_ST_CAS,
+	LITE_ST_BYTES_READ,
+	LITE_ST_BYTES_WRITTEN,
+	LITE_ST_BOUNCE,
+	LITE_ST_PINNED,
+	LITE_ST_ERR_EBADF,
+	LITE_ST_ERR_EACCES,
+	LITE_ST_ERR_EINVAL,
+	LITE_ST_ERR_EFAULT,
+	LITE_ST_ERR_ESTALE,
+	LITE_ST_ERR_EHOSTDOWN,
+	LITE_ST_ERR_ETIMEDOUT,
+	LITE_ST_ERR_EIO,
+	LITE_ST_ERR_EINTR,
+	LITE_ST_ERR_OTHER,
+	LITE_ST_NR
+};
+
+struct lite_ops_stats {
+	u64 v[LITE_ST_NR];
+};
+
+DECLARE_PER_CPU(struct lite_ops_stats, lite_ops_stats);
+
+static inline void lite_ops_stat_add(enum lite_ops_stat s, u64 n)
+{
+	this_cpu_add(lite_ops_stats.v[s], n);
 }
 
 void lite_debugfs_init(void);

@@ -98,6 +98,22 @@ static const struct kernel_param_ops lite_quota_ops = {
 module_param_cb(lmr_quota_mib, &lite_quota_ops, &lite_lmr_quota_mib, 0444);
 MODULE_PARM_DESC(lmr_quota_mib, "memory for the LMRs this node hosts, 1..1048576 MiB (default 512)");
 
+/* How long a one-sided operation (lite_ops.c) waits, all told. */
+unsigned int lite_op_timeout_ms = 5000;
+
+static int lite_param_set_timeout(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, 600000);
+}
+
+static const struct kernel_param_ops lite_timeout_ops = {
+	.set = lite_param_set_timeout,
+	.get = param_get_uint,
+};
+
+module_param_cb(op_timeout_ms, &lite_timeout_ops, &lite_op_timeout_ms, 0644);
+MODULE_PARM_DESC(op_timeout_ms, "longest a one-sided operation waits, in ms, 1..600000 (default 5000)");
+
 static int __init lite_init(void)
 {
 	int ret;
@@ -108,8 +124,6 @@ static int __init lite_init(void)
 		return -ENOMEM;
 
 	lite_debugfs_init();
-	/* The operations' counters and parameters; contexts come per device. */
-	lite_ops_init();
 
 	ret = lite_device_init();
 	if (ret) {
@@ -139,7 +153,6 @@ err_chardev:
 err_device:
 	lite_device_exit();
 err_debugfs:
-	lite_ops_exit();
 	lite_debugfs_exit();
 	destroy_workqueue(lite_wq);
 	return ret;
@@ -150,7 +163,6 @@ static void __exit lite_exit(void)
 	/* No new commands, then no new connections, then close the old ones. */
 	lite_netlink_exit();
 	lite_chardev_exit();
-	lite_ops_exit();
 	/* No file is open and no command runs: no upcall, grant or handle. */
 	lite_upcall_exit();
 	lite_grants_exit();

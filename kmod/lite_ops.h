@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * LITE: the one-sided operations' per-device resources (lite_ops.c), set up
- * and torn down by lite_device.c.
+ * LITE: the one-sided operations' per-device resources (lite_ops_pool.c),
+ * set up and torn down by lite_device.c.
  */
 #ifndef LITE_OPS_H
 #define LITE_OPS_H

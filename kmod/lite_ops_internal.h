@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * LITE: what the one-sided operations' files share, and nobody else sees:
+ * the operations (lite_ops.c), the per-device contexts they run in
+ * (lite_ops_pool.c) and the bounce buffer and pinned user pages that hold
+ * their local bytes (lite_ops_buf.c).
+ */
+#ifndef LITE_OPS_INTERNAL_H
+#define LITE_OPS_INTERNAL_H
+
+#include <linux/completion.h>
+#include <linux/jiffies.h>
+#include <linux/minmax.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/sizes.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+
+#include "lite_grant.h"
+#include "lite_internal.h"
+
+/* Operation contexts per device: operations running at once on the node. */
+#define LITE_OP_SLOTS		32
+/* User buffers up to this size are copied through the bounce buffer. */
+#define LITE_BOUNCE_SIZE	SZ_16K
+/* User pages pinned and mapped at once for bigger buffers (1 MiB). */
+#define LITE_WIN_PAGES		256
+/* Work requests per batch, and SGEs per work request at most. */
+#define LITE_OP_WRS		32
+#define LITE_OP_SGE_MAX		16
+/* Local pieces of one batch: pinned pages, or MEMSET's repeated buffer. */
+#define LITE_OP_SEGS		max(LITE_WIN_PAGES, LITE_OP_WRS * LITE_OP_SGE_MAX)
+
+/*
+ * One operation context. The fields after `index` belong to the operation
+ * that holds it; `pending` and `status` are shared with the completion
+ * handler of the batch in flight.
+ */
+struct lite_op_slot {
+	struct lite_ops_pool *pool;
+	unsigned int index;
+	refcount_t refs;		/* the operation + the batch in flight */
+	struct ib_cqe cqe;
+	struct completion done;		/* the batch's last completion */
+	atomic_t pending;		/* work requests of the batch not completed */
+	int status;			/* the batch's first error (cmpxchg) */
+	struct lite_conn *batch_conn;	/* where the batch was posted */
+	unsigned int batch_wrs;		/* send queue credits it holds */
+	/* Connections whose inflight this context counts in. */
+	struct lite_conn *conns[2];
+	/* The pinned window, unpinned by the releaser if the caller left. */
+	unsigned int nr_pages;
+	bool pages_dirty;		/* the device wrote them (READ) */
+	struct work_struct release_work;
+
+	void *buf;			/* the bounce buffer, LITE_BOUNCE_SIZE */
+	u64 buf_dma;
+	struct page **pages;		/* LITE_WIN_PAGES */
+	u64 *page_dma;			/* LITE_WIN_PAGES */
+	struct ib_sge *segs;		/* LITE_OP_SEGS: local pieces */
+	unsigned int nr_segs;
+	struct ib_sge *sges;		/* LITE_OP_WRS * LITE_OP_SGE_MAX */
+	struct ib_rdma_wr *wrs;		/* LITE_OP_WRS */
+	unsigned int nr_wrs;
+	struct ib_atomic_wr awr;
+};
+
+struct lite_ops_pool {
+	struct lite_device *ldev;
+	DECLARE_BITMAP(busy, LITE_OP_SLOTS);
+	wait_queue_head_t wait;		/* a context coming free */
+	struct lite_op_slot slots[LITE_OP_SLOTS];
+};
+
+/* One running operation, on the caller's stack. */
+struct lite_op {
+	struct lite_grant *grant;	/* with a reference (lite_op_begin()) */
+	struct lite_conn *conn;		/* the first connection of the context */
+	struct lite_op_slot *slot;
+	struct ib_device *ibdev;
+	u32 lkey;
+	unsigned long deadline;		/* jiffies */
+	bool abandoned;			/* the caller stopped waiting */
+};
+
+static inline long lite_op_remaining(const struct lite_op *op)
+{
+	long left = (long)(op->deadline - jiffies);
+
+	return left > 0 ? left : 0;
+}
+
+/* Maps a wait's result: > 0 in time; 0 timed out; < 0 a fatal signal. */
+static inline int lite_wait_errno(long ret)
+{
+	if (ret > 0)
+		return 0;
+	return ret ? -EINTR : -ETIMEDOUT;
+}
+
+/* lite_ops.c: the operations, their connections and work requests. */
+
+/* Drops a connection's inflight count; the conn is freed after RCU. */
+void lite_conn_ops_put(struct lite_conn *conn);
+/* The completion handler of every work request a context posts. */
+void lite_op_done(struct ib_cq *cq, struct ib_wc *wc);
+/*
+ * One batch of RDMA READs or WRITEs (@write) over [off, off + len) of
+ * @grant on @conn, its local side in slot->segs; the bytes it moved, or
+ * an error.
+ */
+s64 lite_rw_batch(struct lite_op *op, struct lite_conn *conn,
+		  const struct lite_grant *grant, bool write, u64 off, u64 len);
+
+/* lite_ops_pool.c: the per-device operation contexts. */
+
+/*
+ * Puts a context of @conn's device behind @op, waiting for one until
+ * op->deadline; sets op->conn, op->slot, op->ibdev and op->lkey. The
+ * context takes over the connection's inflight count (also on failure,
+ * where it is dropped): -EIO if the device has no contexts, -ETIMEDOUT,
+ * -EINTR on a fatal signal.
+ */
+int lite_slot_get(struct lite_op *op, struct lite_conn *conn);
+/*
+ * Drops a reference; the last one gives the context and its connections
+ * back. @can_sleep: process context, where pinned pages can be unpinned
+ * (otherwise a work item does it).
+ */
+void lite_slot_put(struct lite_op_slot *slot, bool can_sleep);
+
+/* lite_ops_buf.c: the bounce buffer and pinned user pages. */
+
+/* Unmaps and unpins the pinned window. Process context. */
+void lite_slot_unpin(struct lite_op_slot *slot);
+/* Moves [off, off + len) of @grant through the bounce buffer on @conn. */
+int lite_rw_bounce(struct lite_op *op, struct lite_conn *conn,
+		   const struct lite_grant *grant, bool write, u64 off,
+		   u64 len);
+/*
+ * The rest run on op->grant over op->conn (lite_op_begin()).
+ * READ into or WRITE from @ubuf (len <= LITE_BOUNCE_SIZE), copied:
+ */
+int lite_rw_user_bounce(struct lite_op *op, bool write, u64 off,
+			void __user *ubuf, u64 len);
+/* READ into or WRITE from @ubuf, pinned one window at a time. */
+int lite_rw_user_pinned(struct lite_op *op, bool write, u64 off,
+			unsigned long ubuf, u64 len);
+/* MEMSET: every SGE points at the bounce buffer filled with @value. */
+int lite_memset_bounce(struct lite_op *op, u64 off, u64 len, u8 value);
+
+#endif /* LITE_OPS_INTERNAL_H */
