@@ -11,7 +11,7 @@
 #include "agent/backoff.h"
 #include "agent/status_util.h"
 #include "agent/validation.h"
-#include "controlplane/log.h"
+#include "common/log/log.h"
 
 namespace lite::agent {
 

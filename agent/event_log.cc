@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "absl/strings/str_format.h"
-#include "controlplane/log.h"
+#include "common/log/log.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace lite::agent {

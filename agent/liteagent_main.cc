@@ -29,7 +29,7 @@
 #include "agent/netlink_module.h"
 #include "agent/node_agent_service.h"
 #include "agent/validation.h"
-#include "controlplane/log.h"
+#include "common/log/log.h"
 
 ABSL_FLAG(std::string, manager, "127.0.0.1:7420",
           "the cluster manager (litemgr) to join, host:port");
@@ -105,14 +105,14 @@ absl::Status Positive(absl::string_view flag, absl::Duration d) {
 
 absl::StatusOr<Config> ReadFlags() {
   Config c;
-  lite::controlplane::LogLevel level;
-  if (!lite::controlplane::ParseLogLevel(absl::GetFlag(FLAGS_log_level),
+  lite::logging::LogLevel level;
+  if (!lite::logging::ParseLogLevel(absl::GetFlag(FLAGS_log_level),
                                          &level)) {
     return absl::InvalidArgumentError(
         absl::StrFormat("--log_level='%s' is not debug, info, warning or error",
                         absl::GetFlag(FLAGS_log_level)));
   }
-  lite::controlplane::SetMinLogLevel(level);
+  lite::logging::SetMinLogLevel(level);
 
   c.module = absl::GetFlag(FLAGS_module);
   if (c.module != "netlink" && c.module != "fake") {

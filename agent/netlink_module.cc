@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
-#include "controlplane/log.h"
+#include "common/log/log.h"
 #include "kmod/include/uapi/lite.h"
 
 namespace lite::agent {

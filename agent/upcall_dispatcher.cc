@@ -8,7 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "agent/status_util.h"
-#include "controlplane/log.h"
+#include "common/log/log.h"
 
 namespace lite::agent {
 namespace {

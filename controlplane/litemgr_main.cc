@@ -16,9 +16,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/log/log.h"
 #include "controlplane/clock.h"
 #include "controlplane/lease_timer.h"
-#include "controlplane/log.h"
 #include "controlplane/manager_state.h"
 #include "controlplane/memory_store.h"
 #include "controlplane/service.h"
@@ -59,12 +59,12 @@ int Fail(const std::string& message) {
 
 int Main() {
   const std::string level = absl::GetFlag(FLAGS_log_level);
-  LogLevel min_level;
-  if (!ParseLogLevel(level, &min_level)) {
+  logging::LogLevel min_level;
+  if (!logging::ParseLogLevel(level, &min_level)) {
     return Fail(absl::StrCat("--log_level=", level,
                              " is not one of debug, info, warning, error"));
   }
-  SetMinLogLevel(min_level);
+  logging::SetMinLogLevel(min_level);
   ManagerOptions options;
   if (absl::GetFlag(FLAGS_lease_ms) < 10) {
     return Fail("--lease_ms must be at least 10");

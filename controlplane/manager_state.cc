@@ -8,8 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/log/log.h"
 #include "common/status/macros.h"
-#include "controlplane/log.h"
 #include "controlplane/manager_util.h"
 #include "controlplane/validation.h"
 

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "controlplane/log.h"
+#include "common/log/log.h"
 #include "controlplane/stream_pump.h"
 
 namespace lite::controlplane {

@@ -1,4 +1,4 @@
-#include "controlplane/log.h"
+#include "common/log/log.h"
 
 #include <atomic>
 #include <cstdio>
@@ -8,7 +8,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 
-namespace lite::controlplane {
+namespace lite::logging {
 namespace {
 
 std::atomic<int> min_level{static_cast<int>(LogLevel::kInfo)};
@@ -60,4 +60,4 @@ bool ParseLogLevel(absl::string_view text, LogLevel* level) {
   return true;
 }
 
-}  // namespace lite::controlplane
+}  // namespace lite::logging
