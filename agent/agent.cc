@@ -9,8 +9,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "agent/backoff.h"
-#include "agent/status_util.h"
 #include "agent/validation.h"
+#include "common/grpc/status.h"
 #include "common/log/log.h"
 
 namespace lite::agent {

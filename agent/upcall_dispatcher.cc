@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
-#include "agent/status_util.h"
+#include "common/grpc/status.h"
 #include "common/log/log.h"
 
 namespace lite::agent {

@@ -5,16 +5,11 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/grpc/status.h"
 #include "common/log/log.h"
 #include "controlplane/stream_pump.h"
 
 namespace lite::controlplane {
-
-grpc::Status ToGrpcStatus(const absl::Status& status) {
-  if (status.ok()) return grpc::Status::OK;
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
-                      std::string(status.message()));
-}
 
 namespace {
 

@@ -14,8 +14,6 @@
 
 namespace lite::controlplane {
 
-grpc::Status ToGrpcStatus(const absl::Status& status);
-
 namespace internal {
 using CM = lite::v1::ClusterManager;
 // Every method on the callback API; Join, Session and Watch raw.

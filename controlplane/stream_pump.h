@@ -19,11 +19,10 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "common/grpc/status.h"
 #include "controlplane/outbox.h"
 
 namespace lite::controlplane {
-
-grpc::Status ToGrpcStatus(const absl::Status& status);
 
 template <typename Reactor>
 class StreamPump final : public OutboxListener {

@@ -22,6 +22,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "common/grpc/status.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace lite::hosttest {
@@ -50,11 +51,6 @@ std::unique_ptr<typename Stub::Stub> Dial(int port) {
 
 void Arm(grpc::ClientContext* ctx, absl::Duration d = absl::Seconds(5)) {
   ctx->set_deadline(absl::ToChronoTime(absl::Now() + d));
-}
-
-absl::Status FromGrpc(const grpc::Status& s) {
-  return absl::Status(static_cast<absl::StatusCode>(s.error_code()),
-                      s.error_message());
 }
 
 }  // namespace
@@ -303,7 +299,7 @@ absl::StatusOr<lite::v1::GetStatusResponse> Cluster::AgentStatus(
   Arm(&ctx, absl::Seconds(2));
   lite::v1::GetStatusResponse resp;
   grpc::Status s = stub->GetStatus(&ctx, {}, &resp);
-  if (!s.ok()) return FromGrpc(s);
+  if (!s.ok()) return FromGrpcStatus(s);
   return resp;
 }
 
@@ -315,7 +311,7 @@ absl::StatusOr<std::vector<lite::v1::Member>> Cluster::AgentPeers(
   Arm(&ctx, absl::Seconds(2));
   lite::v1::ListPeersResponse resp;
   grpc::Status s = stub->ListPeers(&ctx, {}, &resp);
-  if (!s.ok()) return FromGrpc(s);
+  if (!s.ok()) return FromGrpcStatus(s);
   return std::vector<lite::v1::Member>(resp.peers().begin(),
                                        resp.peers().end());
 }
@@ -344,7 +340,7 @@ absl::StatusOr<std::vector<lite::v1::Member>> Cluster::Nodes() {
   Arm(&ctx);
   lite::v1::ListNodesResponse resp;
   grpc::Status s = manager_stub_->ListNodes(&ctx, {}, &resp);
-  if (!s.ok()) return FromGrpc(s);
+  if (!s.ok()) return FromGrpcStatus(s);
   if (!resp.next_page_token().empty()) {
     return absl::InternalError("more than one page of nodes");
   }
@@ -357,7 +353,7 @@ absl::StatusOr<std::vector<lite::v1::Lmr>> Cluster::Lmrs() {
   Arm(&ctx);
   lite::v1::ListLmrsResponse resp;
   grpc::Status s = manager_stub_->ListLmrs(&ctx, {}, &resp);
-  if (!s.ok()) return FromGrpc(s);
+  if (!s.ok()) return FromGrpcStatus(s);
   return std::vector<lite::v1::Lmr>(resp.lmrs().begin(), resp.lmrs().end());
 }
 
@@ -366,7 +362,7 @@ absl::StatusOr<std::vector<lite::v1::Grant>> Cluster::Grants() {
   Arm(&ctx);
   lite::v1::ListGrantsResponse resp;
   grpc::Status s = manager_stub_->ListGrants(&ctx, {}, &resp);
-  if (!s.ok()) return FromGrpc(s);
+  if (!s.ok()) return FromGrpcStatus(s);
   return std::vector<lite::v1::Grant>(resp.grants().begin(),
                                       resp.grants().end());
 }
