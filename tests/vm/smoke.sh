@@ -9,71 +9,55 @@
 #    WARNING, Oops, general protection or refcount line.
 # Usage: tests/vm/smoke.sh [--state DIR]    (needs root and tools/setup.sh)
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/vm/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+VM_SUITE=smoke
+VM_GUESTS=2
+VM_TIMEOUT=600
+VM_TARGETS=(//kmod:lite_ko //tools/litedev)
 
-if [[ ${1-} != --inside ]]; then
-	cd "$repo"
-	bazel build //kmod:lite_ko //tools/litedev > /dev/null 2>&1 || bazel build //kmod:lite_ko //tools/litedev
-	# The real output directory, not the bazel-bin symlink another build may repoint.
-	LITE_BIN=$(bazel info bazel-bin 2> /dev/null)
-	export LITE_BIN
-	exec tools/vm/litevm run -n 2 --module "$LITE_BIN/kmod/lite.ko" \
-		--timeout 600 "$@" -- "$0" --inside
-fi
+litedev() { echo "$LITE_BIN/tools/litedev/litedev"; }
 
-failures=0
-check() {  # check DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	if "$@"; then
-		echo "  ok    $what"
-	else
-		echo "  FAIL  $what"
-		failures=$((failures + 1))
-	fi
+# perftest_pair TEST: one perftest pair, guest 1 serving guest 2; its line.
+perftest_pair() {
+	local line
+	line=$(perftest-pair "$1" 1 2 8 1000) || return 1
+	echo "        $line"
 }
-
-litedev=$LITE_BIN/tools/litedev/litedev
-
-echo "perftest over rdma_cm, guest 1 (server) <-> guest 2 (client), 8 B:"
-for t in ib_write_lat ib_read_lat; do
-	if line=$(perftest-pair "$t" 1 2 8 1000); then
-		echo "  ok    $line"
-	else
-		echo "  FAIL  $t"
-		failures=$((failures + 1))
-	fi
-done
-
 reports_rxe0_ready() {
 	local json
-	json=$(litevm exec -g "$1" -- "$litedev -o json") || return 1
+	json=$(litevm exec -g "$1" -- "$(litedev) -o json") || return 1
 	echo "        guest $1: $json"
 	[[ $json == *'"abi_version": 2'* ]] &&
-	[[ $json == *'"name": "rxe0"'* ]] &&
-	[[ $json == *'"port_state": "ACTIVE"'* ]] &&
-	[[ $json == *'"global_key_ready": true'* ]]
+		[[ $json == *'"name": "rxe0"'* ]] &&
+		[[ $json == *'"port_state": "ACTIVE"'* ]] &&
+		[[ $json == *'"global_key_ready": true'* ]]
 }
 module_loaded() { litevm exec -g "$1" -- "grep -q '^lite ' /proc/modules"; }
 rmmod_clean() {
 	litevm exec -g "$1" -- "rmmod lite && ! grep -q '^lite ' /proc/modules && ! test -e /dev/lite"
 }
-
 litedev_explains_missing_module() {
 	local out
-	if out=$(litevm exec -g "$1" -- "$litedev" 2>&1); then
+	if out=$(litevm exec -g "$1" -- "$(litedev)" 2>&1); then
 		return 1
 	fi
 	[[ $out == *"is lite.ko loaded?"* ]]
 }
 
-echo "lite.ko:"
-for g in 1 2; do
-	check "guest $g: lite.ko loaded" module_loaded "$g"
-	check "guest $g: /dev/lite reports rxe0 ACTIVE with the global key ready" reports_rxe0_ready "$g"
-	check "guest $g: rmmod lite is clean and removes /dev/lite" rmmod_clean "$g"
-	check "guest $g: litedev fails with a reason once lite.ko is gone" litedev_explains_missing_module "$g"
-done
+host_main() {
+	local t g
+	echo "perftest over rdma_cm, guest 1 (server) <-> guest 2 (client), 8 B:"
+	for t in ib_write_lat ib_read_lat; do
+		check "$t" perftest_pair "$t"
+	done
+	echo "lite.ko:"
+	for g in 1 2; do
+		check "guest $g: lite.ko loaded" module_loaded "$g"
+		check "guest $g: /dev/lite reports rxe0 ACTIVE with the global key ready" reports_rxe0_ready "$g"
+		check "guest $g: rmmod lite is clean and removes /dev/lite" rmmod_clean "$g"
+		check "guest $g: litedev fails with a reason once lite.ko is gone" litedev_explains_missing_module "$g"
+	done
+}
 
-((failures == 0)) || { echo "smoke: $failures check(s) failed"; exit 1; }
-echo "smoke: all checks passed"
+vm_main "$@"
