@@ -182,6 +182,8 @@ struct lite_node_info {
  * LITE_IOC_NODE_LOOKUP: a node's id from its name, or its name from its id.
  * This node and its peers are known by the names the node agent gave them
  * (LITE_ATTR_NODE_NAME); an agent that gives none leaves them unnamed.
+ * lite.ko keeps names unique among this node and its peers (NODE_SET and
+ * PEER_ADD refuse a name in use), so a name finds at most one node.
  *
  * In:  flags = 0; either name = a node name (name[0] != 0; node_id is
  *      ignored), or name[0] = 0 and node_id = the node to name.
