@@ -6,6 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "common/cli/table.h"
+#include "common/units/units.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "lite/v1/agent.grpc.pb.h"
 #include "tools/litectl/commands.h"
@@ -14,7 +16,7 @@
 namespace lite::litectl {
 namespace {
 
-std::string AgentAddress(const Context& ctx, const ParsedArgs& args) {
+std::string AgentAddress(const Context& ctx, const cli::Args& args) {
   if (args.Has("agent")) return args.Get("agent");
   return ctx.agent_env.empty() ? std::string(kDefaultAgent) : ctx.agent_env;
 }
@@ -27,14 +29,13 @@ absl::Status AgentStatus(const Context& ctx, lite::v1::NodeAgent::Stub* stub,
   grpc::Status s = stub->GetStatus(&cctx, {}, &resp);
   if (!s.ok()) return CallError(s, target);
   if (ctx.output == Output::kJson) {
-    *ctx.out << ToJson(resp, true);
-    return absl::OkStatus();
+    return PrintJson(ctx, resp, true);
   }
   const int64_t now = absl::ToUnixMillis(absl::Now());
   const std::string state = EnumSuffix(
       lite::v1::ManagerConnectionState_Name(resp.manager_connection_state()),
       "MANAGER_CONNECTION_STATE_");
-  Table t({"FIELD", "VALUE"});
+  cli::Table t({"FIELD", "VALUE"});
   t.AddRow({"node name", resp.node_name()});
   t.AddRow({"node id", resp.node_id() == 0 ? "- (not joined yet)"
                                            : absl::StrCat(resp.node_id())});
@@ -48,7 +49,7 @@ absl::Status AgentStatus(const Context& ctx, lite::v1::NodeAgent::Stub* stub,
   t.AddRow({"applied event", absl::StrCat(resp.applied_event_sequence())});
   t.AddRow({"reconnects", absl::StrCat(resp.reconnects())});
   t.AddRow({"last error",
-            resp.last_error().empty() ? "-" : OneLine(resp.last_error())});
+            resp.last_error().empty() ? "-" : cli::OneLine(resp.last_error())});
   t.AddRow({"started",
             absl::StrCat(UtcTime(resp.started_at_unix_ms()), " (",
                          HumanAge(resp.started_at_unix_ms(), now), " ago)")});
@@ -64,10 +65,9 @@ absl::Status AgentPeers(const Context& ctx, lite::v1::NodeAgent::Stub* stub,
   grpc::Status s = stub->ListPeers(&cctx, {}, &resp);
   if (!s.ok()) return CallError(s, target);
   if (ctx.output == Output::kJson) {
-    *ctx.out << ToJson(resp, true);
-    return absl::OkStatus();
+    return PrintJson(ctx, resp, true);
   }
-  Table t({"ID", "NAME", "INCARNATION", "RDMA ADDRESS", "DRAINING"});
+  cli::Table t({"ID", "NAME", "INCARNATION", "RDMA ADDRESS", "DRAINING"});
   for (const auto& p : resp.peers()) {
     t.AddRow({absl::StrCat(p.node_id()), p.node_name(),
               absl::StrCat(p.incarnation()), p.rdma_address(),
@@ -85,10 +85,9 @@ absl::Status AgentCounters(const Context& ctx, lite::v1::NodeAgent::Stub* stub,
   grpc::Status s = stub->GetCounters(&cctx, {}, &resp);
   if (!s.ok()) return CallError(s, target);
   if (ctx.output == Output::kJson) {
-    *ctx.out << ToJson(resp, true);
-    return absl::OkStatus();
+    return PrintJson(ctx, resp, true);
   }
-  Table t({"COUNTER", "VALUE", "MEANING"});
+  cli::Table t({"COUNTER", "VALUE", "MEANING"});
   for (const auto& c : resp.counters()) {
     t.AddRow({c.name(), absl::StrCat(c.value()), c.help()});
   }
@@ -98,19 +97,18 @@ absl::Status AgentCounters(const Context& ctx, lite::v1::NodeAgent::Stub* stub,
 
 }  // namespace
 
-absl::Status RunAgent(const Context& ctx, const ParsedArgs& args) {
+absl::Status RunAgent(const Context& ctx, const cli::Args& args) {
   const std::string target = AgentAddress(ctx, args);
   auto stub = lite::v1::NodeAgent::NewStub(ctx.Dial(target));
-  const std::string& what = args.positional[0];
+  const std::string& what = args.positional()[0];
   if (what == "status") return AgentStatus(ctx, stub.get(), target);
   if (what == "peers") return AgentPeers(ctx, stub.get(), target);
   if (what == "counters") return AgentCounters(ctx, stub.get(), target);
-  return absl::InvalidArgumentError(absl::StrFormat(
-      "usage: '%s' is not status, peers or counters (litectl agent --help)",
-      what));
+  return cli::UsageError(
+      absl::StrFormat("'%s' is not status, peers or counters", what));
 }
 
-absl::Status RunHealth(const Context& ctx, const ParsedArgs& args) {
+absl::Status RunHealth(const Context& ctx, const cli::Args& args) {
   const std::string target =
       args.Has("agent") ? args.Get("agent") : ctx.manager;
   auto stub = grpc::health::v1::Health::NewStub(ctx.Dial(target));
@@ -122,7 +120,7 @@ absl::Status RunHealth(const Context& ctx, const ParsedArgs& args) {
   grpc::Status s = stub->Check(&cctx, req, &resp);
   if (!s.ok()) return CallError(s, target);
   if (ctx.output == Output::kJson) {
-    *ctx.out << ToJson(resp, true);
+    if (absl::Status p = PrintJson(ctx, resp, true); !p.ok()) return p;
   }
   const std::string status =
       grpc::health::v1::HealthCheckResponse::ServingStatus_Name(resp.status());

@@ -1,6 +1,7 @@
 // litectl's subcommands: each has its usage, help, flags and a function that
-// runs it. RunLitectl is the whole tool minus process setup (signals,
-// environment), so that tests can run it in-process.
+// runs it, on the tools' command-line layer (common/cli). RunLitectl is the
+// whole tool minus process setup (signals, environment), so that tests can
+// run it in-process.
 #ifndef LITE_TOOLS_LITECTL_COMMANDS_H_
 #define LITE_TOOLS_LITECTL_COMMANDS_H_
 
@@ -9,7 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "tools/litectl/args.h"
+#include "common/cli/cli.h"
 #include "tools/litectl/context.h"
 
 namespace lite::litectl {
@@ -23,22 +24,22 @@ struct Command {
   std::string usage;
   std::string summary;
   std::string details = "";
-  std::vector<FlagSpec> flags = {};
+  std::vector<cli::Flag> flags = {};
   size_t min_args = 0;
   size_t max_args = 0;
-  absl::Status (*run)(const Context& ctx, const ParsedArgs& args) = nullptr;
+  absl::Status (*run)(const Context& ctx, const cli::Args& args) = nullptr;
 };
 
 // Manager subcommands (manager_commands.cc).
-absl::Status RunNodes(const Context& ctx, const ParsedArgs& args);
-absl::Status RunLmrs(const Context& ctx, const ParsedArgs& args);
-absl::Status RunGrants(const Context& ctx, const ParsedArgs& args);
-absl::Status RunDrain(const Context& ctx, const ParsedArgs& args);
-absl::Status RunEvict(const Context& ctx, const ParsedArgs& args);
-absl::Status RunWatch(const Context& ctx, const ParsedArgs& args);
+absl::Status RunNodes(const Context& ctx, const cli::Args& args);
+absl::Status RunLmrs(const Context& ctx, const cli::Args& args);
+absl::Status RunGrants(const Context& ctx, const cli::Args& args);
+absl::Status RunDrain(const Context& ctx, const cli::Args& args);
+absl::Status RunEvict(const Context& ctx, const cli::Args& args);
+absl::Status RunWatch(const Context& ctx, const cli::Args& args);
 // Agent and health subcommands (agent_commands.cc).
-absl::Status RunAgent(const Context& ctx, const ParsedArgs& args);
-absl::Status RunHealth(const Context& ctx, const ParsedArgs& args);
+absl::Status RunAgent(const Context& ctx, const cli::Args& args);
+absl::Status RunHealth(const Context& ctx, const cli::Args& args);
 
 const std::vector<Command>& Commands();
 

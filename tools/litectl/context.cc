@@ -42,16 +42,23 @@ absl::Status CallError(const grpc::Status& status, absl::string_view target) {
   return absl::Status(code, status.error_message());
 }
 
-std::string ToJson(const google::protobuf::Message& msg, bool pretty) {
+absl::Status PrintJson(const Context& ctx, const google::protobuf::Message& msg,
+                       bool pretty) {
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
   options.always_print_primitive_fields = true;
   options.add_whitespace = pretty;
   std::string json;
-  // Only fails for messages with unresolvable Any fields; lite.v1 has none.
-  (void)google::protobuf::util::MessageToJsonString(msg, &json, options);
+  // Fails only for messages with unresolvable Any fields (lite.v1 has none).
+  const auto s =
+      google::protobuf::util::MessageToJsonString(msg, &json, options);
+  if (!s.ok()) {
+    return absl::InternalError(absl::StrCat("cannot print ", msg.GetTypeName(),
+                                            " as JSON: ", s.ToString()));
+  }
   if (json.empty() || json.back() != '\n') json.push_back('\n');
-  return json;
+  *ctx.out << json;
+  return absl::OkStatus();
 }
 
 std::string EnumSuffix(const std::string& name, absl::string_view prefix) {

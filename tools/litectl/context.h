@@ -55,9 +55,11 @@ struct Context {
 // "cannot reach" codes the target is named too.
 absl::Status CallError(const grpc::Status& status, absl::string_view target);
 
-// The message as JSON with proto field names; pretty (multi-line) or one
-// line.
-std::string ToJson(const google::protobuf::Message& msg, bool pretty);
+// Writes the message to ctx.out as JSON with proto field names (64-bit
+// integers as strings, the proto3 JSON mapping), pretty (multi-line) or on
+// one line.
+absl::Status PrintJson(const Context& ctx, const google::protobuf::Message& msg,
+                       bool pretty);
 
 // Strips an enum value name's prefix: NODE_STATE_ALIVE -> ALIVE.
 std::string EnumSuffix(const std::string& name, absl::string_view prefix);

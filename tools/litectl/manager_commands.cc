@@ -11,6 +11,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "common/cli/table.h"
+#include "common/units/units.h"
 #include "lite/v1/manager.grpc.pb.h"
 #include "tools/litectl/commands.h"
 #include "tools/litectl/format.h"
@@ -25,10 +27,6 @@ constexpr int kMaxPages = 100000;
 
 std::unique_ptr<ClusterManager::Stub> ManagerStub(const Context& ctx) {
   return ClusterManager::NewStub(ctx.Dial(ctx.manager));
-}
-
-absl::Status UsageError(const std::string& message) {
-  return absl::InvalidArgumentError(absl::StrCat("usage: ", message));
 }
 
 // Reads every page of a listing into `all`. `call` makes one call for the
@@ -102,20 +100,20 @@ std::string AccessName(const lite::v1::Access& a) {
 int64_t NowMs() { return absl::ToUnixMillis(absl::Now()); }
 
 // Exactly one of a positional NODE_NAME or --id.
-absl::Status NodeSelector(const ParsedArgs& args, uint32_t* id,
+absl::Status NodeSelector(const cli::Args& args, uint32_t* id,
                           std::string* name, absl::string_view command) {
-  const bool by_name = !args.positional.empty();
+  const bool by_name = !args.positional().empty();
   if (by_name == args.Has("id")) {
-    return UsageError(absl::StrFormat(
-        "give a node name or --id NODE_ID, not %s (litectl %s --help)",
-        by_name ? "both" : "neither", command));
+    return cli::UsageError(
+        absl::StrFormat("give a node name or --id NODE_ID, not %s",
+                        by_name ? "both" : "neither"));
   }
   if (by_name) {
-    *name = args.positional[0];
+    *name = args.positional()[0];
     return absl::OkStatus();
   }
-  absl::StatusOr<uint64_t> parsed = ParseId("--id", args.Get("id"), UINT32_MAX);
-  if (!parsed.ok()) return UsageError(std::string(parsed.status().message()));
+  absl::StatusOr<uint64_t> parsed = cli::Id("--id", args.Get("id"), UINT32_MAX);
+  if (!parsed.ok()) return parsed.status();
   *id = static_cast<uint32_t>(*parsed);
   return absl::OkStatus();
 }
@@ -126,16 +124,15 @@ std::string MemberLabel(const lite::v1::Member& m) {
 
 }  // namespace
 
-absl::Status RunNodes(const Context& ctx, const ParsedArgs&) {
+absl::Status RunNodes(const Context& ctx, const cli::Args&) {
   auto stub = ManagerStub(ctx);
   absl::StatusOr<lite::v1::ListNodesResponse> all = AllNodes(ctx, stub.get());
   if (!all.ok()) return all.status();
   if (ctx.output == Output::kJson) {
-    *ctx.out << ToJson(*all, true);
-    return absl::OkStatus();
+    return PrintJson(ctx, *all, true);
   }
-  Table t({"ID", "NAME", "STATE", "INCARNATION", "RDMA ADDRESS", "DRAINING",
-           "SESSION", "LEASE LEFT", "AGE"});
+  cli::Table t({"ID", "NAME", "STATE", "INCARNATION", "RDMA ADDRESS",
+                "DRAINING", "SESSION", "LEASE LEFT", "AGE"});
   const int64_t now = NowMs();
   for (const auto& n : all->nodes()) {
     const bool alive = n.state() == lite::v1::NODE_STATE_ALIVE;
@@ -149,12 +146,12 @@ absl::Status RunNodes(const Context& ctx, const ParsedArgs&) {
   return absl::OkStatus();
 }
 
-absl::Status RunLmrs(const Context& ctx, const ParsedArgs& args) {
+absl::Status RunLmrs(const Context& ctx, const cli::Args& args) {
   lite::v1::ListLmrsRequest req;
   if (args.Has("home")) {
     absl::StatusOr<uint64_t> home =
-        ParseId("--home", args.Get("home"), UINT32_MAX);
-    if (!home.ok()) return UsageError(std::string(home.status().message()));
+        cli::Id("--home", args.Get("home"), UINT32_MAX);
+    if (!home.ok()) return home.status();
     req.set_home_node_id(static_cast<uint32_t>(*home));
   }
   auto stub = ManagerStub(ctx);
@@ -171,18 +168,17 @@ absl::Status RunLmrs(const Context& ctx, const ParsedArgs& args) {
           });
   if (!s.ok()) return s;
   if (ctx.output == Output::kJson) {
-    *ctx.out << ToJson(all, true);
-    return absl::OkStatus();
+    return PrintJson(ctx, all, true);
   }
   absl::StatusOr<lite::v1::ListNodesResponse> nodes = AllNodes(ctx, stub.get());
   if (!nodes.ok()) return nodes.status();
   const auto names = NodeNames(*nodes);
-  Table t({"ID", "NAME", "HOME", "SIZE", "OWNER", "MODE", "ORIGIN", "EPOCH",
-           "CHUNKS", "AGE"});
+  cli::Table t({"ID", "NAME", "HOME", "SIZE", "OWNER", "MODE", "ORIGIN",
+                "EPOCH", "CHUNKS", "AGE"});
   const int64_t now = NowMs();
   for (const auto& l : all.lmrs()) {
     t.AddRow({HexId(l.lmr_id()), l.name(), NodeLabel(names, l.home_node_id()),
-              HumanBytes(l.size_bytes()),
+              units::HumanBytes(l.size_bytes()),
               absl::StrCat(l.owner_uid(), ":", l.owner_gid()),
               OctalMode(l.mode()),
               absl::AsciiStrToLower(EnumSuffix(
@@ -194,17 +190,17 @@ absl::Status RunLmrs(const Context& ctx, const ParsedArgs& args) {
   return absl::OkStatus();
 }
 
-absl::Status RunGrants(const Context& ctx, const ParsedArgs& args) {
+absl::Status RunGrants(const Context& ctx, const cli::Args& args) {
   lite::v1::ListGrantsRequest req;
   if (args.Has("lmr")) {
-    absl::StatusOr<uint64_t> id = ParseId("--lmr", args.Get("lmr"), UINT64_MAX);
-    if (!id.ok()) return UsageError(std::string(id.status().message()));
+    absl::StatusOr<uint64_t> id = cli::Id("--lmr", args.Get("lmr"), UINT64_MAX);
+    if (!id.ok()) return id.status();
     req.set_lmr_id(*id);
   }
   if (args.Has("holder")) {
     absl::StatusOr<uint64_t> id =
-        ParseId("--holder", args.Get("holder"), UINT32_MAX);
-    if (!id.ok()) return UsageError(std::string(id.status().message()));
+        cli::Id("--holder", args.Get("holder"), UINT32_MAX);
+    if (!id.ok()) return id.status();
     req.set_holder_node_id(static_cast<uint32_t>(*id));
   }
   auto stub = ManagerStub(ctx);
@@ -223,14 +219,13 @@ absl::Status RunGrants(const Context& ctx, const ParsedArgs& args) {
           });
   if (!s.ok()) return s;
   if (ctx.output == Output::kJson) {
-    *ctx.out << ToJson(all, true);
-    return absl::OkStatus();
+    return PrintJson(ctx, all, true);
   }
   absl::StatusOr<lite::v1::ListNodesResponse> nodes = AllNodes(ctx, stub.get());
   if (!nodes.ok()) return nodes.status();
   const auto names = NodeNames(*nodes);
-  Table t({"ID", "LMR", "HOME", "HOLDER", "ACCESS", "UID", "GID", "PID",
-           "EPOCH", "AGE"});
+  cli::Table t({"ID", "LMR", "HOME", "HOLDER", "ACCESS", "UID", "GID", "PID",
+                "EPOCH", "AGE"});
   const int64_t now = NowMs();
   for (const auto& g : all.grants()) {
     t.AddRow(
@@ -244,7 +239,7 @@ absl::Status RunGrants(const Context& ctx, const ParsedArgs& args) {
   return absl::OkStatus();
 }
 
-absl::Status RunDrain(const Context& ctx, const ParsedArgs& args) {
+absl::Status RunDrain(const Context& ctx, const cli::Args& args) {
   lite::v1::DrainNodeRequest req;
   uint32_t id = 0;
   std::string name;
@@ -261,8 +256,7 @@ absl::Status RunDrain(const Context& ctx, const ParsedArgs& args) {
   grpc::Status s = stub->DrainNode(&cctx, req, &resp);
   if (!s.ok()) return CallError(s, ctx.manager);
   if (ctx.output == Output::kJson) {
-    *ctx.out << ToJson(resp, true);
-    return absl::OkStatus();
+    return PrintJson(ctx, resp, true);
   }
   *ctx.out << MemberLabel(resp.member())
            << (resp.member().draining() ? " is draining: no new LMRs are "
@@ -271,7 +265,7 @@ absl::Status RunDrain(const Context& ctx, const ParsedArgs& args) {
   return absl::OkStatus();
 }
 
-absl::Status RunEvict(const Context& ctx, const ParsedArgs& args) {
+absl::Status RunEvict(const Context& ctx, const cli::Args& args) {
   lite::v1::EvictNodeRequest req;
   uint32_t id = 0;
   std::string name;
@@ -288,8 +282,7 @@ absl::Status RunEvict(const Context& ctx, const ParsedArgs& args) {
   grpc::Status s = stub->EvictNode(&cctx, req, &resp);
   if (!s.ok()) return CallError(s, ctx.manager);
   if (ctx.output == Output::kJson) {
-    *ctx.out << ToJson(resp, true);
-    return absl::OkStatus();
+    return PrintJson(ctx, resp, true);
   }
   *ctx.out << MemberLabel(resp.member()) << " incarnation "
            << resp.member().incarnation() << " evicted; now "
@@ -338,8 +331,8 @@ std::string DescribeEvent(const lite::v1::Event& e) {
       kind = "LmrAdded";
       details = absl::StrFormat(
           "lmr %s '%s' on node %u, %s, owner %u:%u mode %s", HexId(l.lmr_id()),
-          l.name(), l.home_node_id(), HumanBytes(l.size_bytes()), l.owner_uid(),
-          l.owner_gid(), OctalMode(l.mode()));
+          l.name(), l.home_node_id(), units::HumanBytes(l.size_bytes()),
+          l.owner_uid(), l.owner_gid(), OctalMode(l.mode()));
       break;
     }
     case lite::v1::Event::kLmrRemoved: {
@@ -380,12 +373,13 @@ std::string DescribeEvent(const lite::v1::Event& e) {
                          UtcTime(e.time_unix_ms()), kind, details);
 }
 
-absl::Status RunWatch(const Context& ctx, const ParsedArgs& args) {
+absl::Status RunWatch(const Context& ctx, const cli::Args& args) {
   int64_t count = -1;
   if (args.Has("count")) {
-    absl::StatusOr<uint64_t> n = ParseId("--count", args.Get("count"),
-                                         std::numeric_limits<int64_t>::max());
-    if (!n.ok()) return UsageError(std::string(n.status().message()));
+    absl::StatusOr<uint64_t> n = cli::Number(
+        "--count", args.Get("count"), std::numeric_limits<int64_t>::max());
+    if (!n.ok()) return n.status();
+    if (*n == 0) return cli::UsageError("--count: at least 1, not 0");
     count = static_cast<int64_t>(*n);
   }
   auto stub = ManagerStub(ctx);
@@ -404,9 +398,10 @@ absl::Status RunWatch(const Context& ctx, const ParsedArgs& args) {
   lite::v1::Event event;
   int64_t seen = 0;
   bool counted_out = false;
-  while (reader->Read(&event)) {
+  absl::Status printed;
+  while (printed.ok() && reader->Read(&event)) {
     if (ctx.output == Output::kJson) {
-      *ctx.out << ToJson(event, false);
+      printed = PrintJson(ctx, event, false);
     } else {
       *ctx.out << DescribeEvent(event) << "\n";
     }
@@ -417,8 +412,10 @@ absl::Status RunWatch(const Context& ctx, const ParsedArgs& args) {
       break;
     }
   }
+  if (!printed.ok()) cctx.TryCancel();
   grpc::Status s = reader->Finish();
   if (ctx.interrupt != nullptr) ctx.interrupt->ClearHook();
+  if (!printed.ok()) return printed;
   {
     absl::MutexLock lock(&mu);
     if (interrupted || counted_out) return absl::OkStatus();
