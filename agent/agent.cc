@@ -12,6 +12,7 @@
 #include "agent/validation.h"
 #include "common/grpc/status.h"
 #include "common/log/log.h"
+#include "common/names/names.h"
 
 namespace lite::agent {
 
@@ -705,7 +706,7 @@ void Agent::HandleRequest(Session* session,
                             session->caller.node_id()));
       } else if (a.size_bytes() == 0) {
         s = absl::InvalidArgumentError("size_bytes is 0");
-      } else if (s = ValidateLmrName(a.name()); s.ok()) {
+      } else if (s = names::ValidateLmrName("name", a.name()); s.ok()) {
         absl::StatusOr<lite::v1::AllocatedLmrMemory> mem =
             module_->AllocateLmrMemory(a);
         if (mem.ok()) {

@@ -3,6 +3,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "agent/validation.h"
+#include "common/names/names.h"
 
 namespace lite::agent {
 namespace {
@@ -27,7 +28,7 @@ absl::Status SplitEntry(absl::string_view flag, absl::string_view entry,
   }
   *name = entry.substr(0, eq);
   *value = entry.substr(eq + 1);
-  if (absl::Status s = ValidateLmrName(*name); !s.ok()) {
+  if (absl::Status s = names::ValidateLmrName("LMR name", *name); !s.ok()) {
     return absl::InvalidArgumentError(
         absl::StrFormat("--%s: %s", flag, s.message()));
   }

@@ -30,6 +30,8 @@
 #include "agent/node_agent_service.h"
 #include "agent/validation.h"
 #include "common/log/log.h"
+#include "common/names/names.h"
+#include "common/status/macros.h"
 
 ABSL_FLAG(std::string, manager, "127.0.0.1:7420",
           "the cluster manager (litemgr) to join, host:port");
@@ -106,8 +108,7 @@ absl::Status Positive(absl::string_view flag, absl::Duration d) {
 absl::StatusOr<Config> ReadFlags() {
   Config c;
   lite::logging::LogLevel level;
-  if (!lite::logging::ParseLogLevel(absl::GetFlag(FLAGS_log_level),
-                                         &level)) {
+  if (!lite::logging::ParseLogLevel(absl::GetFlag(FLAGS_log_level), &level)) {
     return absl::InvalidArgumentError(
         absl::StrFormat("--log_level='%s' is not debug, info, warning or error",
                         absl::GetFlag(FLAGS_log_level)));
@@ -140,10 +141,8 @@ absl::StatusOr<Config> ReadFlags() {
     }
     c.agent.node_name = host;
   }
-  if (absl::Status s = ValidateNodeName(c.agent.node_name); !s.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--node_name: ", s.message()));
-  }
+  LITE_RETURN_IF_ERROR(
+      names::ValidateNodeName("--node_name", c.agent.node_name));
   c.agent.rdma_address = absl::GetFlag(FLAGS_rdma_address);
   if (c.agent.rdma_address.empty()) {
     return absl::InvalidArgumentError(

@@ -11,26 +11,6 @@
 namespace lite::agent {
 namespace {
 
-absl::Status ValidateName(absl::string_view what, absl::string_view name,
-                          size_t max_len, absl::string_view extra_chars) {
-  if (name.empty() || name.size() > max_len) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s '%s' must be 1..%d characters long", what, name, max_len));
-  }
-  if (!absl::ascii_isalnum(name[0])) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s '%s' must start with a letter or digit", what, name));
-  }
-  for (char c : name) {
-    if (!absl::ascii_isalnum(c) && extra_chars.find(c) == extra_chars.npos) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s '%s' has '%c'; allowed are A-Z a-z 0-9 and '%s'",
-                          what, name, c, extra_chars));
-    }
-  }
-  return absl::OkStatus();
-}
-
 // Splits "host:port" / "[v6]:port"; host keeps no brackets.
 absl::Status SplitHostPort(absl::string_view what, absl::string_view address,
                            absl::string_view* host, uint32_t* port,
@@ -70,14 +50,6 @@ absl::Status SplitHostPort(absl::string_view what, absl::string_view address,
 }
 
 }  // namespace
-
-absl::Status ValidateNodeName(absl::string_view name) {
-  return ValidateName("node name", name, 64, "._-");
-}
-
-absl::Status ValidateLmrName(absl::string_view name) {
-  return ValidateName("LMR name", name, 128, "._:/-");
-}
 
 absl::Status ValidateRdmaAddress(absl::string_view address) {
   absl::string_view host;

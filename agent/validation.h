@@ -1,6 +1,7 @@
 // Checks of the agent's own configuration, with the same rules the manager
 // applies (proto/lite/v1), so that a bad flag fails at startup with a clear
-// message instead of as an endless series of rejected Joins.
+// message instead of as an endless series of rejected Joins. Names follow
+// the shared rule in common/names/names.h.
 #ifndef LITE_AGENT_VALIDATION_H_
 #define LITE_AGENT_VALIDATION_H_
 
@@ -12,12 +13,6 @@
 #include "absl/strings/string_view.h"
 
 namespace lite::agent {
-
-// 1..64 characters from [A-Za-z0-9._-], the first a letter or digit.
-absl::Status ValidateNodeName(absl::string_view name);
-
-// 1..128 characters from [A-Za-z0-9._:/-], the first a letter or digit.
-absl::Status ValidateLmrName(absl::string_view name);
 
 // "IPv4:port" or "[IPv6]:port" with port 1..65535.
 absl::Status ValidateRdmaAddress(absl::string_view address);

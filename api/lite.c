@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "api/lite_testing.h"
+#include "common/names/name_rules.h"
 
 struct lite_ctx {
 	int fd;
@@ -80,46 +81,13 @@ static int check_ctx(const struct lite_ctx *ctx)
 	return 0;
 }
 
-static int name_char_ok(char c, int first)
-{
-	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9'))
-		return 1;
-	return !first && (c == '.' || c == '_' || c == ':' || c == '/' ||
-			  c == '-');
-}
-
 int lite_check_name(const char *name)
 {
-	size_t len, i;
-
 	if (name == NULL)
 		return REJECT(EINVAL, "the LMR name is NULL");
-	len = strnlen(name, LITE_NAME_MAX + 1);
-	if (len == 0)
-		return REJECT(EINVAL, "the LMR name is empty");
-	if (len > LITE_NAME_MAX)
-		return REJECT(EINVAL, "the LMR name is longer than %d characters",
-			      LITE_NAME_MAX);
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)name[i];
-
-		if (name_char_ok((char)c, i == 0))
-			continue;
-		if (i == 0)
-			return REJECT(EINVAL,
-				      "an LMR name starts with a letter or digit");
-		if (c < 0x20 || c >= 0x7f)
-			return REJECT(EINVAL,
-				      "the LMR name has byte 0x%02x at %zu; names "
-				      "use [A-Za-z0-9._:/-]",
-				      c, i);
-		return REJECT(EINVAL,
-			      "the LMR name has '%c' at %zu; names use "
-			      "[A-Za-z0-9._:/-]",
-			      c, i);
-	}
-	return 0;
+	/* The rule every component applies (common/names), its message too. */
+	return lite_name_check(LITE_NAME_KIND_LMR, "the LMR name", name,
+			       strlen(name), last_message, sizeof(last_message));
 }
 
 /* Checks the name and copies it into a LITE_NAME_BUF field. */

@@ -83,13 +83,13 @@ TEST(NameTest, RejectsWithAReason) {
   EXPECT_THAT(lite_message(), HasSubstr("empty"));
   EXPECT_EQ(lite_check_name(std::string(LITE_NAME_MAX + 1, 'n').c_str()),
             -EINVAL);
-  EXPECT_THAT(lite_message(), HasSubstr("longer than 128"));
+  EXPECT_THAT(lite_message(), HasSubstr("the limit is 128"));
   EXPECT_EQ(lite_check_name("-lead"), -EINVAL);
-  EXPECT_THAT(lite_message(), HasSubstr("starts with a letter or digit"));
+  EXPECT_THAT(lite_message(), HasSubstr("start with a letter or digit"));
   EXPECT_EQ(lite_check_name("a b"), -EINVAL);
-  EXPECT_THAT(lite_message(), HasSubstr("' ' at 1"));
+  EXPECT_THAT(lite_message(), HasSubstr("0x20 at offset 1"));
   EXPECT_EQ(lite_check_name("ab\n"), -EINVAL);
-  EXPECT_THAT(lite_message(), HasSubstr("0x0a at 2"));
+  EXPECT_THAT(lite_message(), HasSubstr("0x0a at offset 2"));
 }
 
 TEST_F(CApiTest, AllocFillsTheStructAndReturnsTheId) {
@@ -351,7 +351,7 @@ TEST(MessageTest, IsPerThread) {
     other = lite_message();
   }).join();
   EXPECT_THAT(lite_message(), HasSubstr("empty"));
-  EXPECT_THAT(other, HasSubstr("' ' at 1"));
+  EXPECT_THAT(other, HasSubstr("0x20 at offset 1"));
 }
 
 TEST(ErrnoNameTest, NamesPositiveAndNegative) {

@@ -14,9 +14,11 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/log/log.h"
+#include "common/names/names.h"
 #include "controlplane/clock.h"
 #include "controlplane/lease_timer.h"
 #include "controlplane/manager_state.h"
@@ -42,8 +44,9 @@ ABSL_FLAG(int64_t, recovery_window_ms, 5000,
           "After a start with no state: how long agents may restore grants "
           "before orphans are revoked and RecoveryComplete is announced. 0 "
           "disables recovery.");
-ABSL_FLAG(uint64_t, max_lmr_size_bytes, uint64_t{1} << 40,
-          "Largest LMR the manager accepts.");
+ABSL_FLAG(uint64_t, max_lmr_size_bytes, lite::names::kMaxLmrSizeBytes,
+          "Largest LMR the manager accepts; at most lite.ko's limit for one "
+          "LMR (LITE_LMR_SIZE_MAX, 64 GiB), the default.");
 ABSL_FLAG(int32_t, max_lmr_chunks, 4096, "Most chunks one LMR may have.");
 ABSL_FLAG(std::string, log_level, "info", "debug, info, warning or error.");
 ABSL_FLAG(int64_t, shutdown_grace_ms, 2000,
@@ -90,6 +93,14 @@ int Main() {
       absl::Milliseconds(absl::GetFlag(FLAGS_recovery_window_ms));
   if (absl::GetFlag(FLAGS_max_lmr_size_bytes) == 0) {
     return Fail("--max_lmr_size_bytes must be positive");
+  }
+  // A larger limit would let the manager create LMRs that no node's lite.ko
+  // can allocate.
+  if (absl::GetFlag(FLAGS_max_lmr_size_bytes) > names::kMaxLmrSizeBytes) {
+    return Fail(absl::StrFormat(
+        "--max_lmr_size_bytes=%u is larger than lite.ko's limit for one LMR, "
+        "%u bytes (64 GiB, LITE_LMR_SIZE_MAX)",
+        absl::GetFlag(FLAGS_max_lmr_size_bytes), names::kMaxLmrSizeBytes));
   }
   options.max_lmr_size_bytes = absl::GetFlag(FLAGS_max_lmr_size_bytes);
   if (absl::GetFlag(FLAGS_max_lmr_chunks) < 1) {

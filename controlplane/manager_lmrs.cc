@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/log/log.h"
+#include "common/names/names.h"
 #include "common/status/macros.h"
 #include "controlplane/access.h"
 #include "controlplane/manager_state.h"
@@ -131,7 +132,7 @@ absl::StatusOr<lite::v1::RegisterLmrResponse> ManagerState::RegisterLmr(
     const lite::v1::RegisterLmrRequest& request) {
   LITE_RETURN_IF_ERROR(ValidateCallerFields(request.caller()));
   LITE_RETURN_IF_ERROR(ValidateCredentials("owner", request.owner()));
-  LITE_RETURN_IF_ERROR(ValidateLmrName("name", request.name()));
+  LITE_RETURN_IF_ERROR(names::ValidateLmrName("name", request.name()));
   LITE_RETURN_IF_ERROR(ValidateSize("size_bytes", request.size_bytes(),
                                     options_.max_lmr_size_bytes));
   LITE_RETURN_IF_ERROR(ValidateMode("mode", request.mode()));
@@ -251,7 +252,7 @@ absl::Status ManagerState::AllocLmr(const lite::v1::AllocLmrRequest& request,
                                     AllocDone done) {
   LITE_RETURN_IF_ERROR(ValidateCallerFields(request.caller()));
   LITE_RETURN_IF_ERROR(ValidateCredentials("owner", request.owner()));
-  LITE_RETURN_IF_ERROR(ValidateLmrName("name", request.name()));
+  LITE_RETURN_IF_ERROR(names::ValidateLmrName("name", request.name()));
   LITE_RETURN_IF_ERROR(ValidateSize("size_bytes", request.size_bytes(),
                                     options_.max_lmr_size_bytes));
   LITE_RETURN_IF_ERROR(ValidateMode("mode", request.mode()));
@@ -434,7 +435,7 @@ absl::StatusOr<lite::v1::MapLmrResponse> ManagerState::MapLmr(
     const lite::v1::MapLmrRequest& request) {
   LITE_RETURN_IF_ERROR(ValidateCallerFields(request.caller()));
   LITE_RETURN_IF_ERROR(ValidateCredentials("requester", request.requester()));
-  LITE_RETURN_IF_ERROR(ValidateLmrName("name", request.name()));
+  LITE_RETURN_IF_ERROR(names::ValidateLmrName("name", request.name()));
   LITE_RETURN_IF_ERROR(ValidateAccess("access", request.access()));
 
   Locked lock(this);
@@ -504,7 +505,7 @@ absl::StatusOr<lite::v1::FreeLmrResponse> ManagerState::FreeLmr(
     const lite::v1::FreeLmrRequest& request) {
   LITE_RETURN_IF_ERROR(ValidateCallerFields(request.caller()));
   LITE_RETURN_IF_ERROR(ValidateCredentials("requester", request.requester()));
-  LITE_RETURN_IF_ERROR(ValidateLmrName("name", request.name()));
+  LITE_RETURN_IF_ERROR(names::ValidateLmrName("name", request.name()));
   Locked lock(this);
   LITE_RETURN_IF_ERROR(CheckCallerLocked(request.caller()).status());
   std::optional<uint64_t> lmr_id = store_->FindLmrId(request.name());
@@ -559,7 +560,8 @@ absl::StatusOr<lite::v1::RestoreGrantResponse> ManagerState::RestoreGrant(
         grant.home_node_id(),
         " do not match (an LMR id's high 32 bits are its home node)"));
   }
-  LITE_RETURN_IF_ERROR(ValidateLmrName("grant.lmr_name", grant.lmr_name()));
+  LITE_RETURN_IF_ERROR(
+      names::ValidateLmrName("grant.lmr_name", grant.lmr_name()));
   LITE_RETURN_IF_ERROR(
       ValidateCredentials("grant.requester", grant.requester()));
   LITE_RETURN_IF_ERROR(ValidateAccess("grant.access", grant.access()));

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/log/log.h"
+#include "common/names/names.h"
 #include "common/status/macros.h"
 #include "controlplane/manager_util.h"
 #include "controlplane/validation.h"
@@ -96,7 +97,7 @@ absl::StatusOr<Member> ManagerState::FindNodeLocked(
         "give exactly one of node_id and node_name");
   }
   if (node_id == 0) {
-    LITE_RETURN_IF_ERROR(ValidateNodeName("node_name", node_name));
+    LITE_RETURN_IF_ERROR(names::ValidateNodeName("node_name", node_name));
     std::optional<uint32_t> id = store_->FindNodeId(node_name);
     if (!id.has_value()) {
       return absl::NotFoundError(
@@ -364,7 +365,8 @@ absl::StatusOr<lite::v1::JoinResponse> ManagerState::Join(
 
 absl::StatusOr<std::string> ManagerState::JoinWire(
     const lite::v1::JoinRequest& request) {
-  LITE_RETURN_IF_ERROR(ValidateNodeName("node_name", request.node_name()));
+  LITE_RETURN_IF_ERROR(
+      names::ValidateNodeName("node_name", request.node_name()));
   LITE_ASSIGN_OR_RETURN(
       const std::string address,
       CanonicalRdmaAddress("rdma_address", request.rdma_address()));

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "absl/time/time.h"
+#include "common/names/names.h"
 
 namespace lite::controlplane {
 
@@ -23,8 +24,9 @@ struct ManagerOptions {
   // how long until RecoveryComplete is announced. Zero: no recovery phase.
   absl::Duration recovery_window = absl::Seconds(5);
   // Upper bounds on LMR size and chunk count, so that one request cannot ask
-  // for unbounded work or memory.
-  uint64_t max_lmr_size_bytes = uint64_t{1} << 40;  // 1 TiB
+  // for unbounded work or memory. The size is at most what lite.ko allocates
+  // for one LMR (64 GiB).
+  uint64_t max_lmr_size_bytes = names::kMaxLmrSizeBytes;
   int max_lmr_chunks = 4096;
 };
 

@@ -26,44 +26,7 @@ std::string Quote(absl::string_view value) {
   return absl::StrCat("\"", shown, "\"");
 }
 
-absl::Status ValidateName(absl::string_view field, absl::string_view name,
-                          size_t max_length, absl::string_view extra_chars) {
-  const std::string allowed = absl::StrCat("[A-Za-z0-9", extra_chars, "]");
-  if (name.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, " is empty; give 1 to ", max_length,
-                     " characters from ", allowed));
-  }
-  if (name.size() > max_length) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, " ", Quote(name), " is ", name.size(),
-                     " characters long; the limit is ", max_length));
-  }
-  if (!absl::ascii_isalnum(static_cast<unsigned char>(name[0]))) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        field, " ", Quote(name), " must start with a letter or digit"));
-  }
-  for (size_t i = 0; i < name.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(name[i]);
-    if (absl::ascii_isalnum(c) || extra_chars.find(c) != std::string::npos) {
-      continue;
-    }
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s %s has character 0x%02x at offset %d; only %s are allowed", field,
-        Quote(name), c, i, allowed));
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
-
-absl::Status ValidateNodeName(absl::string_view field, absl::string_view name) {
-  return ValidateName(field, name, kMaxNodeNameLength, "._-");
-}
-
-absl::Status ValidateLmrName(absl::string_view field, absl::string_view name) {
-  return ValidateName(field, name, kMaxLmrNameLength, "._:/-");
-}
 
 absl::StatusOr<std::string> CanonicalRdmaAddress(absl::string_view field,
                                                  absl::string_view address) {

@@ -1,6 +1,7 @@
 // Field validation for lite.v1 requests. Every function returns OK or an
 // INVALID_ARGUMENT status whose message names the field, the bad value and
-// what would be accepted, so that a person can fix the call.
+// what would be accepted, so that a person can fix the call. Names follow
+// the rule every component shares: common/names/names.h.
 #ifndef LITE_CONTROLPLANE_VALIDATION_H_
 #define LITE_CONTROLPLANE_VALIDATION_H_
 
@@ -14,18 +15,10 @@
 
 namespace lite::controlplane {
 
-inline constexpr size_t kMaxNodeNameLength = 64;
-inline constexpr size_t kMaxLmrNameLength = 128;
 inline constexpr size_t kMaxReasonLength = 256;
 inline constexpr uint32_t kModeMask = 0666;
 inline constexpr int32_t kDefaultPageSize = 1000;
 inline constexpr int32_t kMaxPageSize = 10000;
-
-// 1..64 characters from [A-Za-z0-9._-], the first a letter or digit.
-absl::Status ValidateNodeName(absl::string_view field, absl::string_view name);
-
-// 1..128 characters from [A-Za-z0-9._:/-], the first a letter or digit.
-absl::Status ValidateLmrName(absl::string_view field, absl::string_view name);
 
 // "IPv4:port" or "[IPv6]:port", port 1..65535. Returns the address in a
 // canonical form (so "[::1]:1" and "[0::1]:1" compare equal).

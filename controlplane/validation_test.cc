@@ -10,30 +10,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-TEST(ValidationTest, NodeNames) {
-  EXPECT_TRUE(ValidateNodeName("n", "node-1.rack_2").ok());
-  EXPECT_TRUE(ValidateNodeName("n", std::string(64, 'a')).ok());
-  EXPECT_EQ(ValidateNodeName("n", std::string(65, 'a')).code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ValidateNodeName("n", "").code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ValidateNodeName("n", ".hidden").code(),
-            absl::StatusCode::kInvalidArgument);
-  const absl::Status slash = ValidateNodeName("node_name", "a/b");
-  EXPECT_THAT(slash.message(), HasSubstr("node_name \"a/b\" has character "
-                                         "0x2f at offset 1"));
-}
-
-TEST(ValidationTest, LmrNamesAllowPathLikeNames) {
-  EXPECT_TRUE(ValidateLmrName("name", "app:db/shard-0.main").ok());
-  EXPECT_EQ(ValidateLmrName("name", "/rooted").code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ValidateLmrName("name", "tab\tname").code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ValidateLmrName("name", std::string(129, 'x')).code(),
-            absl::StatusCode::kInvalidArgument);
-}
-
 TEST(ValidationTest, RdmaAddressesAreCanonical) {
   EXPECT_EQ(*CanonicalRdmaAddress("a", "10.0.0.2:7471"), "10.0.0.2:7471");
   EXPECT_EQ(*CanonicalRdmaAddress("a", "[fd00:0::2]:1"), "[fd00::2]:1");
