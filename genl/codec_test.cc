@@ -16,15 +16,29 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/testing/status_matchers.h"
 #include "genl/errors.h"
 #include "genl/types.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kmod/include/uapi/lite.h"
 
 namespace lite::genl {
 namespace {
 
+using ::lite_testing::StatusIs;
+
 using MsgPtr = std::unique_ptr<nl_msg, decltype(&nlmsg_free)>;
+
+// A genl error: the errno it carries and the status code that errno maps to.
+MATCHER_P(FailsWith, err,
+          absl::StrCat("fails with errno ", strerrorname_np(err))) {
+  const absl::Status& status = ::lite_testing::internal::GetStatus(arg);
+  *result_listener << "whose status is " << status << ", errno "
+                   << ErrnoOf(status);
+  return ErrnoOf(status) == err &&
+         ::testing::Matches(StatusIs(absl::ErrnoToStatusCode(err)))(status);
+}
 
 MsgPtr NewMessage(uint8_t cmd, size_t size = 0) {
   MsgPtr msg(size ? nlmsg_alloc_size(size) : nlmsg_alloc(), &nlmsg_free);
@@ -58,7 +72,7 @@ TEST(DecodeTest, PeerWithoutRoleIsAnError) {
   MsgPtr msg = NewMessage(LITE_CMD_PEER_GET);
   PutPeer(msg.get(), 3, 1, "10.211.0.13");
   auto peer = DecodePeer(nlmsg_hdr(msg.get()));
-  EXPECT_FALSE(peer.ok());
+  EXPECT_THAT(peer, FailsWith(EBADMSG));
   EXPECT_EQ(ErrnoOf(peer.status()), EBADMSG);
 }
 
@@ -92,7 +106,7 @@ TEST(DecodeTest, ShortAttributeIsRejected) {
   MsgPtr msg = NewMessage(LITE_CMD_EVENT_PEER_CONNECTED);
   PutPeer(msg.get(), 2, 7, "10.211.0.12");
   nla_put_u8(msg.get(), LITE_ATTR_QP_INDEX, 1);  // u32 expected
-  EXPECT_FALSE(DecodeEvent(nlmsg_hdr(msg.get())).ok());
+  EXPECT_THAT(DecodeEvent(nlmsg_hdr(msg.get())), FailsWith(EIO));
 }
 
 TEST(DecodeTest, NodeWithoutIdentity) {
@@ -143,9 +157,9 @@ TEST(DecodeErrorTest, ZeroIsAnAck) {
 
 TEST(ParseIPv4Test, AcceptsDottedQuadOnly) {
   EXPECT_TRUE(ParseIPv4("10.211.0.11").ok());
-  EXPECT_FALSE(ParseIPv4("10.211.0").ok());
-  EXPECT_FALSE(ParseIPv4("10.211.0.256").ok());
-  EXPECT_FALSE(ParseIPv4("::1").ok());
+  EXPECT_THAT(ParseIPv4("10.211.0"), FailsWith(EINVAL));
+  EXPECT_THAT(ParseIPv4("10.211.0.256"), FailsWith(EINVAL));
+  EXPECT_THAT(ParseIPv4("::1"), FailsWith(EINVAL));
   EXPECT_EQ(ErrnoOf(ParseIPv4("x").status()), EINVAL);
 }
 
@@ -229,7 +243,8 @@ TEST(DecodeLmrTest, DumpPartsAreMerged) {
   std::vector<Chunk> all = Chunks(5, 4096);
   MsgPtr first = NewMessage(LITE_CMD_LMR_GET);
   PutLmr(first.get(), 5 * 4096, {all.begin(), all.begin() + 3});
-  EXPECT_FALSE(DecodeLmr(nlmsg_hdr(first.get())).ok());  // not partial
+  EXPECT_THAT(DecodeLmr(nlmsg_hdr(first.get())),
+              FailsWith(EBADMSG));  // not partial
   auto part = DecodeLmr(nlmsg_hdr(first.get()), /*partial=*/true);
   ASSERT_TRUE(part.ok()) << part.status();
   ASSERT_TRUE(MergeLmrPart(&lmrs, *part).ok());
@@ -280,17 +295,17 @@ TEST(DecodeLmrTest, ChunksNotAddingUpToTheSizeAreRejected) {
 TEST(DecodeLmrTest, EmptyOrZeroLengthChunksAreRejected) {
   MsgPtr empty = NewMessage(LITE_CMD_LMR_GET);
   PutLmr(empty.get(), 4096, {});
-  EXPECT_FALSE(DecodeLmr(nlmsg_hdr(empty.get())).ok());
+  EXPECT_THAT(DecodeLmr(nlmsg_hdr(empty.get())), FailsWith(EBADMSG));
   MsgPtr zero = NewMessage(LITE_CMD_LMR_GET);
   PutLmr(zero.get(), 4096, {{0, 4096}, {0x2000, 0}});
-  EXPECT_FALSE(DecodeLmr(nlmsg_hdr(zero.get())).ok());
+  EXPECT_THAT(DecodeLmr(nlmsg_hdr(zero.get())), FailsWith(EBADMSG));
 }
 
 TEST(DecodeLmrTest, UnterminatedNameIsRejected) {
   MsgPtr msg = NewMessage(LITE_CMD_LMR_GET);
   nla_put(msg.get(), LITE_ATTR_NAME, 3, "buf");  // no NUL
   PutLmr(msg.get(), 4096, {{0, 4096}});
-  EXPECT_FALSE(DecodeLmr(nlmsg_hdr(msg.get())).ok());
+  EXPECT_THAT(DecodeLmr(nlmsg_hdr(msg.get())), FailsWith(EIO));
 }
 
 TEST(DecodeLmrTest, WrongCommandIsRejected) {
@@ -310,7 +325,7 @@ TEST(DecodeLmrMemoryTest, AllocReply) {
 
   MsgPtr no_key = NewMessage(LITE_CMD_LMR_ALLOC);
   PutChunks(no_key.get(), {{0x10000, 8192}});
-  EXPECT_FALSE(DecodeLmrMemory(nlmsg_hdr(no_key.get())).ok());
+  EXPECT_THAT(DecodeLmrMemory(nlmsg_hdr(no_key.get())), FailsWith(EBADMSG));
 }
 
 GrantInfo SampleGrant(size_t chunks = 2) {
@@ -359,7 +374,7 @@ TEST(GrantTest, EncodeThenDecodeAsTheKernelReportsIt) {
 TEST(GrantTest, GrantGetWithoutRequesterIsRejected) {
   MsgPtr msg = NewMessage(LITE_CMD_GRANT_GET);
   ASSERT_TRUE(EncodeGrant(msg.get(), SampleGrant()).ok());
-  EXPECT_FALSE(DecodeGrant(nlmsg_hdr(msg.get())).ok());
+  EXPECT_THAT(DecodeGrant(nlmsg_hdr(msg.get())), FailsWith(EBADMSG));
 }
 
 TEST(GrantTest, EncodeRejectsWhatTheKernelWould) {
@@ -558,40 +573,46 @@ TEST(DecodeUpcallTest, RejectsMalformed) {
     return DecodeUpcall(nlmsg_hdr(msg.get())).status();
   };
   // Upcall id 0.
-  EXPECT_FALSE(decode([](nl_msg* m) {
-                 PutUpcallHeader(m, 0, LITE_UPCALL_FREE);
-                 nla_put_string(m, LITE_ATTR_NAME, "buf");
-               }).ok());
+  EXPECT_THAT(decode([](nl_msg* m) {
+                PutUpcallHeader(m, 0, LITE_UPCALL_FREE);
+                nla_put_string(m, LITE_ATTR_NAME, "buf");
+              }),
+              FailsWith(EBADMSG));
   // Unknown kind.
-  EXPECT_FALSE(decode([](nl_msg* m) {
-                 PutUpcallHeader(m, 1, 99);
-                 nla_put_string(m, LITE_ATTR_NAME, "buf");
-               }).ok());
+  EXPECT_THAT(decode([](nl_msg* m) {
+                PutUpcallHeader(m, 1, 99);
+                nla_put_string(m, LITE_ATTR_NAME, "buf");
+              }),
+              FailsWith(EBADMSG));
   // MAP without access, and with unknown access bits.
-  EXPECT_FALSE(decode([](nl_msg* m) {
-                 PutUpcallHeader(m, 1, LITE_UPCALL_MAP);
-                 nla_put_string(m, LITE_ATTR_NAME, "buf");
-               }).ok());
-  EXPECT_FALSE(decode([](nl_msg* m) {
-                 PutUpcallHeader(m, 1, LITE_UPCALL_MAP);
-                 nla_put_string(m, LITE_ATTR_NAME, "buf");
-                 nla_put_u32(m, LITE_ATTR_ACCESS, 8);
-               }).ok());
+  EXPECT_THAT(decode([](nl_msg* m) {
+                PutUpcallHeader(m, 1, LITE_UPCALL_MAP);
+                nla_put_string(m, LITE_ATTR_NAME, "buf");
+              }),
+              FailsWith(EBADMSG));
+  EXPECT_THAT(decode([](nl_msg* m) {
+                PutUpcallHeader(m, 1, LITE_UPCALL_MAP);
+                nla_put_string(m, LITE_ATTR_NAME, "buf");
+                nla_put_u32(m, LITE_ATTR_ACCESS, 8);
+              }),
+              FailsWith(EBADMSG));
   // ALLOC with a name longer than LITE_NAME_MAX.
-  EXPECT_FALSE(decode([](nl_msg* m) {
-                 PutUpcallHeader(m, 1, LITE_UPCALL_ALLOC);
-                 nla_put_string(m, LITE_ATTR_NAME,
-                                std::string(LITE_NAME_MAX + 1, 'a').c_str());
-                 nla_put_u64(m, LITE_ATTR_SIZE, 1);
-                 nla_put_u32(m, LITE_ATTR_MODE, 0600);
-                 nla_put_u32(m, LITE_ATTR_NODE_ID, 0);
-               }).ok());
+  EXPECT_THAT(decode([](nl_msg* m) {
+                PutUpcallHeader(m, 1, LITE_UPCALL_ALLOC);
+                nla_put_string(m, LITE_ATTR_NAME,
+                               std::string(LITE_NAME_MAX + 1, 'a').c_str());
+                nla_put_u64(m, LITE_ATTR_SIZE, 1);
+                nla_put_u32(m, LITE_ATTR_MODE, 0600);
+                nla_put_u32(m, LITE_ATTR_NODE_ID, 0);
+              }),
+              FailsWith(EBADMSG));
   // No credentials.
-  EXPECT_FALSE(decode([](nl_msg* m) {
-                 nla_put_u64(m, LITE_ATTR_UPCALL_ID, 1);
-                 nla_put_u32(m, LITE_ATTR_UPCALL_KIND, LITE_UPCALL_FREE);
-                 nla_put_string(m, LITE_ATTR_NAME, "buf");
-               }).ok());
+  EXPECT_THAT(decode([](nl_msg* m) {
+                nla_put_u64(m, LITE_ATTR_UPCALL_ID, 1);
+                nla_put_u32(m, LITE_ATTR_UPCALL_KIND, LITE_UPCALL_FREE);
+                nla_put_string(m, LITE_ATTR_NAME, "buf");
+              }),
+              FailsWith(EBADMSG));
 }
 
 TEST(DecodeNotificationTest, EventsToo) {
