@@ -1,6 +1,17 @@
 #include "agent/counters.h"
 
+#include <utility>
+
 namespace lite::agent {
+
+lite::v1::Counter MakeCounter(std::string name, uint64_t value,
+                              std::string help) {
+  lite::v1::Counter c;
+  c.set_name(std::move(name));
+  c.set_value(value);
+  c.set_help(std::move(help));
+  return c;
+}
 
 Counters::Counters(
     std::initializer_list<std::pair<absl::string_view, absl::string_view>>
@@ -29,10 +40,7 @@ std::vector<lite::v1::Counter> Counters::Snapshot() const {
   std::vector<lite::v1::Counter> out;
   out.reserve(entries_.size());
   for (const auto& [name, entry] : entries_) {
-    lite::v1::Counter& c = out.emplace_back();
-    c.set_name(name);
-    c.set_value(entry.value);
-    c.set_help(entry.help);
+    out.push_back(MakeCounter(name, entry.value, entry.help));
   }
   return out;
 }

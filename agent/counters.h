@@ -1,6 +1,7 @@
 // Named monotonic counters that the agent reports through
 // NodeAgent.GetCounters. Every counter is declared with its help text up
-// front so that a listing shows all of them, zero or not.
+// front so that a listing shows all of them, zero or not. Modules report
+// theirs (Module::GetCounters) with MakeCounter.
 #ifndef LITE_AGENT_COUNTERS_H_
 #define LITE_AGENT_COUNTERS_H_
 
@@ -17,6 +18,10 @@
 #include "lite/v1/agent.pb.h"
 
 namespace lite::agent {
+
+// One reported counter.
+lite::v1::Counter MakeCounter(std::string name, uint64_t value,
+                              std::string help);
 
 class Counters {
  public:

@@ -5,21 +5,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "agent/counters.h"
 
 namespace lite::agent {
 namespace {
 
 constexpr size_t kMaxCalls = 10000;
 constexpr uint64_t kPageBytes = 4096;
-
-lite::v1::Counter MakeCounter(std::string name, uint64_t value,
-                              std::string help) {
-  lite::v1::Counter c;
-  c.set_name(std::move(name));
-  c.set_value(value);
-  c.set_help(std::move(help));
-  return c;
-}
 
 }  // namespace
 

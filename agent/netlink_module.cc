@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "agent/counters.h"
 #include "common/log/log.h"
 #include "kmod/include/uapi/lite.h"
 
@@ -49,15 +50,6 @@ std::vector<lite::v1::LmrChunk> ToProtoChunks(
     out.push_back(std::move(chunk));
   }
   return out;
-}
-
-lite::v1::Counter MakeCounter(std::string name, uint64_t value,
-                              std::string help) {
-  lite::v1::Counter c;
-  c.set_name(std::move(name));
-  c.set_value(value);
-  c.set_help(std::move(help));
-  return c;
 }
 
 }  // namespace
