@@ -1,53 +1,31 @@
-// lite-bench: LITE's one-sided operations measured through libLITE — latency
-// (p50, p99, average, minimum) of READ, WRITE, FAA and CAS per size, and
-// WRITE bandwidth from several threads — against one LMR, usually homed on
-// another node. It measures and prints; it never judges the figures.
+#include "tools/bench/lite_bench.h"
+
 #include <time.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "api/lite.h"
-#include "api/lite.hpp"
-#include "tools/liteop/cli_util.h"
+#include "common/cli/cli.h"
+#include "common/cli/json.h"
+#include "common/status/macros.h"
+#include "common/units/units.h"
 
-ABSL_FLAG(std::string, lmr, "",
-          "an existing LMR to measure (mapped read-write); or use --create");
-ABSL_FLAG(std::string, create, "",
-          "create this LMR (--size, --home), measure it, free it (unless "
-          "--keep)");
-ABSL_FLAG(std::string, size, "16M", "with --create: the LMR's size");
-ABSL_FLAG(uint32_t, home, 0, "with --create: its home node (0: this node)");
-ABSL_FLAG(bool, keep, false, "with --create: do not free the LMR at the end");
-ABSL_FLAG(std::string, device, LITE_DEVICE_PATH, "the LITE device");
-ABSL_FLAG(std::string, ops, "read,write,faa,cas,write_bw",
-          "what to measure: read, write, faa, cas (latency), write_bw");
-ABSL_FLAG(std::string, sizes, "8,64,512,4K,64K",
-          "sizes for read/write latency (atomics are always 8 B)");
-ABSL_FLAG(uint64_t, iters, 1000, "timed operations per latency row");
-ABSL_FLAG(uint64_t, warmup, 100, "untimed operations before each row");
-ABSL_FLAG(std::string, offset, "0",
-          "where in the LMR to work (a multiple of 8)");
-ABSL_FLAG(uint32_t, bw_threads, 4, "write_bw: threads writing at once");
-ABSL_FLAG(std::string, bw_size, "64K", "write_bw: bytes per write");
-ABSL_FLAG(double, bw_seconds, 3, "write_bw: how long to write");
-ABSL_FLAG(std::string, o, "table", "output: table or json");
-
+namespace lite::bench {
 namespace {
+
+using cli::Json;
 
 struct Row {
   std::string op;
@@ -64,6 +42,22 @@ struct BwRow {
   double mib_per_s = 0, ops_per_s = 0;
 };
 
+// What the flags ask for, checked before the device is opened.
+struct Options {
+  std::string lmr;  // --lmr, or the --create name
+  bool create = false;
+  uint64_t size = 0;  // --size, with --create
+  uint32_t home = 0;
+  std::vector<std::string> ops;
+  std::vector<uint64_t> sizes;
+  uint64_t iters = 0;
+  uint64_t warmup = 0;
+  uint64_t offset = 0;
+  uint32_t bw_threads = 0;
+  uint64_t bw_size = 0;
+  double bw_seconds = 0;
+};
+
 uint64_t NowNs() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -73,6 +67,12 @@ uint64_t NowNs() {
 absl::Status OpError(int err, absl::string_view op, uint64_t size) {
   return lite::ErrnoToStatus(err, absl::StrFormat("%s %u B", op, size),
                              lite_message());
+}
+
+// `x` rounded to `digits` decimals, for JSON that reads like the table.
+double Round(double x, int digits) {
+  const double scale = std::pow(10.0, digits);
+  return std::round(x * scale) / scale;
 }
 
 class Bench {
@@ -87,7 +87,7 @@ class Bench {
     samples_.assign(iters, 0);
     uint64_t value = 0;
     for (uint64_t i = 0; i < warmup + iters; ++i) {
-      uint64_t t0 = NowNs();
+      const uint64_t t0 = NowNs();
       int err = 0;
       if (op == "read") {
         err = lite_read(ctx_, h_, offset_, buf_.data(), size);
@@ -98,7 +98,7 @@ class Bench {
       } else {  // cas: alternate so that half the swaps succeed
         err = lite_cas(ctx_, h_, offset_, value, value + 1, &value);
       }
-      uint64_t t1 = NowNs();
+      const uint64_t t1 = NowNs();
       if (err) return OpError(err, op, size);
       if (i >= warmup) samples_[i - warmup] = t1 - t0;
     }
@@ -126,12 +126,12 @@ class Bench {
     std::vector<std::thread> workers;
     std::vector<std::vector<uint8_t>> bufs(threads,
                                            std::vector<uint8_t>(size, 0x5a));
-    uint64_t t0 = NowNs();
+    const uint64_t t0 = NowNs();
     for (uint32_t t = 0; t < threads; ++t) {
       workers.emplace_back([&, t] {
-        uint64_t at = offset_ + t * size;
+        const uint64_t at = offset_ + t * size;
         while (!stop.load(std::memory_order_relaxed)) {
-          int err = lite_write(ctx_, h_, at, bufs[t].data(), size);
+          const int err = lite_write(ctx_, h_, at, bufs[t].data(), size);
           if (err) {
             int zero = 0;
             first_err.compare_exchange_strong(zero, err);
@@ -147,7 +147,7 @@ class Bench {
     }
     stop = true;
     for (auto& w : workers) w.join();
-    uint64_t t1 = NowNs();
+    const uint64_t t1 = NowNs();
     if (first_err) return OpError(first_err, "write (bandwidth)", size);
     BwRow r;
     r.size = size;
@@ -169,185 +169,283 @@ class Bench {
   std::vector<uint64_t> samples_;
 };
 
-int Fail(const absl::Status& s) {
-  absl::FPrintF(stderr, "lite-bench: %s\n", s.message());
-  return 1;
+absl::StatusOr<Options> ReadOptions(const cli::Args& a) {
+  Options o;
+  if (a.Has("lmr") == a.Has("create")) {
+    return cli::UsageError("give --lmr NAME or --create NAME");
+  }
+  o.create = a.Has("create");
+  o.lmr = o.create ? a.Get("create") : a.Get("lmr");
+  if (o.lmr.empty()) {
+    return cli::UsageError(absl::StrFormat("--%s: the LMR's name is empty",
+                                           o.create ? "create" : "lmr"));
+  }
+  for (absl::string_view op :
+       absl::StrSplit(a.Get("ops", "read,write,faa,cas,write_bw"), ',',
+                      absl::SkipEmpty())) {
+    if (op != "read" && op != "write" && op != "faa" && op != "cas" &&
+        op != "write_bw") {
+      return cli::UsageError(absl::StrFormat(
+          "--ops: unknown '%s' (read, write, faa, cas, write_bw)", op));
+    }
+    o.ops.emplace_back(op);
+  }
+  for (absl::string_view s : absl::StrSplit(a.Get("sizes", "8,64,512,4K,64K"),
+                                            ',', absl::SkipEmpty())) {
+    absl::StatusOr<uint64_t> v = units::ParseSize(s);
+    if (!v.ok() || *v == 0) {
+      return cli::UsageError(absl::StrFormat(
+          "--sizes: bad '%s' (sizes > 0 with K, M, G, e.g. 8,64,4K)", s));
+    }
+    o.sizes.push_back(*v);
+  }
+  LITE_ASSIGN_OR_RETURN(o.offset, cli::Size("--offset", a.Get("offset", "0")));
+  if (o.offset % 8 != 0) {
+    return cli::UsageError(
+        absl::StrFormat("--offset: a multiple of 8, not %u", o.offset));
+  }
+  LITE_ASSIGN_OR_RETURN(o.bw_size,
+                        cli::Size("--bw_size", a.Get("bw_size", "64K")));
+  if (o.bw_size == 0) return cli::UsageError("--bw_size: a size > 0, not 0");
+  LITE_ASSIGN_OR_RETURN(o.size, cli::Size("--size", a.Get("size", "16M")));
+  if (o.size == 0) return cli::UsageError("--size: a size > 0, not 0");
+  LITE_ASSIGN_OR_RETURN(o.iters,
+                        cli::Number("--iters", a.Get("iters", "1000")));
+  if (o.iters == 0 || o.iters > 10000000) {
+    return cli::UsageError(
+        absl::StrFormat("--iters: 1..10000000, not %u", o.iters));
+  }
+  LITE_ASSIGN_OR_RETURN(o.warmup,
+                        cli::Number("--warmup", a.Get("warmup", "100")));
+  LITE_ASSIGN_OR_RETURN(
+      uint64_t threads,
+      cli::Number("--bw_threads", a.Get("bw_threads", "4"), UINT32_MAX));
+  if (threads == 0 || threads > 256) {
+    return cli::UsageError(
+        absl::StrFormat("--bw_threads: 1..256, not %u", threads));
+  }
+  o.bw_threads = static_cast<uint32_t>(threads);
+  const std::string secs = a.Get("bw_seconds", "3");
+  if (!absl::SimpleAtod(secs, &o.bw_seconds) || !(o.bw_seconds > 0) ||
+      o.bw_seconds > 600) {
+    return cli::UsageError(absl::StrFormat(
+        "--bw_seconds: a number of seconds in (0, 600], not '%s'", secs));
+  }
+  LITE_ASSIGN_OR_RETURN(uint64_t home,
+                        cli::Number("--home", a.Get("home", "0"), UINT32_MAX));
+  o.home = static_cast<uint32_t>(home);
+  if (!o.create) {
+    for (const char* f : {"size", "home", "keep"}) {
+      if (a.Has(f)) {
+        return cli::UsageError(absl::StrFormat("--%s goes with --create", f));
+      }
+    }
+  }
+  return o;
 }
 
-int Usage(absl::string_view why) {
-  absl::FPrintF(stderr, "lite-bench: %s (see --help)\n", why);
-  return 2;
+void PrintJson(const cli::Args& a, const Options& o, uint32_t self,
+               uint32_t home, const std::vector<Row>& rows,
+               const std::vector<BwRow>& bw) {
+  Json latency = Json::array();
+  for (const Row& r : rows) {
+    latency.push_back({{"op", r.op},
+                       {"size", r.size},
+                       {"iters", r.iters},
+                       {"p50_us", Round(r.p50_us, 3)},
+                       {"p99_us", Round(r.p99_us, 3)},
+                       {"avg_us", Round(r.avg_us, 3)},
+                       {"min_us", Round(r.min_us, 3)},
+                       {"max_us", Round(r.max_us, 3)}});
+  }
+  Json bandwidth = Json::array();
+  for (const BwRow& b : bw) {
+    bandwidth.push_back({{"op", "write"},
+                         {"size", b.size},
+                         {"threads", b.threads},
+                         {"seconds", Round(b.seconds, 3)},
+                         {"bytes", b.bytes},
+                         {"mib_per_s", Round(b.mib_per_s, 2)},
+                         {"ops_per_s", std::llround(b.ops_per_s)}});
+  }
+  a.out() << cli::JsonLine({{"lmr", o.lmr},
+                            {"node", self},
+                            {"home_node", home},
+                            {"iters", o.iters},
+                            {"latency", std::move(latency)},
+                            {"bandwidth", std::move(bandwidth)}})
+          << "\n";
 }
+
+void PrintTable(const cli::Args& a, const Options& o, uint32_t self,
+                uint32_t home, const std::vector<Row>& rows,
+                const std::vector<BwRow>& bw) {
+  std::ostream& out = a.out();
+  out << absl::StrFormat(
+      "LMR %s (home node %u) from node %u, %u timed ops per row\n", o.lmr, home,
+      self, o.iters);
+  out << absl::StrFormat("%-6s %8s %10s %10s %10s %10s\n", "OP", "SIZE",
+                         "P50_US", "P99_US", "AVG_US", "MIN_US");
+  for (const Row& r : rows) {
+    out << absl::StrFormat("%-6s %8u %10.2f %10.2f %10.2f %10.2f\n", r.op,
+                           r.size, r.p50_us, r.p99_us, r.avg_us, r.min_us);
+  }
+  for (const BwRow& b : bw) {
+    out << absl::StrFormat(
+        "write bandwidth: %u threads x %u B for %.1f s: %.2f MiB/s "
+        "(%.0f ops/s)\n",
+        b.threads, b.size, b.seconds, b.mib_per_s, b.ops_per_s);
+  }
+}
+
+// Maps the LMR, checks that everything fits, measures, prints.
+absl::Status Measure(const cli::Args& a, const Options& o, lite::Lite& session,
+                     uint32_t self) {
+  LITE_ASSIGN_OR_RETURN(lite::Lmr lmr, session.Map(o.lmr, lite::kReadWrite));
+  // Everything must fit before anything runs.
+  uint64_t need = o.offset + 8;
+  for (const std::string& op : o.ops) {
+    if (op == "write_bw") {
+      need = std::max(need, o.offset + o.bw_threads * o.bw_size);
+    }
+    if (op == "read" || op == "write") {
+      for (uint64_t s : o.sizes) need = std::max(need, o.offset + s);
+    }
+  }
+  if (need > lmr.size()) {
+    return cli::UsageError(absl::StrFormat(
+        "LMR %s has %u bytes; these options need %u", o.lmr, lmr.size(), need));
+  }
+  Bench bench(session.ctx(), lmr.handle(), o.offset);
+  std::vector<Row> rows;
+  std::vector<BwRow> bw;
+  for (const std::string& op : o.ops) {
+    if (op == "write_bw") {
+      LITE_ASSIGN_OR_RETURN(
+          BwRow r, bench.WriteBandwidth(o.bw_threads, o.bw_size, o.bw_seconds));
+      bw.push_back(r);
+      continue;
+    }
+    std::vector<uint64_t> op_sizes = o.sizes;
+    if (op == "faa" || op == "cas") op_sizes = {8};
+    for (uint64_t s : op_sizes) {
+      LITE_ASSIGN_OR_RETURN(Row r, bench.Latency(op, s, o.iters, o.warmup));
+      rows.push_back(r);
+    }
+  }
+  if (a.output() == cli::Output::kJson) {
+    PrintJson(a, o, self, lmr.home_node_id(), rows, bw);
+  } else {
+    PrintTable(a, o, self, lmr.home_node_id(), rows, bw);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Run(const cli::Args& a, const Opener& open) {
+  LITE_ASSIGN_OR_RETURN(Options o, ReadOptions(a));
+  LITE_ASSIGN_OR_RETURN(lite::Lite session,
+                        open(a.Get("device", LITE_DEVICE_PATH)));
+  uint32_t self = 0;
+  lite_node_id(session.ctx(), &self, nullptr);
+  if (o.create) {
+    LITE_RETURN_IF_ERROR(
+        session.Alloc(o.lmr, o.size, {.mode = 0600, .home_node_id = o.home})
+            .status());
+  }
+  absl::Status s = Measure(a, o, session, self);
+  if (o.create && !a.Has("keep")) {
+    absl::Status freed = session.Free(o.lmr);
+    if (!freed.ok()) {
+      // The first error is the one that counts; this one is still shown.
+      if (!s.ok()) {
+        a.err() << "lite-bench: " << cli::OneLine(freed.message()) << "\n";
+      }
+      if (s.ok()) s = freed;
+    }
+  }
+  return s;
+}
+
+constexpr char kDetails[] =
+    "Latency rows: op, size, p50/p99/avg/min in microseconds, per single\n"
+    "operation (one ioctl, timed with CLOCK_MONOTONIC). write_bw: MiB/s of\n"
+    "--bw_threads threads writing --bw_size back to back for --bw_seconds.\n"
+    "The LMR must hold offset + max(size) and offset + threads x bw_size\n"
+    "(checked before anything runs, exit 2 if not).";
+
+constexpr char kFooter[] =
+    "-o json for scripts (tools/bench/compare): one object, {\"lmr\", "
+    "\"node\",\n\"home_node\", \"iters\", \"latency\": [...], \"bandwidth\": "
+    "[...]}; numbers as JSON\nnumbers.\n\n"
+    "Exit status: 0 success; 1 an operation failed (\"lite-bench: <op> "
+    "<size> B:\n<strerror> (<ERRNO>)\" on stderr); 2 bad usage.\n";
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "LITE one-sided operation latency and write bandwidth.\n"
-      "usage: lite-bench (--lmr NAME | --create NAME [--home N] [--size 16M])"
-      " [options]\n"
-      "Latency rows: op, size, p50/p99/avg/min in microseconds, per single\n"
-      "operation (one ioctl, timed with CLOCK_MONOTONIC). write_bw: MiB/s of\n"
-      "--bw_threads threads writing --bw_size back to back for --bw_seconds.\n"
-      "The LMR must hold offset + max(size) and offset + threads x bw_size.\n"
-      "-o json for scripts (tools/bench/compare). Exit 1 if an operation\n"
-      "fails, 2 on bad usage.");
-  absl::FlagsUsageConfig usage_config;
-  usage_config.contains_help_flags = [](absl::string_view file) {
-    return absl::StrContains(file, "lite_bench");
+int RunLiteBench(const std::vector<std::string>& args, std::ostream& out,
+                 std::ostream& err, const Opener& open) {
+  cli::Tool tool;
+  tool.footer = kFooter;
+  tool.root = {
+      .name = "lite-bench",
+      .usage =
+          "lite-bench (--lmr NAME | --create NAME [--home NODE] "
+          "[--size 16M]) [flags]",
+      .summary = "LITE one-sided operation latency and write bandwidth",
+      .details = kDetails,
+      .flags =
+          {
+              {.name = "lmr",
+               .value = "NAME",
+               .help = "an existing LMR to measure (mapped read-write); or "
+                       "use --create"},
+              {.name = "create",
+               .value = "NAME",
+               .help = "create this LMR (--size, --home), measure it, free "
+                       "it (unless --keep)"},
+              {.name = "size",
+               .value = "SIZE",
+               .help = "with --create: the LMR's size (default 16M)"},
+              {.name = "home",
+               .value = "NODE",
+               .help = "with --create: its home node (default 0: this "
+                       "node)"},
+              {.name = "keep",
+               .help = "with --create: do not free the LMR at the end"},
+              {.name = "device",
+               .value = "PATH",
+               .help = "the LITE device (default " LITE_DEVICE_PATH ")"},
+              {.name = "ops",
+               .value = "LIST",
+               .help = "what to measure: read, write, faa, cas (latency), "
+                       "write_bw (default: all)"},
+              {.name = "sizes",
+               .value = "LIST",
+               .help = "sizes for read/write latency (default "
+                       "8,64,512,4K,64K; atomics are always 8 B)"},
+              {.name = "iters",
+               .value = "N",
+               .help = "timed operations per latency row (default 1000)"},
+              {.name = "warmup",
+               .value = "N",
+               .help = "untimed operations before each row (default 100)"},
+              {.name = "offset",
+               .value = "SIZE",
+               .help = "where in the LMR to work, a multiple of 8 (default "
+                       "0)"},
+              {.name = "bw_threads",
+               .value = "N",
+               .help = "write_bw: threads writing at once (default 4)"},
+              {.name = "bw_size",
+               .value = "SIZE",
+               .help = "write_bw: bytes per write (default 64K)"},
+              {.name = "bw_seconds",
+               .value = "SECONDS",
+               .help = "write_bw: how long to write (default 3)"},
+          },
+      .run = [&open](const cli::Args& a) { return Run(a, open); },
   };
-  absl::SetFlagsUsageConfig(usage_config);
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
-  if (rest.size() > 1) return Usage(absl::StrCat("unexpected '", rest[1], "'"));
-
-  const std::string lmr_name = absl::GetFlag(FLAGS_lmr);
-  const std::string create = absl::GetFlag(FLAGS_create);
-  if (lmr_name.empty() == create.empty()) {
-    return Usage("give --lmr NAME or --create NAME");
-  }
-  const std::string format = absl::GetFlag(FLAGS_o);
-  if (format != "table" && format != "json") return Usage("-o: table or json");
-  std::vector<std::string> ops =
-      absl::StrSplit(absl::GetFlag(FLAGS_ops), ',', absl::SkipEmpty());
-  for (const std::string& op : ops) {
-    if (op != "read" && op != "write" && op != "faa" && op != "cas" &&
-        op != "write_bw") {
-      return Usage(absl::StrCat("--ops: unknown '", op, "'"));
-    }
-  }
-  std::vector<uint64_t> sizes;
-  for (absl::string_view s :
-       absl::StrSplit(absl::GetFlag(FLAGS_sizes), ',', absl::SkipEmpty())) {
-    absl::StatusOr<uint64_t> v = lite::cli::ParseSize(s);
-    if (!v.ok() || *v == 0)
-      return Usage(absl::StrCat("--sizes: bad '", s, "'"));
-    sizes.push_back(*v);
-  }
-  absl::StatusOr<uint64_t> offset =
-      lite::cli::ParseSize(absl::GetFlag(FLAGS_offset));
-  absl::StatusOr<uint64_t> bw_size =
-      lite::cli::ParseSize(absl::GetFlag(FLAGS_bw_size));
-  absl::StatusOr<uint64_t> lmr_size =
-      lite::cli::ParseSize(absl::GetFlag(FLAGS_size));
-  if (!offset.ok() || *offset % 8) return Usage("--offset: a multiple of 8");
-  if (!bw_size.ok() || *bw_size == 0) return Usage("--bw_size: a size > 0");
-  if (!lmr_size.ok() || *lmr_size == 0) return Usage("--size: a size > 0");
-  const uint64_t iters = absl::GetFlag(FLAGS_iters);
-  const uint32_t bw_threads = absl::GetFlag(FLAGS_bw_threads);
-  const double bw_seconds = absl::GetFlag(FLAGS_bw_seconds);
-  if (iters == 0 || iters > 10000000) return Usage("--iters: 1..10000000");
-  if (bw_threads == 0 || bw_threads > 256) return Usage("--bw_threads: 1..256");
-  if (!(bw_seconds > 0 && bw_seconds <= 600))
-    return Usage("--bw_seconds: (0, 600]");
-
-  absl::StatusOr<lite::Lite> session =
-      lite::Lite::Open(absl::GetFlag(FLAGS_device));
-  if (!session.ok()) return Fail(session.status());
-  uint32_t self = 0;
-  lite_node_id(session->ctx(), &self, nullptr);
-
-  const std::string name = create.empty() ? lmr_name : create;
-  if (!create.empty()) {
-    absl::StatusOr<uint64_t> id = session->Alloc(
-        create, *lmr_size,
-        {.mode = 0600, .home_node_id = absl::GetFlag(FLAGS_home)});
-    if (!id.ok()) return Fail(id.status());
-  }
-  int rc = 0;
-  {
-    absl::StatusOr<lite::Lmr> lmr = session->Map(name, lite::kReadWrite);
-    if (!lmr.ok()) {
-      rc = Fail(lmr.status());
-    } else {
-      // Everything must fit before anything runs.
-      uint64_t need = *offset + 8;
-      for (const std::string& op : ops) {
-        if (op == "write_bw")
-          need = std::max(need, *offset + bw_threads * *bw_size);
-        if (op == "read" || op == "write") {
-          for (uint64_t s : sizes) need = std::max(need, *offset + s);
-        }
-      }
-      if (need > lmr->size()) {
-        rc = Usage(absl::StrFormat("LMR %s has %u bytes; these options need %u",
-                                   name, lmr->size(), need));
-      }
-      Bench bench(session->ctx(), lmr->handle(), *offset);
-      std::vector<Row> rows;
-      std::vector<BwRow> bw;
-      for (const std::string& op : ops) {
-        if (rc) break;
-        if (op == "write_bw") {
-          absl::StatusOr<BwRow> r =
-              bench.WriteBandwidth(bw_threads, *bw_size, bw_seconds);
-          if (!r.ok()) {
-            rc = Fail(r.status());
-            break;
-          }
-          bw.push_back(*r);
-          continue;
-        }
-        std::vector<uint64_t> op_sizes = sizes;
-        if (op == "faa" || op == "cas") op_sizes = {8};
-        for (uint64_t s : op_sizes) {
-          absl::StatusOr<Row> r =
-              bench.Latency(op, s, iters, absl::GetFlag(FLAGS_warmup));
-          if (!r.ok()) {
-            rc = Fail(r.status());
-            break;
-          }
-          rows.push_back(*r);
-        }
-      }
-      if (rc == 0 && format == "json") {
-        absl::PrintF(
-            "{\"lmr\": \"%s\", \"node\": %u, \"home_node\": %u, \"iters\": %u, "
-            "\"latency\": [",
-            name, self, lmr->home_node_id(), iters);
-        for (size_t i = 0; i < rows.size(); ++i) {
-          const Row& r = rows[i];
-          absl::PrintF(
-              "%s{\"op\": \"%s\", \"size\": %u, \"iters\": %u, \"p50_us\": "
-              "%.3f, \"p99_us\": %.3f, \"avg_us\": %.3f, \"min_us\": %.3f, "
-              "\"max_us\": %.3f}",
-              i ? ", " : "", r.op, r.size, r.iters, r.p50_us, r.p99_us,
-              r.avg_us, r.min_us, r.max_us);
-        }
-        absl::PrintF("], \"bandwidth\": [");
-        for (size_t i = 0; i < bw.size(); ++i) {
-          const BwRow& b = bw[i];
-          absl::PrintF(
-              "%s{\"op\": \"write\", \"size\": %u, \"threads\": %u, "
-              "\"seconds\": %.3f, \"bytes\": %u, \"mib_per_s\": %.2f, "
-              "\"ops_per_s\": %.0f}",
-              i ? ", " : "", b.size, b.threads, b.seconds, b.bytes, b.mib_per_s,
-              b.ops_per_s);
-        }
-        absl::PrintF("]}\n");
-      } else if (rc == 0) {
-        absl::PrintF(
-            "LMR %s (home node %u) from node %u, %u timed ops per row\n", name,
-            lmr->home_node_id(), self, iters);
-        absl::PrintF("%-6s %8s %10s %10s %10s %10s\n", "OP", "SIZE", "P50_US",
-                     "P99_US", "AVG_US", "MIN_US");
-        for (const Row& r : rows) {
-          absl::PrintF("%-6s %8u %10.2f %10.2f %10.2f %10.2f\n", r.op, r.size,
-                       r.p50_us, r.p99_us, r.avg_us, r.min_us);
-        }
-        for (const BwRow& b : bw) {
-          absl::PrintF(
-              "write bandwidth: %u threads x %u B for %.1f s: %.2f MiB/s "
-              "(%.0f ops/s)\n",
-              b.threads, b.size, b.seconds, b.mib_per_s, b.ops_per_s);
-        }
-      }
-    }
-  }
-  if (!create.empty() && !absl::GetFlag(FLAGS_keep)) {
-    if (absl::Status s = session->Free(create); !s.ok()) {
-      Fail(s);
-      rc = rc ? rc : 1;
-    }
-  }
-  return rc;
+  return cli::Run(tool, args, out, err);
 }
+
+}  // namespace lite::bench

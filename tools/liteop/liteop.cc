@@ -1,15 +1,10 @@
-// liteop: LMR operations from the command line, for scripts, tests and the
-// demo. One command per run; commands that act on an LMR map it by name
-// first (and unmap it at exit). See kUsage.
+#include "tools/liteop/liteop.h"
+
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
-#include <map>
 #include <optional>
 #include <string>
 #include <thread>
@@ -20,591 +15,654 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
-#include "api/lite.hpp"
-#include "tools/liteop/cli_util.h"
+#include "common/cli/cli.h"
+#include "common/cli/json.h"
+#include "common/pattern/pattern.h"
+#include "common/status/macros.h"
+#include "common/units/units.h"
 
+namespace lite::liteop {
 namespace {
 
-constexpr char kUsage[] =
-    R"(usage: liteop [--device PATH] COMMAND ARGS... [OPTIONS]
+using cli::Json;
 
-LMR operations through libLITE (/dev/lite). Commands that act on an LMR map
-it by name first, with --access (default: what the command needs), and
-unmap it when done. Sizes, offsets and lengths take K, M, G, T suffixes
-(powers of 1024) or 0x hex.
+// At most this many bytes move in one run (a buffer of it is allocated).
+constexpr uint64_t kMaxLength = uint64_t{4} << 30;
 
-Commands:
-  node                      this node's id and incarnation, and the members
-                            it knows (node_id, incarnation, state)
-  alloc NAME SIZE [--home N] [--mode 0600]
-                            create an LMR (zeroed) on node N (0: this node)
-  free NAME                 delete an LMR (owner only); every map goes ESTALE
-  map NAME                  map it and print lmr_id, size, home node
-  write NAME OFFSET (--data STRING | --pattern SEED --length N) [--chunk SIZE]
-                            write bytes; prints the count and checksum
-  read NAME OFFSET LENGTH [--hex | --checksum] [--chunk SIZE]
-                            read bytes: raw to stdout (default), a hex dump,
-                            or "length=N fnv1a64=HEX"
-  verify NAME OFFSET --pattern SEED --length N [--chunk SIZE]
-                            read and compare with the pattern; exit 1 with
-                            the first differing offset if they differ
-  checksum (--pattern SEED --length N | --data STRING)
-                            the checksum write would print (no device)
-  memset NAME OFFSET LENGTH VALUE
-                            set LENGTH bytes to VALUE (0..255)
-  memcpy DST DST_OFFSET SRC SRC_OFFSET LENGTH
-                            copy within or between LMRs (SRC mapped r, DST w)
-  faa NAME OFFSET ADD [--threads T --count C]
-                            fetch-and-add on the 8-byte word at OFFSET; with
-                            T threads x C adds each, checks that every old
-                            value was distinct and prints the final value
-  cas NAME OFFSET EXPECTED DESIRED
-                            compare-and-swap; prints old=V swapped=yes|no
+const cli::Flag kAccess{
+    .name = "access",
+    .value = "r|w|rw",
+    .help =
+        "access of the map (default: what the command needs; e.g. r to "
+        "see a write fail with EACCES)"};
+const cli::Flag kHold{.name = "hold",
+                      .value = "SECONDS",
+                      .help =
+                          "keep the mapping(s) open this long after the "
+                          "command (0: until killed); for sharing tests"};
+const cli::Flag kChunk{.name = "chunk",
+                       .value = "SIZE",
+                       .help = "move at most SIZE bytes per operation"};
+const cli::Flag kPattern{
+    .name = "pattern",
+    .value = "SEED",
+    .help = "the test pattern from SEED (a number; see below)"};
+const cli::Flag kLength{.name = "length",
+                        .value = "N",
+                        .help = "bytes of the pattern (at most 4G)"};
+const cli::Flag kData{
+    .name = "data", .value = "STRING", .help = "these bytes (not empty)"};
 
-Options:
-  --device PATH             the LITE device (default /dev/lite)
-  --access r|w|rw           access of the map (e.g. r to see write fail EACCES)
-  --hold SECONDS            keep the mapping(s) open this long after the
-                            command (0: until killed); for sharing tests
-  -h, --help                this text
+std::string FnvHex(uint64_t hash) { return absl::StrFormat("%016x", hash); }
 
-Output is key=value lines. Exit status: 0 success; 1 a LITE call failed, with
-"liteop: <call>: <strerror> (<ERRNO>): <why>" on stderr; 2 bad usage.
-The pattern: byte i of the range is byte i%8 (little-endian) of
-SplitMix64(SEED + i/8); the checksum is FNV-1a 64 over the bytes.
-)";
+// One result: "key=value key=value" (a bool as yes/no), or with -o json one
+// JSON object on one line.
+void PrintRecord(const cli::Args& a, const Json& record) {
+  if (a.output() == cli::Output::kJson) {
+    a.out() << cli::JsonLine(record) << "\n";
+    return;
+  }
+  std::string line;
+  for (const auto& [key, value] : record.items()) {
+    if (!line.empty()) line.push_back(' ');
+    std::string shown;
+    if (value.is_string()) {
+      shown = value.get<std::string>();
+    } else if (value.is_boolean()) {
+      shown = value.get<bool>() ? "yes" : "no";
+    } else {
+      shown = value.dump();
+    }
+    absl::StrAppend(&line, key, "=", shown);
+  }
+  a.out() << line << "\n";
+}
 
-// Exit statuses.
-constexpr int kFailed = 1;
-constexpr int kUsageError = 2;
+const char* AccessName(uint32_t access) {
+  switch (access) {
+    case lite::kRead:
+      return "r";
+    case lite::kWrite:
+      return "w";
+    default:
+      return "rw";
+  }
+}
 
-struct UsageError {
-  std::string message;
-};
+const char* StateName(uint32_t state) {
+  switch (state) {
+    case LITE_PEER_CONNECTED:
+      return "connected";
+    case LITE_PEER_CONNECTING:
+      return "connecting";
+    default:
+      return "unknown";
+  }
+}
 
-// Command-line arguments: positionals and --options, in any order.
-class Args {
+// The device, opened once the arguments are known to be good, and the
+// options every LMR command shares.
+class Session {
  public:
-  static absl::StatusOr<Args> Parse(int argc, char** argv) {
-    static const char* const kWithValue[] = {
-        "--device",  "--access", "--hold",  "--home",    "--mode", "--data",
-        "--pattern", "--length", "--chunk", "--threads", "--count"};
-    static const char* const kFlags[] = {"--hex", "--checksum", "--help"};
-    Args args;
-    for (int i = 1; i < argc; ++i) {
-      absl::string_view a = argv[i];
-      if (a == "-h") a = "--help";
-      if (a.size() > 2 && a.substr(0, 2) == "--") {
-        std::string key(a), value;
-        size_t eq = a.find('=');
-        bool inline_value = eq != absl::string_view::npos;
-        if (inline_value) {
-          key = std::string(a.substr(0, eq));
-          value = std::string(a.substr(eq + 1));
-        }
-        bool takes_value =
-            std::find(std::begin(kWithValue), std::end(kWithValue), key) !=
-            std::end(kWithValue);
-        bool is_flag = std::find(std::begin(kFlags), std::end(kFlags), key) !=
-                       std::end(kFlags);
-        if (!takes_value && !is_flag) {
-          return absl::InvalidArgumentError(
-              absl::StrFormat("unknown option '%s'", key));
-        }
-        if (is_flag && inline_value) {
-          return absl::InvalidArgumentError(
-              absl::StrFormat("%s takes no value", key));
-        }
-        if (takes_value && !inline_value) {
-          if (i + 1 >= argc) {
-            return absl::InvalidArgumentError(
-                absl::StrFormat("%s needs a value", key));
-          }
-          value = argv[++i];
-        }
-        if (args.options_.count(key)) {
-          return absl::InvalidArgumentError(
-              absl::StrFormat("%s given twice", key));
-        }
-        args.options_[key] = value;
-        continue;
-      }
-      args.positional_.push_back(std::string(a));
+  Session(const cli::Args& args, const Opener& open)
+      : args_(args), open_(open) {}
+
+  // --access and --hold, checked before anything is opened.
+  absl::Status ReadCommonFlags() {
+    if (args_.Has("hold")) {
+      LITE_ASSIGN_OR_RETURN(hold_, cli::Number("--hold", args_.Get("hold")));
     }
-    return args;
-  }
-
-  bool Has(const std::string& key) const { return options_.count(key) > 0; }
-  std::string Get(const std::string& key, std::string fallback = "") const {
-    auto it = options_.find(key);
-    return it == options_.end() ? fallback : it->second;
-  }
-  const std::vector<std::string>& positional() const { return positional_; }
-
-  // Fails (as a usage error) on options the command does not take.
-  absl::Status OnlyOptions(std::initializer_list<const char*> allowed) const {
-    for (const auto& [key, value] : options_) {
-      if (key == "--device" || key == "--help") continue;
-      if (std::find_if(allowed.begin(), allowed.end(), [&](const char* a) {
-            return key == a;
-          }) == allowed.end()) {
-        return absl::InvalidArgumentError(
-            absl::StrFormat("%s does not apply to '%s'", key,
-                            positional_.empty() ? "" : positional_[0]));
-      }
-    }
-    return absl::OkStatus();
-  }
-
- private:
-  std::map<std::string, std::string> options_;
-  std::vector<std::string> positional_;
-};
-
-// Parse helpers that turn a bad value into a usage error naming the field.
-uint64_t Size(absl::string_view what, const std::string& text) {
-  absl::StatusOr<uint64_t> v = lite::cli::ParseSize(text);
-  if (!v.ok()) throw UsageError{absl::StrCat(what, ": ", v.status().message())};
-  return *v;
-}
-
-uint64_t Number(absl::string_view what, const std::string& text) {
-  absl::StatusOr<uint64_t> v = lite::cli::ParseNumber(text);
-  if (!v.ok()) throw UsageError{absl::StrCat(what, ": ", v.status().message())};
-  return *v;
-}
-
-// A LITE call failed: its status text already says what, why and the errno.
-int Fail(const absl::Status& status) {
-  absl::FPrintF(stderr, "liteop: %s\n", status.message());
-  return kFailed;
-}
-
-class Liteop {
- public:
-  explicit Liteop(const Args& args) : args_(args) {}
-
-  int Run() {
-    const auto& pos = args_.positional();
-    if (pos.empty()) throw UsageError{"no command (see --help)"};
-    const std::string& cmd = pos[0];
-    if (cmd == "checksum") return Checksum();
-    // Check the command and its arguments before opening the device.
-    using Handler = int (Liteop::*)();
-    static const std::map<std::string, std::pair<size_t, Handler>> kCommands = {
-        {"node", {1, &Liteop::Node}},     {"alloc", {3, &Liteop::Alloc}},
-        {"free", {2, &Liteop::Free}},     {"map", {2, &Liteop::Map}},
-        {"write", {3, &Liteop::Write}},   {"read", {4, &Liteop::Read}},
-        {"verify", {3, &Liteop::Verify}}, {"memset", {5, &Liteop::Memset}},
-        {"memcpy", {6, &Liteop::Memcpy}}, {"faa", {4, &Liteop::Faa}},
-        {"cas", {5, &Liteop::Cas}},
-    };
-    auto it = kCommands.find(cmd);
-    if (it == kCommands.end()) {
-      throw UsageError{
-          absl::StrFormat("unknown command '%s' (see --help)", cmd)};
-    }
-    if (pos.size() != it->second.first) {
-      throw UsageError{
-          absl::StrFormat("'%s' takes %d argument(s), got %d (see --help)", cmd,
-                          it->second.first - 1, pos.size() - 1)};
-    }
-    if (args_.Has("--hold")) hold_ = Number("--hold", args_.Get("--hold"));
-    if (args_.Has("--access")) {
-      std::string a = args_.Get("--access");
+    if (args_.Has("access")) {
+      const std::string a = args_.Get("access");
       if (a == "r") {
-        access_override_ = lite::kRead;
+        access_ = lite::kRead;
       } else if (a == "w") {
-        access_override_ = lite::kWrite;
+        access_ = lite::kWrite;
       } else if (a == "rw" || a == "wr") {
-        access_override_ = lite::kReadWrite;
+        access_ = lite::kReadWrite;
       } else {
-        throw UsageError{"--access must be r, w or rw"};
+        return cli::UsageError(
+            absl::StrFormat("--access must be r, w or rw, not '%s'", a));
       }
     }
-    return (this->*(it->second.second))();
-  }
-
- private:
-  // Opens the device once the arguments are known to be good.
-  absl::Status Open() {
-    absl::StatusOr<lite::Lite> l =
-        lite::Lite::Open(args_.Get("--device", LITE_DEVICE_PATH));
-    if (!l.ok()) return l.status();
-    lite_.emplace(std::move(*l));
     return absl::OkStatus();
   }
 
-  absl::StatusOr<lite::Lmr> MapLmr(const std::string& name, uint32_t access) {
+  absl::StatusOr<lite::Lite*> Lite() {
     if (!lite_) {
-      if (absl::Status s = Open(); !s.ok()) return s;
+      LITE_ASSIGN_OR_RETURN(lite::Lite l,
+                            open_(args_.Get("device", LITE_DEVICE_PATH)));
+      lite_.emplace(std::move(l));
     }
-    return lite_->Map(name, access_override_ ? access_override_ : access);
+    return &*lite_;
+  }
+
+  // Maps `name` with --access, else `access`.
+  absl::StatusOr<lite::Lmr> Map(const std::string& name, uint32_t access) {
+    LITE_ASSIGN_OR_RETURN(lite::Lite * l, Lite());
+    return l->Map(name, access_ != 0 ? access_ : access);
   }
 
   // --hold: keep what is mapped for a while (the Lmrs live in the caller).
   void Hold() {
-    if (!args_.Has("--hold")) return;
-    std::fflush(stdout);
+    if (!args_.Has("hold")) return;
+    args_.out().flush();
     if (hold_ == 0) {
       for (;;) pause();
     }
     std::this_thread::sleep_for(std::chrono::seconds(hold_));
   }
 
-  int Node() {
-    throw_if(args_.OnlyOptions({}));
-    if (absl::Status s = Open(); !s.ok()) return Fail(s);
-    absl::StatusOr<lite::NodeInfo> n = lite_->Node();
-    if (!n.ok()) return Fail(n.status());
-    absl::PrintF("node_id=%u incarnation=%u members=%u\n", n->node_id,
-                 n->incarnation, n->members.size());
-    for (const lite::Member& m : n->members) {
-      absl::PrintF("member node_id=%u incarnation=%u state=%s\n", m.node_id,
-                   m.incarnation,
-                   m.state == LITE_PEER_CONNECTED    ? "connected"
-                   : m.state == LITE_PEER_CONNECTING ? "connecting"
-                                                     : "unknown");
-    }
-    return 0;
-  }
-
-  int Alloc() {
-    throw_if(args_.OnlyOptions({"--home", "--mode"}));
-    const auto& pos = args_.positional();
-    uint64_t size = Size("SIZE", pos[2]);
-    uint64_t home = Number("--home", args_.Get("--home", "0"));
-    if (home > UINT32_MAX) throw UsageError{"--home: not a node id"};
-    absl::StatusOr<uint32_t> mode =
-        lite::cli::ParseMode(args_.Get("--mode", "0600"));
-    if (!mode.ok()) throw UsageError{std::string(mode.status().message())};
-    if (absl::Status s = Open(); !s.ok()) return Fail(s);
-    absl::StatusOr<uint64_t> id = lite_->Alloc(
-        pos[1], size, {.mode = *mode, .home_node_id = uint32_t(home)});
-    if (!id.ok()) return Fail(id.status());
-    absl::PrintF("lmr_id=%u name=%s size=%u\n", *id, pos[1], size);
-    return 0;
-  }
-
-  int Free() {
-    throw_if(args_.OnlyOptions({}));
-    if (absl::Status s = Open(); !s.ok()) return Fail(s);
-    if (absl::Status s = lite_->Free(args_.positional()[1]); !s.ok()) {
-      return Fail(s);
-    }
-    absl::PrintF("freed %s\n", args_.positional()[1]);
-    return 0;
-  }
-
-  int Map() {
-    throw_if(args_.OnlyOptions({"--access", "--hold"}));
-    absl::StatusOr<lite::Lmr> lmr =
-        MapLmr(args_.positional()[1], lite::kReadWrite);
-    if (!lmr.ok()) return Fail(lmr.status());
-    absl::PrintF("handle=%u lmr_id=%u size=%u home=%u access=%s\n",
-                 lmr->handle(), lmr->lmr_id(), lmr->size(), lmr->home_node_id(),
-                 AccessName(lmr->access()));
-    Hold();
-    return 0;
-  }
-
-  // The bytes --data or --pattern/--length stand for.
-  std::vector<uint8_t> Source() {
-    if (args_.Has("--data") == args_.Has("--pattern")) {
-      throw UsageError{"give --data STRING or --pattern SEED --length N"};
-    }
-    if (args_.Has("--data")) {
-      if (args_.Has("--length"))
-        throw UsageError{"--length goes with --pattern"};
-      std::string d = args_.Get("--data");
-      if (d.empty()) throw UsageError{"--data is empty"};
-      return std::vector<uint8_t>(d.begin(), d.end());
-    }
-    if (!args_.Has("--length")) throw UsageError{"--pattern needs --length"};
-    uint64_t seed = Number("--pattern", args_.Get("--pattern"));
-    uint64_t length = Size("--length", args_.Get("--length"));
-    if (length == 0) throw UsageError{"--length is 0"};
-    if (length > (4ull << 30)) {
-      throw UsageError{"--length: at most 4G per run"};
-    }
-    std::vector<uint8_t> buf(length);
-    lite::cli::FillPattern(seed, 0, absl::MakeSpan(buf));
-    return buf;
-  }
-
-  uint64_t Chunk(uint64_t length) {
-    if (!args_.Has("--chunk")) return length;
-    uint64_t c = Size("--chunk", args_.Get("--chunk"));
-    if (c == 0) throw UsageError{"--chunk is 0"};
-    return c;
-  }
-
-  int Checksum() {
-    throw_if(args_.OnlyOptions({"--data", "--pattern", "--length"}));
-    if (args_.positional().size() != 1) {
-      throw UsageError{"'checksum' takes no arguments, only options"};
-    }
-    std::vector<uint8_t> buf = Source();
-    absl::PrintF("length=%u fnv1a64=%016x\n", buf.size(),
-                 lite::cli::Fnv1a64(buf));
-    return 0;
-  }
-
-  int Write() {
-    throw_if(args_.OnlyOptions(
-        {"--data", "--pattern", "--length", "--chunk", "--access", "--hold"}));
-    const auto& pos = args_.positional();
-    uint64_t offset = Size("OFFSET", pos[2]);
-    std::vector<uint8_t> buf = Source();
-    uint64_t chunk = Chunk(buf.size());
-    absl::StatusOr<lite::Lmr> lmr = MapLmr(pos[1], lite::kWrite);
-    if (!lmr.ok()) return Fail(lmr.status());
-    for (uint64_t done = 0; done < buf.size(); done += chunk) {
-      uint64_t n = std::min<uint64_t>(chunk, buf.size() - done);
-      absl::Status s =
-          lmr->Write(offset + done, absl::MakeConstSpan(buf.data() + done, n));
-      if (!s.ok()) return Fail(s);
-    }
-    absl::PrintF("wrote=%u offset=%u fnv1a64=%016x\n", buf.size(), offset,
-                 lite::cli::Fnv1a64(buf));
-    Hold();
-    return 0;
-  }
-
-  // Reads [offset, offset + length) in chunks into one buffer.
-  absl::Status ReadAll(const lite::Lmr& lmr, uint64_t offset,
-                       std::vector<uint8_t>& buf) {
-    uint64_t chunk = Chunk(buf.size());
-    for (uint64_t done = 0; done < buf.size(); done += chunk) {
-      uint64_t n = std::min<uint64_t>(chunk, buf.size() - done);
-      absl::Status s =
-          lmr.Read(offset + done, absl::MakeSpan(buf.data() + done, n));
-      if (!s.ok()) return s;
-    }
-    return absl::OkStatus();
-  }
-
-  int Read() {
-    throw_if(args_.OnlyOptions(
-        {"--hex", "--checksum", "--chunk", "--access", "--hold"}));
-    const auto& pos = args_.positional();
-    uint64_t offset = Size("OFFSET", pos[2]);
-    uint64_t length = Size("LENGTH", pos[3]);
-    if (args_.Has("--hex") && args_.Has("--checksum")) {
-      throw UsageError{"--hex or --checksum, not both"};
-    }
-    if (length == 0) throw UsageError{"LENGTH is 0"};
-    if (length > (4ull << 30)) throw UsageError{"LENGTH: at most 4G per run"};
-    Chunk(length);  // check it before mapping
-    absl::StatusOr<lite::Lmr> lmr = MapLmr(pos[1], lite::kRead);
-    if (!lmr.ok()) return Fail(lmr.status());
-    std::vector<uint8_t> buf(length);
-    if (absl::Status s = ReadAll(*lmr, offset, buf); !s.ok()) return Fail(s);
-    if (args_.Has("--checksum")) {
-      absl::PrintF("length=%u fnv1a64=%016x\n", length,
-                   lite::cli::Fnv1a64(buf));
-    } else if (args_.Has("--hex")) {
-      for (uint64_t i = 0; i < buf.size(); i += 16) {
-        std::string line = absl::StrFormat("%08x ", offset + i);
-        std::string text;
-        for (uint64_t j = i; j < i + 16 && j < buf.size(); ++j) {
-          absl::StrAppendFormat(&line, " %02x", buf[j]);
-          text.push_back(buf[j] >= 0x20 && buf[j] < 0x7f ? buf[j] : '.');
-        }
-        absl::PrintF("%-57s |%s|\n", line, text);
-      }
-    } else if (std::fwrite(buf.data(), 1, buf.size(), stdout) != buf.size()) {
-      absl::FPrintF(stderr, "liteop: writing to stdout failed\n");
-      return kFailed;
-    }
-    Hold();
-    return 0;
-  }
-
-  int Verify() {
-    throw_if(args_.OnlyOptions(
-        {"--pattern", "--length", "--chunk", "--access", "--hold"}));
-    if (args_.Has("--data") || !args_.Has("--pattern")) {
-      throw UsageError{"verify needs --pattern SEED --length N"};
-    }
-    const auto& pos = args_.positional();
-    uint64_t offset = Size("OFFSET", pos[2]);
-    std::vector<uint8_t> want = Source();
-    Chunk(want.size());
-    absl::StatusOr<lite::Lmr> lmr = MapLmr(pos[1], lite::kRead);
-    if (!lmr.ok()) return Fail(lmr.status());
-    std::vector<uint8_t> got(want.size());
-    if (absl::Status s = ReadAll(*lmr, offset, got); !s.ok()) return Fail(s);
-    auto diff = std::mismatch(got.begin(), got.end(), want.begin());
-    if (diff.first != got.end()) {
-      uint64_t at = diff.first - got.begin();
-      uint64_t bad = 0;
-      for (uint64_t i = at; i < got.size(); ++i) bad += got[i] != want[i];
-      absl::FPrintF(stderr,
-                    "liteop: verify %s: %u of %u bytes differ; the first at "
-                    "offset %u (got 0x%02x, want 0x%02x)\n",
-                    pos[1], bad, got.size(), offset + at, *diff.first,
-                    *diff.second);
-      return kFailed;
-    }
-    absl::PrintF("verified=%u offset=%u fnv1a64=%016x\n", got.size(), offset,
-                 lite::cli::Fnv1a64(got));
-    Hold();
-    return 0;
-  }
-
-  int Memset() {
-    throw_if(args_.OnlyOptions({"--access", "--hold"}));
-    const auto& pos = args_.positional();
-    uint64_t offset = Size("OFFSET", pos[2]);
-    uint64_t length = Size("LENGTH", pos[3]);
-    uint64_t value = Number("VALUE", pos[4]);
-    if (value > 255) throw UsageError{"VALUE must be 0..255"};
-    absl::StatusOr<lite::Lmr> lmr = MapLmr(pos[1], lite::kWrite);
-    if (!lmr.ok()) return Fail(lmr.status());
-    if (absl::Status s = lmr->Memset(offset, uint8_t(value), length); !s.ok()) {
-      return Fail(s);
-    }
-    absl::PrintF("set=%u offset=%u value=%u\n", length, offset, value);
-    Hold();
-    return 0;
-  }
-
-  int Memcpy() {
-    throw_if(args_.OnlyOptions({"--hold"}));
-    const auto& pos = args_.positional();
-    uint64_t dst_off = Size("DST_OFFSET", pos[2]);
-    uint64_t src_off = Size("SRC_OFFSET", pos[4]);
-    uint64_t length = Size("LENGTH", pos[5]);
-    absl::StatusOr<lite::Lmr> dst = MapLmr(pos[1], lite::kWrite);
-    if (!dst.ok()) return Fail(dst.status());
-    absl::StatusOr<lite::Lmr> src = MapLmr(pos[3], lite::kRead);
-    if (!src.ok()) return Fail(src.status());
-    if (absl::Status s = dst->CopyFrom(dst_off, *src, src_off, length);
-        !s.ok()) {
-      return Fail(s);
-    }
-    absl::PrintF("copied=%u\n", length);
-    Hold();
-    return 0;
-  }
-
-  int Faa() {
-    throw_if(args_.OnlyOptions({"--threads", "--count", "--access", "--hold"}));
-    const auto& pos = args_.positional();
-    uint64_t offset = Size("OFFSET", pos[2]);
-    uint64_t add = Number("ADD", pos[3]);
-    uint64_t threads = Number("--threads", args_.Get("--threads", "1"));
-    uint64_t count = Number("--count", args_.Get("--count", "1"));
-    if (threads < 1 || threads > 256) throw UsageError{"--threads: 1..256"};
-    if (count < 1 || threads * count > (16u << 20)) {
-      throw UsageError{"--count: at least 1, and threads x count at most 16M"};
-    }
-    absl::StatusOr<lite::Lmr> lmr = MapLmr(pos[1], lite::kReadWrite);
-    if (!lmr.ok()) return Fail(lmr.status());
-    if (threads == 1 && count == 1) {
-      absl::StatusOr<uint64_t> old = lmr->FetchAdd(offset, add);
-      if (!old.ok()) return Fail(old.status());
-      absl::PrintF("old=%u new=%u\n", *old, *old + add);
-      Hold();
-      return 0;
-    }
-    // T threads x C adds; every old value is kept to check atomicity.
-    std::vector<uint64_t> olds(threads * count);
-    std::vector<absl::Status> errors(threads);
-    std::vector<std::thread> workers;
-    auto start = std::chrono::steady_clock::now();
-    for (uint64_t t = 0; t < threads; ++t) {
-      workers.emplace_back([&, t] {
-        for (uint64_t i = 0; i < count; ++i) {
-          absl::StatusOr<uint64_t> old = lmr->FetchAdd(offset, add);
-          if (!old.ok()) {
-            errors[t] = old.status();
-            return;
-          }
-          olds[t * count + i] = *old;
-        }
-      });
-    }
-    for (auto& w : workers) w.join();
-    double secs =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
-    for (const absl::Status& e : errors) {
-      if (!e.ok()) return Fail(e);
-    }
-    absl::StatusOr<uint64_t> final_value = lmr->FetchAdd(offset, 0);
-    if (!final_value.ok()) return Fail(final_value.status());
-    std::sort(olds.begin(), olds.end());
-    bool distinct = std::adjacent_find(olds.begin(), olds.end()) == olds.end();
-    absl::PrintF(
-        "threads=%u count=%u add=%u final=%u min_old=%u distinct_olds=%s "
-        "ops_per_s=%.0f\n",
-        threads, count, add, *final_value, olds.front(),
-        distinct ? "yes" : "no", threads * count / secs);
-    if (add != 0 && !distinct) {
-      absl::FPrintF(stderr,
-                    "liteop: faa %s: two adds saw the same old value: the "
-                    "adds were not atomic\n",
-                    pos[1]);
-      return kFailed;
-    }
-    Hold();
-    return 0;
-  }
-
-  int Cas() {
-    throw_if(args_.OnlyOptions({"--access", "--hold"}));
-    const auto& pos = args_.positional();
-    uint64_t offset = Size("OFFSET", pos[2]);
-    uint64_t expected = Number("EXPECTED", pos[3]);
-    uint64_t desired = Number("DESIRED", pos[4]);
-    absl::StatusOr<lite::Lmr> lmr = MapLmr(pos[1], lite::kReadWrite);
-    if (!lmr.ok()) return Fail(lmr.status());
-    absl::StatusOr<uint64_t> old = lmr->CompareSwap(offset, expected, desired);
-    if (!old.ok()) return Fail(old.status());
-    absl::PrintF("old=%u swapped=%s\n", *old, *old == expected ? "yes" : "no");
-    Hold();
-    return 0;
-  }
-
-  static const char* AccessName(uint32_t access) {
-    switch (access) {
-      case lite::kRead:
-        return "r";
-      case lite::kWrite:
-        return "w";
-      default:
-        return "rw";
-    }
-  }
-
-  static void throw_if(const absl::Status& s) {
-    if (!s.ok()) throw UsageError{std::string(s.message())};
-  }
-
-  const Args& args_;
+ private:
+  const cli::Args& args_;
+  const Opener& open_;
   std::optional<lite::Lite> lite_;
-  uint32_t access_override_ = 0;
+  uint32_t access_ = 0;
   uint64_t hold_ = 0;
 };
 
-}  // namespace
+// The bytes --data or --pattern/--length stand for.
+absl::StatusOr<std::vector<uint8_t>> Source(const cli::Args& a) {
+  if (a.Has("data") == a.Has("pattern")) {
+    return cli::UsageError("give --data STRING or --pattern SEED --length N");
+  }
+  if (a.Has("data")) {
+    if (a.Has("length")) return cli::UsageError("--length goes with --pattern");
+    const std::string d = a.Get("data");
+    if (d.empty()) return cli::UsageError("--data is empty");
+    return std::vector<uint8_t>(d.begin(), d.end());
+  }
+  if (!a.Has("length")) return cli::UsageError("--pattern needs --length");
+  LITE_ASSIGN_OR_RETURN(uint64_t seed,
+                        cli::Number("--pattern", a.Get("pattern")));
+  LITE_ASSIGN_OR_RETURN(uint64_t length,
+                        cli::Size("--length", a.Get("length")));
+  if (length == 0) return cli::UsageError("--length: at least 1, not 0");
+  if (length > kMaxLength) {
+    return cli::UsageError(
+        absl::StrFormat("--length: at most 4G per run, not %u", length));
+  }
+  std::vector<uint8_t> buf(length);
+  pattern::FillPattern(seed, 0, absl::MakeSpan(buf));
+  return buf;
+}
 
-int main(int argc, char** argv) {
-  absl::StatusOr<Args> args = Args::Parse(argc, argv);
-  if (!args.ok()) {
-    absl::FPrintF(stderr, "liteop: %s (see --help)\n", args.status().message());
-    return kUsageError;
+// --chunk, or the whole length.
+absl::StatusOr<uint64_t> Chunk(const cli::Args& a, uint64_t length) {
+  if (!a.Has("chunk")) return std::max<uint64_t>(length, 1);
+  LITE_ASSIGN_OR_RETURN(uint64_t c, cli::Size("--chunk", a.Get("chunk")));
+  if (c == 0) return cli::UsageError("--chunk: at least 1, not 0");
+  return c;
+}
+
+// Reads [offset, offset + buf.size()) in chunks into buf.
+absl::Status ReadAll(const lite::Lmr& lmr, uint64_t offset, uint64_t chunk,
+                     std::vector<uint8_t>& buf) {
+  for (uint64_t done = 0; done < buf.size(); done += chunk) {
+    const uint64_t n = std::min<uint64_t>(chunk, buf.size() - done);
+    LITE_RETURN_IF_ERROR(
+        lmr.Read(offset + done, absl::MakeSpan(buf.data() + done, n)));
   }
-  if (args->Has("--help")) {
-    std::fputs(kUsage, stdout);
-    return 0;
+  return absl::OkStatus();
+}
+
+absl::Status Node(const cli::Args& a, const Opener& open) {
+  Session s(a, open);
+  LITE_ASSIGN_OR_RETURN(lite::Lite * l, s.Lite());
+  LITE_ASSIGN_OR_RETURN(lite::NodeInfo n, l->Node());
+  if (a.output() == cli::Output::kJson) {
+    Json members = Json::array();
+    for (const lite::Member& m : n.members) {
+      members.push_back({{"node_id", m.node_id},
+                         {"incarnation", m.incarnation},
+                         {"state", StateName(m.state)}});
+    }
+    PrintRecord(a, {{"node_id", n.node_id},
+                    {"incarnation", n.incarnation},
+                    {"members", std::move(members)}});
+    return absl::OkStatus();
   }
-  try {
-    return Liteop(*args).Run();
-  } catch (const UsageError& e) {
-    absl::FPrintF(stderr, "liteop: %s\n", e.message);
-    return kUsageError;
+  a.out() << absl::StrFormat("node_id=%u incarnation=%u members=%u\n",
+                             n.node_id, n.incarnation, n.members.size());
+  for (const lite::Member& m : n.members) {
+    a.out() << absl::StrFormat("member node_id=%u incarnation=%u state=%s\n",
+                               m.node_id, m.incarnation, StateName(m.state));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Alloc(const cli::Args& a, const Opener& open) {
+  const std::string& name = a.positional()[0];
+  LITE_ASSIGN_OR_RETURN(uint64_t size, cli::Size("SIZE", a.positional()[1]));
+  LITE_ASSIGN_OR_RETURN(uint64_t home,
+                        cli::Number("--home", a.Get("home", "0"), UINT32_MAX));
+  LITE_ASSIGN_OR_RETURN(uint32_t mode,
+                        cli::Mode("--mode", a.Get("mode", "0600")));
+  Session s(a, open);
+  LITE_ASSIGN_OR_RETURN(lite::Lite * l, s.Lite());
+  LITE_ASSIGN_OR_RETURN(
+      uint64_t id,
+      l->Alloc(name, size,
+               {.mode = mode, .home_node_id = static_cast<uint32_t>(home)}));
+  PrintRecord(a, {{"lmr_id", id}, {"name", name}, {"size", size}});
+  return absl::OkStatus();
+}
+
+absl::Status Free(const cli::Args& a, const Opener& open) {
+  Session s(a, open);
+  LITE_ASSIGN_OR_RETURN(lite::Lite * l, s.Lite());
+  LITE_RETURN_IF_ERROR(l->Free(a.positional()[0]));
+  if (a.output() == cli::Output::kJson) {
+    PrintRecord(a, {{"freed", a.positional()[0]}});
+  } else {
+    a.out() << "freed " << a.positional()[0] << "\n";
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Map(const cli::Args& a, const Opener& open) {
+  Session s(a, open);
+  LITE_RETURN_IF_ERROR(s.ReadCommonFlags());
+  LITE_ASSIGN_OR_RETURN(lite::Lmr lmr,
+                        s.Map(a.positional()[0], lite::kReadWrite));
+  PrintRecord(a, {{"handle", lmr.handle()},
+                  {"lmr_id", lmr.lmr_id()},
+                  {"size", lmr.size()},
+                  {"home", lmr.home_node_id()},
+                  {"access", AccessName(lmr.access())}});
+  s.Hold();
+  return absl::OkStatus();
+}
+
+absl::Status Checksum(const cli::Args& a, const Opener&) {
+  LITE_ASSIGN_OR_RETURN(std::vector<uint8_t> buf, Source(a));
+  PrintRecord(
+      a, {{"length", buf.size()}, {"fnv1a64", FnvHex(pattern::Fnv1a64(buf))}});
+  return absl::OkStatus();
+}
+
+absl::Status Write(const cli::Args& a, const Opener& open) {
+  Session s(a, open);
+  LITE_RETURN_IF_ERROR(s.ReadCommonFlags());
+  LITE_ASSIGN_OR_RETURN(uint64_t offset,
+                        cli::Size("OFFSET", a.positional()[1]));
+  LITE_ASSIGN_OR_RETURN(std::vector<uint8_t> buf, Source(a));
+  LITE_ASSIGN_OR_RETURN(uint64_t chunk, Chunk(a, buf.size()));
+  LITE_ASSIGN_OR_RETURN(lite::Lmr lmr, s.Map(a.positional()[0], lite::kWrite));
+  for (uint64_t done = 0; done < buf.size(); done += chunk) {
+    const uint64_t n = std::min<uint64_t>(chunk, buf.size() - done);
+    LITE_RETURN_IF_ERROR(
+        lmr.Write(offset + done, absl::MakeConstSpan(buf.data() + done, n)));
+  }
+  PrintRecord(a, {{"wrote", buf.size()},
+                  {"offset", offset},
+                  {"fnv1a64", FnvHex(pattern::Fnv1a64(buf))}});
+  s.Hold();
+  return absl::OkStatus();
+}
+
+void PrintHex(const cli::Args& a, uint64_t offset,
+              const std::vector<uint8_t>& buf) {
+  for (uint64_t i = 0; i < buf.size(); i += 16) {
+    std::string line = absl::StrFormat("%08x ", offset + i);
+    std::string text;
+    for (uint64_t j = i; j < i + 16 && j < buf.size(); ++j) {
+      absl::StrAppendFormat(&line, " %02x", buf[j]);
+      text.push_back(buf[j] >= 0x20 && buf[j] < 0x7f ? buf[j] : '.');
+    }
+    a.out() << absl::StrFormat("%-57s |%s|\n", line, text);
   }
 }
+
+absl::Status Read(const cli::Args& a, const Opener& open) {
+  Session s(a, open);
+  LITE_RETURN_IF_ERROR(s.ReadCommonFlags());
+  LITE_ASSIGN_OR_RETURN(uint64_t offset,
+                        cli::Size("OFFSET", a.positional()[1]));
+  LITE_ASSIGN_OR_RETURN(uint64_t length,
+                        cli::Size("LENGTH", a.positional()[2]));
+  if (a.Has("hex") && a.Has("checksum")) {
+    return cli::UsageError("--hex or --checksum, not both");
+  }
+  if (length == 0) return cli::UsageError("LENGTH: at least 1, not 0");
+  if (length > kMaxLength) {
+    return cli::UsageError(
+        absl::StrFormat("LENGTH: at most 4G per run, not %u", length));
+  }
+  const bool raw = !a.Has("hex") && !a.Has("checksum");
+  if (raw && a.output() == cli::Output::kJson) {
+    return cli::UsageError(
+        "-o json: raw bytes have no JSON form (add --checksum or --hex)");
+  }
+  LITE_ASSIGN_OR_RETURN(uint64_t chunk, Chunk(a, length));
+  LITE_ASSIGN_OR_RETURN(lite::Lmr lmr, s.Map(a.positional()[0], lite::kRead));
+  std::vector<uint8_t> buf(length);
+  LITE_RETURN_IF_ERROR(ReadAll(lmr, offset, chunk, buf));
+  if (a.Has("checksum")) {
+    PrintRecord(
+        a, {{"length", length}, {"fnv1a64", FnvHex(pattern::Fnv1a64(buf))}});
+  } else if (a.Has("hex") && a.output() == cli::Output::kJson) {
+    std::string hex;
+    for (uint8_t b : buf) absl::StrAppendFormat(&hex, "%02x", b);
+    PrintRecord(a, {{"offset", offset}, {"length", length}, {"hex", hex}});
+  } else if (a.Has("hex")) {
+    PrintHex(a, offset, buf);
+  } else {
+    a.out().write(reinterpret_cast<const char*>(buf.data()), buf.size());
+    if (!a.out().good()) {
+      return absl::DataLossError("writing to stdout failed");
+    }
+  }
+  s.Hold();
+  return absl::OkStatus();
+}
+
+absl::Status Verify(const cli::Args& a, const Opener& open) {
+  Session s(a, open);
+  LITE_RETURN_IF_ERROR(s.ReadCommonFlags());
+  if (!a.Has("pattern")) {
+    return cli::UsageError("verify needs --pattern SEED --length N");
+  }
+  const std::string& name = a.positional()[0];
+  LITE_ASSIGN_OR_RETURN(uint64_t offset,
+                        cli::Size("OFFSET", a.positional()[1]));
+  LITE_ASSIGN_OR_RETURN(std::vector<uint8_t> want, Source(a));
+  LITE_ASSIGN_OR_RETURN(uint64_t chunk, Chunk(a, want.size()));
+  LITE_ASSIGN_OR_RETURN(lite::Lmr lmr, s.Map(name, lite::kRead));
+  std::vector<uint8_t> got(want.size());
+  LITE_RETURN_IF_ERROR(ReadAll(lmr, offset, chunk, got));
+  auto diff = std::mismatch(got.begin(), got.end(), want.begin());
+  if (diff.first != got.end()) {
+    const uint64_t at = diff.first - got.begin();
+    uint64_t bad = 0;
+    for (uint64_t i = at; i < got.size(); ++i) bad += got[i] != want[i];
+    return absl::DataLossError(absl::StrFormat(
+        "verify %s: %u of %u bytes differ; the first at offset %u (got "
+        "0x%02x, want 0x%02x)",
+        name, bad, got.size(), offset + at, *diff.first, *diff.second));
+  }
+  PrintRecord(a, {{"verified", got.size()},
+                  {"offset", offset},
+                  {"fnv1a64", FnvHex(pattern::Fnv1a64(got))}});
+  s.Hold();
+  return absl::OkStatus();
+}
+
+absl::Status Memset(const cli::Args& a, const Opener& open) {
+  Session s(a, open);
+  LITE_RETURN_IF_ERROR(s.ReadCommonFlags());
+  LITE_ASSIGN_OR_RETURN(uint64_t offset,
+                        cli::Size("OFFSET", a.positional()[1]));
+  LITE_ASSIGN_OR_RETURN(uint64_t length,
+                        cli::Size("LENGTH", a.positional()[2]));
+  absl::StatusOr<uint64_t> value = units::ParseNumber(a.positional()[3], 255);
+  if (!value.ok()) {
+    return cli::UsageError(
+        absl::StrFormat("VALUE must be 0..255, not '%s'", a.positional()[3]));
+  }
+  LITE_ASSIGN_OR_RETURN(lite::Lmr lmr, s.Map(a.positional()[0], lite::kWrite));
+  LITE_RETURN_IF_ERROR(
+      lmr.Memset(offset, static_cast<uint8_t>(*value), length));
+  PrintRecord(a, {{"set", length}, {"offset", offset}, {"value", *value}});
+  s.Hold();
+  return absl::OkStatus();
+}
+
+absl::Status Memcpy(const cli::Args& a, const Opener& open) {
+  Session s(a, open);
+  LITE_RETURN_IF_ERROR(s.ReadCommonFlags());
+  const auto& pos = a.positional();
+  LITE_ASSIGN_OR_RETURN(uint64_t dst_off, cli::Size("DST_OFFSET", pos[1]));
+  LITE_ASSIGN_OR_RETURN(uint64_t src_off, cli::Size("SRC_OFFSET", pos[3]));
+  LITE_ASSIGN_OR_RETURN(uint64_t length, cli::Size("LENGTH", pos[4]));
+  LITE_ASSIGN_OR_RETURN(lite::Lmr dst, s.Map(pos[0], lite::kWrite));
+  LITE_ASSIGN_OR_RETURN(lite::Lmr src, s.Map(pos[2], lite::kRead));
+  LITE_RETURN_IF_ERROR(dst.CopyFrom(dst_off, src, src_off, length));
+  PrintRecord(a, {{"copied", length}});
+  s.Hold();
+  return absl::OkStatus();
+}
+
+absl::Status Faa(const cli::Args& a, const Opener& open) {
+  Session s(a, open);
+  LITE_RETURN_IF_ERROR(s.ReadCommonFlags());
+  const std::string& name = a.positional()[0];
+  LITE_ASSIGN_OR_RETURN(uint64_t offset,
+                        cli::Size("OFFSET", a.positional()[1]));
+  LITE_ASSIGN_OR_RETURN(uint64_t add, cli::Number("ADD", a.positional()[2]));
+  LITE_ASSIGN_OR_RETURN(uint64_t threads,
+                        cli::Number("--threads", a.Get("threads", "1")));
+  LITE_ASSIGN_OR_RETURN(uint64_t count,
+                        cli::Number("--count", a.Get("count", "1")));
+  if (threads < 1 || threads > 256) {
+    return cli::UsageError(
+        absl::StrFormat("--threads: 1..256, not %u", threads));
+  }
+  if (count < 1 || count > (16u << 20) || threads * count > (16u << 20)) {
+    return cli::UsageError(absl::StrFormat(
+        "--count: at least 1, and threads x count at most 16M, not %u x %u",
+        threads, count));
+  }
+  LITE_ASSIGN_OR_RETURN(lite::Lmr lmr, s.Map(name, lite::kReadWrite));
+  if (threads == 1 && count == 1) {
+    LITE_ASSIGN_OR_RETURN(uint64_t old, lmr.FetchAdd(offset, add));
+    PrintRecord(a, {{"old", old}, {"new", old + add}});
+    s.Hold();
+    return absl::OkStatus();
+  }
+  // T threads x C adds; every old value is kept to check atomicity.
+  std::vector<uint64_t> olds(threads * count);
+  std::vector<absl::Status> errors(threads);
+  std::vector<std::thread> workers;
+  const auto start = std::chrono::steady_clock::now();
+  for (uint64_t t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      for (uint64_t i = 0; i < count; ++i) {
+        absl::StatusOr<uint64_t> old = lmr.FetchAdd(offset, add);
+        if (!old.ok()) {
+          errors[t] = old.status();
+          return;
+        }
+        olds[t * count + i] = *old;
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  for (const absl::Status& e : errors) LITE_RETURN_IF_ERROR(e);
+  LITE_ASSIGN_OR_RETURN(uint64_t final_value, lmr.FetchAdd(offset, 0));
+  std::sort(olds.begin(), olds.end());
+  const bool distinct =
+      std::adjacent_find(olds.begin(), olds.end()) == olds.end();
+  PrintRecord(a,
+              {{"threads", threads},
+               {"count", count},
+               {"add", add},
+               {"final", final_value},
+               {"min_old", olds.front()},
+               {"distinct_olds", distinct},
+               {"ops_per_s", static_cast<uint64_t>(threads * count / secs)}});
+  if (add != 0 && !distinct) {
+    return absl::DataLossError(absl::StrFormat(
+        "faa %s: two adds saw the same old value: the adds were not atomic",
+        name));
+  }
+  s.Hold();
+  return absl::OkStatus();
+}
+
+absl::Status Cas(const cli::Args& a, const Opener& open) {
+  Session s(a, open);
+  LITE_RETURN_IF_ERROR(s.ReadCommonFlags());
+  const auto& pos = a.positional();
+  LITE_ASSIGN_OR_RETURN(uint64_t offset, cli::Size("OFFSET", pos[1]));
+  LITE_ASSIGN_OR_RETURN(uint64_t expected, cli::Number("EXPECTED", pos[2]));
+  LITE_ASSIGN_OR_RETURN(uint64_t desired, cli::Number("DESIRED", pos[3]));
+  LITE_ASSIGN_OR_RETURN(lite::Lmr lmr, s.Map(pos[0], lite::kReadWrite));
+  LITE_ASSIGN_OR_RETURN(uint64_t old,
+                        lmr.CompareSwap(offset, expected, desired));
+  PrintRecord(a, {{"old", old}, {"swapped", old == expected}});
+  s.Hold();
+  return absl::OkStatus();
+}
+
+constexpr char kDetails[] =
+    "Commands that act on an LMR map it by name first, with --access "
+    "(default: what the command needs), and unmap it when done. Sizes, "
+    "offsets and lengths take K, M, G, T suffixes (powers of 1024, any "
+    "case, optionally with B or iB) or 0x hex; other numbers are decimal or "
+    "0x hex.";
+
+constexpr char kFooter[] =
+    "Output is key=value lines; with -o json one JSON object per line (the\n"
+    "same keys; 64-bit values such as lmr_id as JSON numbers, not strings\n"
+    "as in litectl; yes/no as true/false).\n"
+    "\n"
+    "Exit status: 0 success; 1 a LITE call failed, with\n"
+    "\"liteop: <call>: <strerror> (<ERRNO>): <why>\" on stderr; 2 bad usage.\n"
+    "\n"
+    "The pattern: byte i of the range is byte i%8 (little-endian) of\n"
+    "SplitMix64(SEED + i/8); the checksum is FNV-1a 64 over the bytes.\n";
+
+using RunFn = absl::Status (*)(const cli::Args&, const Opener&);
+
+cli::Command Cmd(cli::Command c, RunFn fn, const Opener& open) {
+  c.run = [fn, &open](const cli::Args& a) { return fn(a, open); };
+  return c;
+}
+
+}  // namespace
+
+int RunLiteop(const std::vector<std::string>& args, std::ostream& out,
+              std::ostream& err, const Opener& open) {
+  cli::Tool tool;
+  tool.footer = kFooter;
+  tool.root = {
+      .name = "liteop",
+      .usage = "liteop [--device PATH] COMMAND ARGS... [flags]",
+      .summary = "LMR operations through libLITE (/dev/lite)",
+      .details = kDetails,
+      .flags = {{.name = "device",
+                 .value = "PATH",
+                 .help = "the LITE device (default " LITE_DEVICE_PATH ")"}},
+  };
+  std::vector<cli::Command>& c = tool.root.commands;
+  c.push_back(Cmd(
+      {.name = "node",
+       .usage = "node",
+       .summary = "This node's id and incarnation, and the members it knows",
+       .details = "Prints node_id, incarnation and members, then one "
+                  "'member node_id=N incarnation=I state=S' line per member "
+                  "(this node first)."},
+      Node, open));
+  c.push_back(Cmd(
+      {.name = "alloc",
+       .usage = "alloc NAME SIZE [--home NODE] [--mode 0600]",
+       .summary = "Create an LMR (zeroed) on a node",
+       .flags = {{.name = "home",
+                  .value = "NODE",
+                  .help = "the node to hold its memory (default 0: this "
+                          "node)"},
+                 {.name = "mode",
+                  .value = "OCTAL",
+                  .help = "who may map it, a subset of 0666 (default 0600)"}},
+       .min_args = 2,
+       .max_args = 2},
+      Alloc, open));
+  c.push_back(Cmd({.name = "free",
+                   .usage = "free NAME",
+                   .summary = "Delete an LMR (owner only); every map of it "
+                              "goes ESTALE",
+                   .min_args = 1,
+                   .max_args = 1},
+                  Free, open));
+  c.push_back(Cmd({.name = "map",
+                   .usage = "map NAME [--access r|w|rw] [--hold SECONDS]",
+                   .summary = "Map an LMR and print its handle, lmr_id, size "
+                              "and home node",
+                   .flags = {kAccess, kHold},
+                   .min_args = 1,
+                   .max_args = 1},
+                  Map, open));
+  c.push_back(Cmd(
+      {.name = "write",
+       .usage = "write NAME OFFSET (--data STRING | --pattern SEED --length N)"
+                " [--chunk SIZE]",
+       .summary = "Write bytes; prints the count and checksum",
+       .flags = {kData, kPattern, kLength, kChunk, kAccess, kHold},
+       .min_args = 2,
+       .max_args = 2},
+      Write, open));
+  c.push_back(Cmd(
+      {.name = "read",
+       .usage = "read NAME OFFSET LENGTH [--hex | --checksum] [--chunk SIZE]",
+       .summary = "Read bytes: raw to stdout (default), a hex dump, or "
+                  "length=N fnv1a64=HEX",
+       .flags = {{.name = "hex", .help = "a hex dump"},
+                 {.name = "checksum", .help = "length and FNV-1a 64 only"},
+                 kChunk,
+                 kAccess,
+                 kHold},
+       .min_args = 3,
+       .max_args = 3},
+      Read, open));
+  c.push_back(Cmd(
+      {.name = "verify",
+       .usage = "verify NAME OFFSET --pattern SEED --length N [--chunk SIZE]",
+       .summary = "Read and compare with the pattern; exit 1 with the first "
+                  "differing offset if they differ",
+       .flags = {kPattern, kLength, kChunk, kAccess, kHold},
+       .min_args = 2,
+       .max_args = 2},
+      Verify, open));
+  c.push_back(
+      Cmd({.name = "checksum",
+           .usage = "checksum (--pattern SEED --length N | --data STRING)",
+           .summary = "The checksum write would print (no device)",
+           .flags = {kData, kPattern, kLength}},
+          Checksum, open));
+  c.push_back(Cmd({.name = "memset",
+                   .usage = "memset NAME OFFSET LENGTH VALUE",
+                   .summary = "Set LENGTH bytes to VALUE (0..255)",
+                   .flags = {kAccess, kHold},
+                   .min_args = 4,
+                   .max_args = 4},
+                  Memset, open));
+  c.push_back(Cmd({.name = "memcpy",
+                   .usage = "memcpy DST DST_OFFSET SRC SRC_OFFSET LENGTH",
+                   .summary = "Copy within or between LMRs (SRC mapped r, "
+                              "DST w)",
+                   .flags = {kHold},
+                   .min_args = 5,
+                   .max_args = 5},
+                  Memcpy, open));
+  c.push_back(Cmd(
+      {.name = "faa",
+       .usage = "faa NAME OFFSET ADD [--threads T --count C]",
+       .summary = "Fetch-and-add on the 8-byte word at OFFSET",
+       .details = "With T threads x C adds each, checks that every old value "
+                  "was distinct and prints the final value.",
+       .flags = {{.name = "threads",
+                  .value = "T",
+                  .help = "threads adding at once, 1..256 (default 1)"},
+                 {.name = "count",
+                  .value = "C",
+                  .help = "adds per thread (default 1; T x C at most 16M)"},
+                 kAccess,
+                 kHold},
+       .min_args = 3,
+       .max_args = 3},
+      Faa, open));
+  c.push_back(Cmd({.name = "cas",
+                   .usage = "cas NAME OFFSET EXPECTED DESIRED",
+                   .summary = "Compare-and-swap; prints old=V swapped=yes|no",
+                   .flags = {kAccess, kHold},
+                   .min_args = 4,
+                   .max_args = 4},
+                  Cas, open));
+  return cli::Run(tool, args, out, err);
+}
+
+}  // namespace lite::liteop
