@@ -11,12 +11,49 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "common/units/units.h"
 
 namespace lite::cli {
 namespace {
 
 constexpr char kUsagePayload[] = "type.googleapis.com/lite.cli.UsageError";
+
+constexpr size_t kWidth = 79;
+
+// Words of `text` on lines of at most kWidth columns, the first starting at
+// column `first`, the others indented by `indent` (already in `out`).
+// Text with a line break of its own is kept as written.
+void AppendWrapped(absl::string_view text, size_t first, size_t indent,
+                   std::string* out) {
+  if (absl::StrContains(text, '\n')) {
+    out->append(text.data(), text.size());
+    return;
+  }
+  size_t column = first;
+  bool line_start = true;
+  for (absl::string_view word : absl::StrSplit(text, ' ', absl::SkipEmpty())) {
+    if (!line_start && column + 1 + word.size() > kWidth) {
+      absl::StrAppend(out, "\n", std::string(indent, ' '));
+      column = indent;
+      line_start = true;
+    }
+    if (!line_start) {
+      out->push_back(' ');
+      ++column;
+    }
+    absl::StrAppend(out, word);
+    column += word.size();
+    line_start = false;
+  }
+}
+
+std::string Paragraph(absl::string_view text) {
+  std::string out;
+  AppendWrapped(text, 0, 0, &out);
+  if (!absl::EndsWith(out, "\n")) out.push_back('\n');
+  return out;
+}
 
 const Flag& OutputFlag() {
   static const auto* flag = new Flag{.name = "output",
@@ -60,8 +97,10 @@ std::string FlagLines(const std::vector<Flag>& flags) {
   }
   std::string out;
   for (const auto& [left, help] : rows) {
-    absl::StrAppend(&out, "  ", left, std::string(width - left.size() + 3, ' '),
-                    help, "\n");
+    absl::StrAppend(&out, "  ", left,
+                    std::string(width - left.size() + 3, ' '));
+    AppendWrapped(help, width + 5, width + 5, &out);
+    out.push_back('\n');
   }
   return out;
 }
@@ -72,8 +111,9 @@ std::string CommandLines(const std::vector<Command>& commands) {
   std::string out;
   for (const Command& c : commands) {
     absl::StrAppend(&out, "  ", c.name,
-                    std::string(width - c.name.size() + 3, ' '), c.summary,
-                    "\n");
+                    std::string(width - c.name.size() + 3, ' '));
+    AppendWrapped(c.summary, width + 5, width + 5, &out);
+    out.push_back('\n');
   }
   return out;
 }
@@ -87,8 +127,8 @@ std::string Sentence(absl::string_view text) {
 
 constexpr char kGrammar[] =
     "--flag=value and --flag value are the same. A flag that takes a value "
-    "is given at most once\n(a second one is a usage error); '--' ends the "
-    "flags.\n";
+    "is given at most once: a second one is a usage error (exit 2). '--' "
+    "ends the flags.";
 
 // `path` is the commands from the root (excluded) down to the one to
 // describe; empty for the tool itself.
@@ -97,13 +137,13 @@ std::string HelpText(const Tool& tool,
   const Command& c = path.empty() ? tool.root : *path.back();
   std::string out;
   if (path.empty()) {
-    absl::StrAppend(&out, "usage: ", c.usage, "\n\n", Sentence(c.summary),
-                    "\n");
+    absl::StrAppend(&out, "usage: ", c.usage, "\n\n",
+                    Paragraph(Sentence(c.summary)));
   } else {
     absl::StrAppend(&out, "Usage: ", tool.root.name, " ", c.usage, "\n\n",
-                    Sentence(c.summary), "\n");
+                    Paragraph(Sentence(c.summary)));
   }
-  if (!c.details.empty()) absl::StrAppend(&out, "\n", c.details, "\n");
+  if (!c.details.empty()) absl::StrAppend(&out, "\n", Paragraph(c.details));
   if (!c.commands.empty()) {
     absl::StrAppend(&out, "\nCommands:\n", CommandLines(c.commands));
   }
@@ -113,7 +153,7 @@ std::string HelpText(const Tool& tool,
                     c.commands.empty()
                         ? "\nFlags:\n"
                         : "\nGlobal flags (anywhere on the command line):\n",
-                    FlagLines(global), "\n", kGrammar);
+                    FlagLines(global), "\n", Paragraph(kGrammar));
     if (!tool.footer.empty()) absl::StrAppend(&out, "\n", tool.footer);
     if (!absl::EndsWith(out, "\n")) out.push_back('\n');
     if (!c.commands.empty()) {
