@@ -12,7 +12,10 @@
 #  - fetch-and-add from 3 nodes x 4 threads x 10,000: the exact sum; CAS;
 #  - a 64 MiB LMR in several chunks written on one node and read back on
 #    another with matching checksums; memset and memcpy across nodes;
-#  - 8 processes on one node share the node's QPs (counted before/during);
+#  - the RC QPs are lite.ko's, shared by every process: a node has
+#    K x (N-1) + loopback RC QPs, each a kernel QP on one of lite.ko's
+#    rdma_cm ids, none a process's, and the same QPs while 8 liteop
+#    processes hold maps;
 #  - lite-bench and perftest between the same guests: the ratio table;
 #  - freeing an LMR makes other nodes' handles ESTALE; a node whose agent
 #    dies is failed by the manager and handles into its LMRs get EHOSTDOWN
@@ -22,294 +25,300 @@
 #    (with live peers);
 #  - litevm's teardown fails the run on any BUG/WARNING/Oops line.
 # Usage: tests/vm/datapath.sh [--state DIR]    (needs root and tools/setup.sh)
-# shellcheck disable=SC2317
 set -euo pipefail
-self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-targets=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
+# shellcheck source=tests/vm/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+VM_SUITE=datapath
+VM_GUESTS=3
+VM_TIMEOUT=900
+VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
 	//tools/litenl //tools/liteop //tools/bench:lite-bench //tests/vm:lite_probe)
-
-if [[ ${1-} != --inside && ${1-} != --guest ]]; then
-	cd "$repo"
-	bazel build "${targets[@]}" > /dev/null 2>&1 || bazel build "${targets[@]}"
-	LITE_BIN=$(bazel info bazel-bin 2> /dev/null)
-	export LITE_BIN
-	exec tools/vm/litevm run -n 3 --module "$LITE_BIN/kmod/lite.ko" \
-		--timeout 900 "$@" -- "$self" --inside
-fi
+VM_GUEST_ENV=(NODES)
+VM_GUEST_SECS=300
 
 # ---------------------------------------------------------------------------
-# Guest side: `datapath.sh --guest FUNCTION ARGS...`, one round trip for many
-# checks. Prints ok/FAIL lines; the exit status is the failure count.
+# Guest side: `datapath.sh --guest FUNCTION ARGS...` (see lib.sh), one round
+# trip for many checks. Prints ok/FAIL lines; the exit status is the failure
+# count.
 # ---------------------------------------------------------------------------
-if [[ $1 == --guest ]]; then
+LITEOP=${LITE_BIN-}/tools/liteop/liteop
+PROBE=${LITE_BIN-}/tests/vm/lite_probe
+
+# out_is EXPECTED COMMAND...: the command succeeds and prints EXPECTED.
+out_is() {
+	local want=$1 out
 	shift
-	set +e
-	LITEOP=$LITE_BIN/tools/liteop/liteop
-	PROBE=$LITE_BIN/tests/vm/lite_probe
-	failures=0
-	check() {  # check DESCRIPTION COMMAND...
-		local what=$1
-		shift
-		if "$@"; then
-			echo "  ok    [g$GUEST] $what"
-		else
-			echo "  FAIL  [g$GUEST] $what"
-			failures=$((failures + 1))
-		fi
-	}
-	# out_is EXPECTED COMMAND...: the command succeeds and prints EXPECTED.
-	out_is() {
-		local want=$1 out
-		shift
-		out=$("$@" 2>&1) || { echo "        $out"; return 1; }
-		[[ $out == "$want" ]] || { echo "        got: $out"; return 1; }
-	}
-	# out_has PART COMMAND...: the command succeeds and its output has PART.
-	out_has() {
-		local want=$1 out
-		shift
-		out=$("$@" 2>&1) || { echo "        $out"; return 1; }
-		[[ $out == *"$want"* ]] || { echo "        got: $out"; return 1; }
-	}
-	# fails_with ERRNO_NAME COMMAND...: exits non-zero naming the errno.
-	fails_with() {
-		local errno=$1 out rc=0
-		shift
-		out=$("$@" 2>&1) || rc=$?
-		echo "        $out"
-		((rc != 0)) && [[ $out == *"($errno)"* ]]
-	}
-	count_qps() {  # QPS: RC QPs in RTS on this node
-		local line
-		QPS=0
-		while IFS= read -r line; do
-			[[ $line == *" type RC state RTS "* ]] && QPS=$((QPS + 1))
-		done <<< "$(rdma resource show qp)"
-	}
-	as_user() { setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
-	fails_with_rmmod() { ! rmmod lite 2> /dev/null; }
+	out=$("$@" 2>&1) || { echo "        $out"; return 1; }
+	[[ $out == "$want" ]] || { echo "        got: $out"; return 1; }
+}
+# out_has PART COMMAND...: the command succeeds and its output has PART.
+out_has() {
+	local want=$1 out
+	shift
+	out=$("$@" 2>&1) || { echo "        $out"; return 1; }
+	[[ $out == *"$want"* ]] || { echo "        got: $out"; return 1; }
+}
+# fails_with ERRNO_NAME COMMAND...: exits non-zero naming the errno.
+fails_with() {
+	local errno=$1 out rc=0
+	shift
+	out=$("$@" 2>&1) || rc=$?
+	echo "        $out"
+	((rc != 0)) && [[ $out == *"($errno)"* ]]
+}
+as_user() { setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
+rmmod_refused() { ! rmmod lite 2> /dev/null; }
+# probe ARGS...: lite_probe prints its own ok/FAIL lines; its exit status is
+# its failure count.
+probe() {
+	local rc=0
+	"$PROBE" "$@" || rc=$?
+	VM_FAILURES=$((VM_FAILURES + rc))
+}
 
-	case $1 in
-	alloc_and_write)  # NAME SIZE HOME MODE OFFSET DATA
-		check "alloc $2 ($3 bytes) on node $4, mode $5" \
-			"$LITEOP" alloc "$2" "$3" --home "$4" --mode "$5"
-		check "alloc of the same name again: EEXIST" \
-			fails_with EEXIST "$LITEOP" alloc "$2" 4096 --home "$4"
-		check "write '$7' at offset $6" "$LITEOP" write "$2" "$6" --data "$7"
-		check "read back the same bytes" out_is "$7" "$LITEOP" read "$2" "$6" "${#7}"
-		;;
-	read_only_checks)  # NAME OFFSET EXPECTED
-		check "read through a read-only map sees node 1's write" \
-			out_is "$4" "$LITEOP" read "$2" "$3" "${#4}" --access r
-		check "write through a read-only map: EACCES" \
-			fails_with EACCES "$LITEOP" write "$2" "$3" --data XXXXX --access r
-		check "... and nothing was written" \
-			out_is "$4" "$LITEOP" read "$2" "$3" "${#4}" --access r
-		check "faa through a read-only map: EACCES" \
-			fails_with EACCES "$LITEOP" faa "$2" 0 1 --access r
-		;;
-	probes)  # NAME: raw-ioctl handle and argument rules
-		"$PROBE" bogus-handle; failures=$((failures + $?))
-		"$PROBE" closed-handle "$2"; failures=$((failures + $?))
-		"$PROBE" foreign-handle "$2"; failures=$((failures + $?))
-		"$PROBE" past-end "$2"; failures=$((failures + $?))
-		"$PROBE" bad-args "$2"; failures=$((failures + $?))
-		;;
-	other_user)  # PRIVATE_NAME SHARED_NAME: owned by root, 0600 and 0644
-		check "uid 1000 maps a 0600 root LMR: EACCES" \
-			fails_with EACCES as_user "$LITEOP" read "$2" 0 8 --access r
-		check "uid 1000 maps a 0644 root LMR read-only: allowed" \
-			as_user "$LITEOP" read "$3" 0 8 --access r
-		check "uid 1000 maps a 0644 root LMR read-write: EACCES" \
-			fails_with EACCES as_user "$LITEOP" write "$3" 0 --data x --access rw
-		check "uid 1000 frees root's LMR: EACCES" \
-			fails_with EACCES as_user "$LITEOP" free "$3"
-		check "uid 1000 allocates its own LMR" \
-			as_user "$LITEOP" alloc user1000.lmr 4096 --mode 0600
-		check "root may not map uid 1000's 0600 LMR (no root override): EACCES" \
-			fails_with EACCES "$LITEOP" read user1000.lmr 0 8
-		check "uid 1000 frees its own LMR" as_user "$LITEOP" free user1000.lmr
-		;;
-	faa)  # NAME THREADS COUNT
-		check "faa: $3 threads x $4 increments" \
-			"$LITEOP" faa "$2" 0 1 --threads "$3" --count "$4"
-		;;
-	counter_is)  # NAME VALUE
-		check "the counter is exactly $3" out_is "old=$3 new=$3" "$LITEOP" faa "$2" 0 0
-		check "cas $3 -> 7 swaps" out_is "old=$3 swapped=yes" "$LITEOP" cas "$2" 0 "$3" 7
-		check "cas $3 -> 9 does not swap now (the word is 7)" \
-			out_is "old=7 swapped=no" "$LITEOP" cas "$2" 0 "$3" 9
-		;;
-	write_pattern)  # NAME LENGTH SEED -> prints the checksum
-		# 4 MiB per operation: one 64 MiB operation can outlast
-		# op_timeout_ms (5 s) on a loaded emulated guest.
-		"$LITEOP" write "$2" 0 --pattern "$4" --length "$3" --chunk 4M
-		;;
-	read_checksum)  # NAME LENGTH SEED -> prints the checksum
-		"$LITEOP" read "$2" 0 "$3" --checksum --chunk 4M
-		check "every byte matches the pattern (liteop verify)" \
-			"$LITEOP" verify "$2" 0 --pattern "$4" --length "$3" --chunk 4M > /dev/null
-		;;
-	memset_memcpy)  # BIG SHARED
-		check "memset 1 MiB of $2 to 0xA5 at an odd offset" \
-			"$LITEOP" memset "$2" 12345 1M 165
-		check "memcpy 4 KiB from $2 (node 3) into $3 (node 2)" \
-			"$LITEOP" memcpy "$3" 8192 "$2" 12345 4096
-		check "the copy reads back as 0xa5 bytes" \
-			out_has " a5 a5 a5 a5 a5 a5 a5 a5 " "$LITEOP" read "$3" 8192 8 --hex
-		;;
-	qps_shared)  # NAME: 8 processes with maps, the node's QPs unchanged
-		pids=()
-		count_qps; before=$QPS
-		for _ in 1 2 3 4 5 6 7 8; do
-			"$LITEOP" map "$2" --hold 30 > /dev/null 2>&1 &
-			pids+=($!)
-		done
-		sleep 6
-		count_qps; during=$QPS
-		read -r handles < /sys/kernel/debug/lite/handles 2> /dev/null
-		echo "        RC QPs in RTS: $before before, $during with 8 processes mapping; handles: ${handles:-?}"
-		check "8 processes with maps use the node's $before QPs, none of their own" \
-			test "$during" -eq "$before" -a "$before" -gt 0
-		check "the 8 processes hold 8 handles" test "${handles:-0}" -ge 8
-		rdma resource show qp | grep -c liteop > /tmp/liteop-qps || true
-		check "no QP belongs to a liteop process" test "$(cat /tmp/liteop-qps)" -eq 0
-		kill "${pids[@]}" 2> /dev/null
-		wait
-		;;
-	rmmod_busy)  # NAME
-		"$LITEOP" map "$2" --hold 30 > /dev/null 2>&1 &
-		pid=$!
-		sleep 4
-		check "a process holds a map of $2" kill -0 "$pid"
-		check "rmmod lite with an open file is refused" fails_with_rmmod
-		check "lite.ko is still loaded" test -e /dev/lite
-		kill "$pid"
-		wait "$pid"
-		;;
-	free_lmr)  # NAME
-		check "free $2" "$LITEOP" free "$2"
-		;;
-	rmmod_clean)
-		check "rmmod lite with live peers and no open file is clean" rmmod lite
-		check "/dev/lite is gone" test ! -e /dev/lite
-		;;
-	*) echo "unknown guest function $1"; exit 1 ;;
-	esac
-	exit "$failures"
-fi
+alloc_and_write() {  # NAME SIZE HOME_ID MODE OFFSET DATA
+	check "alloc $1 ($2 bytes) on node id $3, mode $4" \
+		"$LITEOP" alloc "$1" "$2" --home "$3" --mode "$4"
+	check "alloc of the same name again: EEXIST" \
+		fails_with EEXIST "$LITEOP" alloc "$1" 4096 --home "$3"
+	check "write '$6' at offset $5" "$LITEOP" write "$1" "$5" --data "$6"
+	check "read back the same bytes" out_is "$6" "$LITEOP" read "$1" "$5" "${#6}"
+}
+read_only_checks() {  # NAME OFFSET EXPECTED
+	check "read through a read-only map sees node1's write" \
+		out_is "$3" "$LITEOP" read "$1" "$2" "${#3}" --access r
+	check "write through a read-only map: EACCES" \
+		fails_with EACCES "$LITEOP" write "$1" "$2" --data XXXXX --access r
+	check "... and nothing was written" \
+		out_is "$3" "$LITEOP" read "$1" "$2" "${#3}" --access r
+	check "faa through a read-only map: EACCES" \
+		fails_with EACCES "$LITEOP" faa "$1" 0 1 --access r
+}
+probes() {  # NAME: raw-ioctl handle and argument rules
+	probe bogus-handle
+	probe closed-handle "$1"
+	probe foreign-handle "$1"
+	probe past-end "$1"
+	probe bad-args "$1"
+}
+other_user() {  # PRIVATE_NAME SHARED_NAME: owned by root, 0600 and 0644
+	check "uid 1000 maps a 0600 root LMR: EACCES" \
+		fails_with EACCES as_user "$LITEOP" read "$1" 0 8 --access r
+	check "uid 1000 maps a 0644 root LMR read-only: allowed" \
+		as_user "$LITEOP" read "$2" 0 8 --access r
+	check "uid 1000 maps a 0644 root LMR read-write: EACCES" \
+		fails_with EACCES as_user "$LITEOP" write "$2" 0 --data x --access rw
+	check "uid 1000 frees root's LMR: EACCES" \
+		fails_with EACCES as_user "$LITEOP" free "$2"
+	check "uid 1000 allocates its own LMR" \
+		as_user "$LITEOP" alloc user1000.lmr 4096 --mode 0600
+	check "root may not map uid 1000's 0600 LMR (no root override): EACCES" \
+		fails_with EACCES "$LITEOP" read user1000.lmr 0 8
+	check "uid 1000 frees its own LMR" as_user "$LITEOP" free user1000.lmr
+}
+faa() {  # NAME THREADS COUNT
+	check "faa: $2 threads x $3 increments" \
+		"$LITEOP" faa "$1" 0 1 --threads "$2" --count "$3"
+}
+counter_is() {  # NAME VALUE
+	check "the counter is exactly $2" out_is "old=$2 new=$2" "$LITEOP" faa "$1" 0 0
+	check "cas $2 -> 7 swaps" out_is "old=$2 swapped=yes" "$LITEOP" cas "$1" 0 "$2" 7
+	check "cas $2 -> 9 does not swap now (the word is 7)" \
+		out_is "old=7 swapped=no" "$LITEOP" cas "$1" 0 "$2" 9
+}
+# 4 MiB per operation: one 64 MiB operation can outlast op_timeout_ms (5 s)
+# on a loaded emulated guest.
+write_pattern() {  # NAME LENGTH SEED: prints liteop's checksum line
+	check "write $2 of pattern $3 into $1" \
+		"$LITEOP" write "$1" 0 --pattern "$3" --length "$2" --chunk 4M
+}
+read_checksum() {  # NAME LENGTH SEED: prints liteop's checksum line
+	check "read $2 of $1 with a checksum" "$LITEOP" read "$1" 0 "$2" --checksum --chunk 4M
+	check "every byte matches the pattern (liteop verify)" \
+		"$LITEOP" verify "$1" 0 --pattern "$3" --length "$2" --chunk 4M > /dev/null
+}
+memset_memcpy() {  # BIG SHARED
+	check "memset 1 MiB of $1 to 0xA5 at an odd offset" \
+		"$LITEOP" memset "$1" 12345 1M 165
+	check "memcpy 4 KiB from $1 (home node3) into $2 (home node2)" \
+		"$LITEOP" memcpy "$2" 8192 "$1" 12345 4096
+	check "the copy reads back as 0xa5 bytes" \
+		out_has " a5 a5 a5 a5 a5 a5 a5 a5 " "$LITEOP" read "$2" 8192 8 --hex
+}
+
+# lite_cm_qpns: LITE_QPNS, the QPs bound to lite.ko's own rdma_cm ids
+# (`rdma resource show cm_id` names the module: "comm [lite]").
+lite_cm_qpns() {
+	local out line
+	LITE_QPNS=" "
+	out=$(rdma resource show cm_id) || return 1
+	while IFS= read -r line; do
+		[[ $line == *"comm [lite]"* && $line =~ \ lqpn\ ([0-9]+) ]] &&
+			LITE_QPNS+="${BASH_REMATCH[1]} "
+	done <<< "$out"
+	return 0
+}
+# qps_are_lites: every RC QP of the last qp_census is on a lite.ko cm_id.
+qps_are_lites() {
+	local qpn bad=""
+	lite_cm_qpns || return 1
+	for qpn in $RC_QPNS; do
+		[[ $LITE_QPNS == *" $qpn "* ]] || bad+=" $qpn"
+	done
+	[[ -z $bad ]] || { echo "        RC QPs not on a lite.ko cm_id:$bad"; return 1; }
+}
+# The property: the node's RC QPs are shared kernel QPs owned by lite.ko, not
+# by processes. A node has K connections to each of the N-1 others and K to
+# itself (both ends of those: loopback_qps = 2K); each is a kernel QP (no
+# pid) on one of lite.ko's rdma_cm ids; while 8 processes hold maps and move
+# data, the node has exactly the same QPs. A process with QPs of its own
+# (verbs, rdma_cm) adds QPs, with its pid, on no lite.ko cm_id: each of the
+# checks below then fails.
+qps_shared() {  # NAME
+	local k want before pids=() alive=0 p handles
+	read -r k < /sys/module/lite/parameters/qps_per_peer
+	want=$((k * (NODES - 1) + 2 * k))
+	qp_census
+	before=$RC_QPNS
+	echo "        before: $RC_QPS RC QPs in RTS (K=$k, $((NODES - 1)) peers, loopback $LOOPBACK), QPNs$RC_QPNS"
+	check "K x (N-1) + 2K loopback = $want RC QPs in RTS" \
+		test "$RC_QPS" -eq "$want" -a "$LOOPBACK" -eq $((2 * k))
+	check "each is on one of lite.ko's rdma_cm ids" qps_are_lites
+	check "no QP belongs to a process" test "$USER_QPS" -eq 0
+	for _ in 1 2 3 4 5 6 7 8; do
+		"$LITEOP" write "$1" 0 --data "shared by 8" --hold 30 > /dev/null 2>&1 &
+		pids+=($!)
+	done
+	sleep 6
+	for p in "${pids[@]}"; do kill -0 "$p" 2> /dev/null && alive=$((alive + 1)); done
+	handles=
+	read -r handles < /sys/kernel/debug/lite/handles
+	qp_census
+	echo "        with 8 liteop processes: $RC_QPS RC QPs in RTS, QPNs$RC_QPNS; handles: ${handles:-?}"
+	check "8 liteop processes hold maps ($alive alive, $handles handles)" \
+		test "$alive" -eq 8 -a "${handles:-0}" -ge 8
+	check "they use the node's $want QPs: the same QPs, none added" test "$RC_QPNS" = "$before"
+	check "still no QP belongs to a process" test "$USER_QPS" -eq 0
+	check "each still on one of lite.ko's rdma_cm ids" qps_are_lites
+	kill "${pids[@]}" 2> /dev/null
+	wait
+}
+rmmod_busy() {  # NAME
+	local pid
+	"$LITEOP" map "$1" --hold 30 > /dev/null 2>&1 &
+	pid=$!
+	sleep 4
+	check "a process holds a map of $1" kill -0 "$pid"
+	check "rmmod lite with an open file is refused" rmmod_refused
+	check "lite.ko is still loaded" test -e /dev/lite
+	kill "$pid"
+	wait "$pid"
+}
+free_lmr() {  # NAME
+	check "free $1" "$LITEOP" free "$1"
+}
+rmmod_clean() {
+	check "rmmod lite with live peers and no open file is clean" rmmod lite
+	check "/dev/lite is gone" test ! -e /dev/lite
+}
 
 # ---------------------------------------------------------------------------
 # Host side, inside the cluster's namespace.
 # ---------------------------------------------------------------------------
-# shellcheck source=tools/vm/litecluster.sh
-source "$repo/tools/vm/litecluster.sh"
-failures=0
-guest_fn() {  # guest_fn GUEST FUNCTION ARGS...: the guest-side command line
-	local g=$1
-	shift
-	echo "GUEST=$g LITE_BIN=$LITE_BIN $self --guest $*"
-}
-on() {  # on GUEST FUNCTION ARGS...
-	local g=$1 rc=0
-	litevm exec -g "$g" -t 300 -- "$(guest_fn "$@")" || rc=$?
-	failures=$((failures + rc))
-}
-host_check() {
-	local what=$1
-	shift
-	if "$@"; then echo "  ok    [host] $what"; else echo "  FAIL  [host] $what"; failures=$((failures + 1)); fi
+# probe_after GUEST NAME ERRNOS: starts lite_probe expect-after in GUEST, and
+# returns once its map is up (it then waits for ERRNOS); prints the job id.
+probe_after() {
+	local ready=/tmp/dp-probe-$RANDOM.ready job
+	job=$(litevm spawn -g "$1" -t 120 -- "$LITE_BIN/tests/vm/lite_probe expect-after $2 $3 30 $ready")
+	vm_wait_until 60 litevm exec -g "$1" -t 20 -- "test -e $ready" > /dev/null 2>&1 ||
+		echo "        (guest $1: lite_probe not ready after 60 s)" >&2
+	echo "$job"
 }
 
-echo "== cluster: litemgr on the host, liteagent --module=netlink on 3 guests"
-lc_start 3000
-N1=$(lc_node_id 1) N2=$(lc_node_id 2) N3=$(lc_node_id 3)
-echo "   node ids: guest1=$N1 guest2=$N2 guest3=$N3"
+host_main() {
+	local n1 n2 n3 chunks start out1 out2 rc sum1 sum2 job
+	NODES=$VM_GUESTS
+	# shellcheck source=tools/vm/litecluster.sh
+	source "$VM_REPO/tools/vm/litecluster.sh"
+	echo "== cluster: litemgr on the host, liteagent --module=netlink on 3 guests"
+	lc_start 3000
+	n1=$(lc_node_id 1) n2=$(lc_node_id 2) n3=$(lc_node_id 3)
+	echo "   node1 (id $n1) in guest 1, node2 (id $n2) in guest 2, node3 (id $n3) in guest 3"
 
-echo "== alloc on node 2 from node 1, map read-only on node 3"
-on 1 alloc_and_write dp.shared 1M "$N2" 0644 4093 "hello from node 1"
-on 3 read_only_checks dp.shared 4093 "hello from node 1"
-on 1 alloc_and_write dp.private 4096 "$N2" 0600 0 "secret"
+	echo "== node1 allocates an LMR on node2, node3 maps it read-only"
+	guest 1 alloc_and_write dp.shared 1M "$n2" 0644 4093 "hello from node1"
+	guest 3 read_only_checks dp.shared 4093 "hello from node1"
+	guest 1 alloc_and_write dp.private 4096 "$n2" 0600 0 "secret"
 
-echo "== handles, bounds and arguments (raw ioctls)"
-on 1 probes dp.shared
-on 3 probes dp.shared
+	echo "== handles, bounds and arguments (raw ioctls)"
+	guest 1 probes dp.shared
+	guest 3 probes dp.shared
 
-echo "== another user"
-on 3 other_user dp.private dp.shared
+	echo "== another user"
+	guest 3 other_user dp.private dp.shared
 
-echo "== fetch-and-add from 3 nodes x 4 threads x 10,000"
-on 1 alloc_and_write dp.counter 4096 "$N2" 0666 64 "x"
-jobs=()
-start=$SECONDS
-for g in 1 2 3; do
-	jobs[g]=$(litevm spawn -g "$g" -t 600 -- "$(guest_fn "$g" faa dp.counter 4 10000)")
-done
-for g in 1 2 3; do
+	echo "== fetch-and-add from 3 nodes x 4 threads x 10,000"
+	guest 1 alloc_and_write dp.counter 4096 "$n2" 0666 64 "x"
+	start=$SECONDS
+	VM_GUEST_SECS=600 guests "1 faa dp.counter 4 10000" "2 faa dp.counter 4 10000" "3 faa dp.counter 4 10000"
+	echo "   120,000 increments in $((SECONDS - start)) s"
+	guest 3 counter_is dp.counter 120000
+
+	echo "== a 64 MiB LMR on node3 spanning chunks, written on node1, read on node2"
+	guest 1 alloc_and_write dp.big 64M "$n3" 0644 0 "start"
+	# (grep finding nothing is no error here: the check fails instead)
+	chunks=$("$LITE_BIN/tools/litectl/litectl" lmrs -o json | tr -d '\n ' |
+		{ grep -o '{[^{}]*"name":"dp.big"[^]]*' || true; } |
+		{ grep -o '"length_bytes"' || true; } | wc -l)
+	check "dp.big has several chunks ($chunks)" test "$chunks" -gt 1
+	start=$SECONDS
 	rc=0
-	litevm wait -g "$g" -t 620 "${jobs[g]}" || rc=$?
-	failures=$((failures + rc))
-done
-echo "   120,000 increments in $((SECONDS - start)) s"
-on 3 counter_is dp.counter 120000
+	out1=$(litevm exec -g 1 -t 300 -- "$(vm_guest_cmd 1 write_pattern dp.big 64M 42)") || rc=$?
+	vm_count "guest 1: write_pattern" "$rc"
+	rc=0
+	out2=$(litevm exec -g 2 -t 300 -- "$(vm_guest_cmd 2 read_checksum dp.big 64M 42)") || rc=$?
+	vm_count "guest 2: read_checksum" "$rc"
+	printf '%s\n%s\n' "$out1" "$out2" | grep -v fnv1a64 || true
+	sum1=$(grep -o 'fnv1a64=[0-9a-f]*' <<< "$out1" || true)
+	sum2=$(grep -o 'fnv1a64=[0-9a-f]*' <<< "$out2" || true)
+	echo "   64 MiB written and read back in $((SECONDS - start)) s"
+	echo "   written on node1: $sum1"
+	echo "   read on node2:    $sum2"
+	check "checksums match" test -n "$sum1" -a "$sum1" == "$sum2"
+	guest 1 memset_memcpy dp.big dp.shared
 
-echo "== a 64 MiB LMR on node 3 spanning chunks, written on node 1, read on node 2"
-on 1 alloc_and_write dp.big 64M "$N3" 0644 0 "start"
-chunks=$("$LITE_BIN/tools/litectl/litectl" lmrs -o json | tr -d '\n ' |
-	grep -o '{[^{}]*"name":"dp.big"[^]]*' | grep -o '"length_bytes"' | wc -l)
-host_check "dp.big has several chunks ($chunks)" test "$chunks" -gt 1
-start=$SECONDS
-out1=$(litevm exec -g 1 -t 300 -- "$(guest_fn 1 write_pattern dp.big 64M 42)")
-out2=$(litevm exec -g 2 -t 300 -- "$(guest_fn 2 read_checksum dp.big 64M 42)") || failures=$((failures + $?))
-echo "$out2" | grep -v fnv1a64 || true
-sum1=$(grep -o 'fnv1a64=[0-9a-f]*' <<< "$out1" || true)
-sum2=$(grep -o 'fnv1a64=[0-9a-f]*' <<< "$out2" || true)
-echo "   64 MiB written and read back in $((SECONDS - start)) s"
-echo "   written on node 1: $sum1"
-echo "   read on node 2:    $sum2"
-host_check "checksums match" test -n "$sum1" -a "$sum1" == "$sum2"
-on 1 memset_memcpy dp.big dp.shared
+	echo "== node1's RC QPs are lite.ko's, shared by 8 processes"
+	guest 1 qps_shared dp.shared
 
-echo "== 8 processes on one node share the node's QPs"
-on 1 qps_shared dp.shared
+	echo "== lite-bench next to perftest: the same guests, the same run"
+	guest 1 alloc_and_write dp.bench 1M "$n2" 0600 0 "b"
+	check "compare (perftest and lite-bench, guest 2 serving guest 1)" \
+		"$VM_REPO/tools/bench/compare" --lmr dp.bench --server 2 --client 1 --iters 300
 
-echo "== lite-bench next to perftest: the same guests, the same run"
-on 1 alloc_and_write dp.bench 1M "$N2" 0600 0 "b"
-"$repo/tools/bench/compare" --lmr dp.bench --server 2 --client 1 --iters 300 ||
-	{ echo "  FAIL  [host] compare"; failures=$((failures + 1)); }
+	echo "== free: other nodes' handles go stale"
+	job=$(probe_after 3 dp.private ESTALE)
+	guest 1 free_lmr dp.private
+	vm_join 3 "$job" "lite_probe expect-after dp.private ESTALE"
 
-echo "== free: other nodes' handles go stale"
-ready=/tmp/dp-stale.ready
-job=$(litevm spawn -g 3 -t 120 -- "$LITE_BIN/tests/vm/lite_probe expect-after dp.private ESTALE 30 $ready")
-until litevm exec -g 3 -- "test -e $ready" > /dev/null 2>&1; do sleep 0.5; done
-on 1 free_lmr dp.private
-rc=0
-litevm wait -g 3 -t 60 "$job" || rc=$?
-failures=$((failures + rc))
+	# Which comes first is a race, and both end the handle: lite.ko removing
+	# the failed peer (EHOSTDOWN) or the manager revoking grants into its
+	# LMRs (ESTALE).
+	echo "== node2's agent dies: the manager fails node2, handles into its LMRs get EHOSTDOWN or ESTALE"
+	job=$(probe_after 1 dp.counter EHOSTDOWN,ESTALE)
+	litevm kill -g 2 "${LC_AGENT_JOBS[2]}" > /dev/null 2>&1 || true
+	unset 'LC_AGENT_JOBS[2]'
+	vm_join 1 "$job" "lite_probe expect-after dp.counter EHOSTDOWN,ESTALE"
 
-# Which comes first is a race, and both end the handle: lite.ko removing the
-# failed peer (EHOSTDOWN) or the manager revoking grants into its LMRs (ESTALE).
-echo "== node 2's agent dies: the manager fails node 2, handles into its LMRs get EHOSTDOWN or ESTALE"
-ready=/tmp/dp-down.ready
-job=$(litevm spawn -g 1 -t 120 -- "$LITE_BIN/tests/vm/lite_probe expect-after dp.counter EHOSTDOWN,ESTALE 30 $ready")
-until litevm exec -g 1 -- "test -e $ready" > /dev/null 2>&1; do sleep 0.5; done
-litevm kill -g 2 "${LC_AGENT_JOBS[2]}" > /dev/null 2>&1 || true
-unset 'LC_AGENT_JOBS[2]'
-rc=0
-litevm wait -g 1 -t 60 "$job" || rc=$?
-failures=$((failures + rc))
+	echo "== no agent on node2: control calls fail with ENOTCONN at once"
+	rc=0
+	litevm exec -g 2 -t 60 -- "$LITE_BIN/tests/vm/lite_probe no-agent dp.shared" || rc=$?
+	vm_count "guest 2: lite_probe no-agent" "$rc"
 
-echo "== no agent on node 2: control calls fail with ENOTCONN at once"
-litevm exec -g 2 -t 60 -- "$LITE_BIN/tests/vm/lite_probe no-agent dp.shared" || failures=$((failures + $?))
+	echo "== rmmod"
+	guest 3 rmmod_busy dp.big
+	guest 2 rmmod_clean
 
-echo "== rmmod"
-on 3 rmmod_busy dp.big
-on 2 rmmod_clean
+	lc_stop
+}
 
-lc_stop
-if ((failures)); then
-	echo "datapath: $failures check(s) FAILED"
-	exit 1
-fi
-echo "datapath: all checks passed"
+vm_main "$@"

@@ -18,7 +18,11 @@
 #   lc_start [LEASE_MS]   manager + one agent per guest; returns once ready
 #                         (every node ALIVE, every guest's peers connected),
 #                         or fails with the logs' tails after 120 s
+#   lc_node_name GUEST    prints the name guest GUEST's agent joins with
+#                         (node1, node2, ...: the node's name everywhere)
 #   lc_node_id GUEST      prints the node id the manager gave guest GUEST
+#                         (ids are handed out in join order: node2 may be 3)
+#   lc_node_label GUEST   prints e.g. "node2 (id 3)"
 #   lc_stop               stops agents and manager (also on EXIT)
 #   lc_logs               prints the tails of the manager and agent logs
 # Environment after lc_start: LITE_MANAGER (for litectl), LC_MANAGER_PID.
@@ -60,7 +64,7 @@ lc_start() {
 	for ((g = 1; g <= LITE_VM_GUESTS; g++)); do
 		LC_AGENT_JOBS[g]=$(litevm spawn -g "$g" -t 3600 -- \
 			"exec $LITE_BIN/agent/liteagent --module=netlink" \
-			"--manager=$LITE_MANAGER --node_name=node$g" \
+			"--manager=$LITE_MANAGER --node_name=$(lc_node_name "$g")" \
 			"--rdma_address=$(lc_guest_ip "$g"):$LC_CM_PORT" \
 			"--listen=0.0.0.0:$LC_AGENT_PORT > /tmp/liteagent.log 2>&1")
 	done
@@ -97,10 +101,18 @@ lc_wait_ready() {
 	done
 }
 
+lc_node_name() { echo "node$1"; }
+
 lc_node_id() {
 	"$LITE_BIN/tools/litectl/litectl" nodes -o json |
-		tr -d '\n ' | grep -o "{[^{}]*\"node_name\":\"node$1\"[^{}]*}" |
+		tr -d '\n ' | grep -o "{[^{}]*\"node_name\":\"$(lc_node_name "$1")\"[^{}]*}" |
 		grep -o '"node_id":[0-9]*' | cut -d: -f2
+}
+
+lc_node_label() {
+	local id
+	id=$(lc_node_id "$1") || id=
+	echo "$(lc_node_name "$1") (id ${id:-?})"
 }
 
 lc_logs() {
