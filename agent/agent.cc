@@ -13,6 +13,7 @@
 #include "common/grpc/status.h"
 #include "common/log/log.h"
 #include "common/names/names.h"
+#include "common/status/macros.h"
 
 namespace lite::agent {
 
@@ -265,7 +266,7 @@ absl::Status Agent::Restore(const lite::v1::JoinResponse& join) {
   }
   for (const lite::v1::Lmr& lmr : *hosted) {
     if (ShuttingDown()) return absl::CancelledError("shutting down");
-    if (absl::Status s = ReRegister(caller, lmr); !s.ok()) return s;
+    LITE_RETURN_IF_ERROR(ReRegister(caller, lmr));
   }
   // Only a restored identity keeps its grants; a new incarnation's were
   // revoked in Adopt.

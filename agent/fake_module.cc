@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "agent/counters.h"
+#include "common/status/macros.h"
 
 namespace lite::agent {
 namespace {
@@ -257,7 +258,7 @@ absl::Status FakeModule::CompleteUpcall(const UpcallReply& reply) {
     return absl::NotFoundError(
         absl::StrFormat("upcall %u is not pending", reply.upcall_id));
   }
-  if (absl::Status s = CheckReply(it->second, reply); !s.ok()) return s;
+  LITE_RETURN_IF_ERROR(CheckReply(it->second, reply));
   const Upcall& upcall = it->second;
   if (reply.status.ok()) {
     if (const auto* reg = std::get_if<RegisterUpcall>(&upcall.request)) {

@@ -4,6 +4,7 @@
 #include "absl/strings/str_split.h"
 #include "agent/validation.h"
 #include "common/names/names.h"
+#include "common/status/macros.h"
 
 namespace lite::agent {
 namespace {
@@ -42,10 +43,7 @@ absl::StatusOr<std::vector<FakeLmrSpec>> ParseFakeLmrs(absl::string_view text) {
   if (text.empty()) return out;
   for (absl::string_view entry : absl::StrSplit(text, ',')) {
     absl::string_view name, value;
-    if (absl::Status s = SplitEntry("fake_lmrs", entry, &name, &value);
-        !s.ok()) {
-      return s;
-    }
+    LITE_RETURN_IF_ERROR(SplitEntry("fake_lmrs", entry, &name, &value));
     FakeLmrSpec spec;
     spec.name = std::string(name);
     absl::string_view size_text = value;
@@ -82,10 +80,7 @@ absl::StatusOr<std::vector<FakeMapSpec>> ParseFakeMaps(absl::string_view text) {
   if (text.empty()) return out;
   for (absl::string_view entry : absl::StrSplit(text, ',')) {
     absl::string_view name, value;
-    if (absl::Status s = SplitEntry("fake_maps", entry, &name, &value);
-        !s.ok()) {
-      return s;
-    }
+    LITE_RETURN_IF_ERROR(SplitEntry("fake_maps", entry, &name, &value));
     FakeMapSpec spec;
     spec.name = std::string(name);
     if (value == "r") {

@@ -1,6 +1,7 @@
 #include "agent/grant_gate.h"
 
 #include "absl/strings/str_format.h"
+#include "common/status/macros.h"
 
 namespace lite::agent {
 
@@ -24,10 +25,10 @@ absl::StatusOr<int> GrantGate::SetHolder(uint32_t node_id,
   absl::MutexLock lock(&mu_);
   node_id_ = node_id;
   incarnation_ = incarnation;
-  absl::StatusOr<std::vector<lite::v1::Grant>> grants = module_->ListGrants();
-  if (!grants.ok()) return grants.status();
+  LITE_ASSIGN_OR_RETURN(const std::vector<lite::v1::Grant> grants,
+                        module_->ListGrants());
   int revoked = 0;
-  for (const lite::v1::Grant& g : *grants) {
+  for (const lite::v1::Grant& g : grants) {
     if (g.holder_node_id() == node_id &&
         g.holder_incarnation() == incarnation) {
       continue;

@@ -122,9 +122,7 @@ absl::StatusOr<Config> ReadFlags() {
         c.module));
   }
   c.module_timeout = absl::GetFlag(FLAGS_module_timeout);
-  if (absl::Status s = Positive("module_timeout", c.module_timeout); !s.ok()) {
-    return s;
-  }
+  LITE_RETURN_IF_ERROR(Positive("module_timeout", c.module_timeout));
   if (c.module != "fake" && (!absl::GetFlag(FLAGS_fake_lmrs).empty() ||
                              !absl::GetFlag(FLAGS_fake_maps).empty())) {
     return absl::InvalidArgumentError(
@@ -155,17 +153,11 @@ absl::StatusOr<Config> ReadFlags() {
         absl::StrCat("--rdma_address: ", s.message()));
   }
   c.agent.manager_address = absl::GetFlag(FLAGS_manager);
-  if (absl::Status s = ValidateHostPort("--manager", c.agent.manager_address,
-                                        /*allow_port_zero=*/false);
-      !s.ok()) {
-    return s;
-  }
+  LITE_RETURN_IF_ERROR(ValidateHostPort("--manager", c.agent.manager_address,
+                                        /*allow_port_zero=*/false));
   c.listen = absl::GetFlag(FLAGS_listen);
-  if (absl::Status s =
-          ValidateHostPort("--listen", c.listen, /*allow_port_zero=*/true);
-      !s.ok()) {
-    return s;
-  }
+  LITE_RETURN_IF_ERROR(
+      ValidateHostPort("--listen", c.listen, /*allow_port_zero=*/true));
   c.port_file = absl::GetFlag(FLAGS_port_file);
   c.event_log = absl::GetFlag(FLAGS_event_log);
 
@@ -181,7 +173,7 @@ absl::StatusOr<Config> ReadFlags() {
         {"backoff_max", c.agent.backoff_max},
         {"leave_grace", c.agent.leave_grace},
         {"upcall_timeout", c.agent.upcalls.upcall_timeout}}) {
-    if (absl::Status s = Positive(flag, d); !s.ok()) return s;
+    LITE_RETURN_IF_ERROR(Positive(flag, d));
   }
   if (c.agent.backoff_initial > c.agent.backoff_max) {
     return absl::InvalidArgumentError(
@@ -201,14 +193,10 @@ absl::StatusOr<Config> ReadFlags() {
         absl::StrCat("--fake_memory: ", memory.status().message()));
   }
   c.fake.memory_bytes = *memory;
-  absl::StatusOr<std::vector<FakeLmrSpec>> lmrs =
-      ParseFakeLmrs(absl::GetFlag(FLAGS_fake_lmrs));
-  if (!lmrs.ok()) return lmrs.status();
-  c.fake_lmrs = *std::move(lmrs);
-  absl::StatusOr<std::vector<FakeMapSpec>> maps =
-      ParseFakeMaps(absl::GetFlag(FLAGS_fake_maps));
-  if (!maps.ok()) return maps.status();
-  c.fake_maps = *std::move(maps);
+  LITE_ASSIGN_OR_RETURN(c.fake_lmrs,
+                        ParseFakeLmrs(absl::GetFlag(FLAGS_fake_lmrs)));
+  LITE_ASSIGN_OR_RETURN(c.fake_maps,
+                        ParseFakeMaps(absl::GetFlag(FLAGS_fake_maps)));
   return c;
 }
 

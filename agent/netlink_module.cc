@@ -16,6 +16,7 @@
 #include "absl/strings/strip.h"
 #include "agent/counters.h"
 #include "common/log/log.h"
+#include "common/status/macros.h"
 #include "kmod/include/uapi/lite.h"
 
 namespace lite::agent {
@@ -287,10 +288,7 @@ absl::StatusOr<std::unique_ptr<NetlinkModule>> NetlinkModule::Open(
     const NetlinkModuleOptions& options) {
   in_addr addr;
   uint16_t port;
-  if (absl::Status s = ParseRdmaAddress(options.rdma_address, &addr, &port);
-      !s.ok()) {
-    return s;
-  }
+  LITE_RETURN_IF_ERROR(ParseRdmaAddress(options.rdma_address, &addr, &port));
   genl::Client::Options client_options;
   client_options.timeout = options.request_timeout;
   client_options.events = true;
@@ -423,10 +421,7 @@ absl::Status NetlinkModule::SetIdentity(
 absl::StatusOr<in_addr> NetlinkModule::PeerAddress(const Peer& peer) const {
   in_addr addr;
   uint16_t port;
-  if (absl::Status s = ParseRdmaAddress(peer.rdma_address, &addr, &port);
-      !s.ok()) {
-    return s;
-  }
+  LITE_RETURN_IF_ERROR(ParseRdmaAddress(peer.rdma_address, &addr, &port));
   if (port != cm_port_) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "peer %u's RDMA address %s: lite.ko connects to cm_port %u only; "
@@ -442,12 +437,11 @@ absl::Status NetlinkModule::AddPeer(const Peer& peer) {
         "peer needs a node id, an incarnation and an address, got %u/%u/'%s'",
         peer.node_id, peer.incarnation, peer.rdma_address));
   }
-  absl::StatusOr<in_addr> addr = PeerAddress(peer);
-  if (!addr.ok()) return addr.status();
+  LITE_ASSIGN_OR_RETURN(const in_addr addr, PeerAddress(peer));
   const std::string what =
       absl::StrFormat("adding peer %u incarnation %u at %s", peer.node_id,
                       peer.incarnation, peer.rdma_address);
-  absl::Status s = client_->AddPeer(peer.node_id, peer.incarnation, *addr);
+  absl::Status s = client_->AddPeer(peer.node_id, peer.incarnation, addr);
   const int err = genl::ErrnoOf(s);
   if (s.ok() || (err != EEXIST && err != ESTALE)) {
     return ModuleStatus(s, what);
@@ -460,7 +454,7 @@ absl::Status NetlinkModule::AddPeer(const Peer& peer) {
   const genl::PeerInfo* same_address = nullptr;
   for (const genl::PeerInfo& p : *peers) {
     if (p.node_id == peer.node_id) known = &p;
-    if (p.node_id != peer.node_id && p.addr.s_addr == addr->s_addr) {
+    if (p.node_id != peer.node_id && p.addr.s_addr == addr.s_addr) {
       same_address = &p;
     }
   }
@@ -476,14 +470,14 @@ absl::Status NetlinkModule::AddPeer(const Peer& peer) {
     known = same_address;
   }
   if (known->incarnation == peer.incarnation &&
-      known->addr.s_addr == addr->s_addr) {
+      known->addr.s_addr == addr.s_addr) {
     return absl::OkStatus();  // already there, as asked
   }
   absl::Status r = client_->RemovePeer(known->node_id, known->incarnation);
   if (!r.ok() && genl::ErrnoOf(r) != ENOENT) {
     return ModuleStatus(r, absl::StrCat(what, ": removing the old one"));
   }
-  return ModuleStatus(client_->AddPeer(peer.node_id, peer.incarnation, *addr),
+  return ModuleStatus(client_->AddPeer(peer.node_id, peer.incarnation, addr),
                       what);
 }
 
@@ -563,13 +557,12 @@ absl::Status NetlinkModule::UpdateHostedLmr(uint64_t lmr_id,
 }
 
 absl::StatusOr<std::vector<lite::v1::Lmr>> NetlinkModule::ListHostedLmrs() {
-  absl::StatusOr<uint32_t> self = NodeId();
-  if (!self.ok()) return self.status();
+  LITE_ASSIGN_OR_RETURN(const uint32_t self, NodeId());
   absl::StatusOr<std::vector<genl::LmrInfo>> lmrs = client_->ListLmrs();
   if (!lmrs.ok()) return ModuleStatus(lmrs.status(), "listing hosted LMRs");
   std::vector<lite::v1::Lmr> out;
   out.reserve(lmrs->size());
-  for (const genl::LmrInfo& l : *lmrs) out.push_back(LmrFromGenl(l, *self));
+  for (const genl::LmrInfo& l : *lmrs) out.push_back(LmrFromGenl(l, self));
   return out;
 }
 
@@ -579,8 +572,7 @@ absl::Status NetlinkModule::RevokeGrant(uint64_t grant_id) {
 }
 
 absl::StatusOr<std::vector<lite::v1::Grant>> NetlinkModule::ListGrants() {
-  absl::StatusOr<uint32_t> self = NodeId();
-  if (!self.ok()) return self.status();
+  LITE_ASSIGN_OR_RETURN(const uint32_t self, NodeId());
   absl::StatusOr<std::vector<genl::GrantInfo>> grants = client_->ListGrants();
   if (!grants.ok()) return ModuleStatus(grants.status(), "listing grants");
   std::vector<lite::v1::Grant> out;
@@ -588,7 +580,7 @@ absl::StatusOr<std::vector<lite::v1::Grant>> NetlinkModule::ListGrants() {
     // A revoked grant stays in lite.ko until its handle is unmapped; it is
     // not one to restore.
     if (g.revoked) continue;
-    out.push_back(GrantFromGenl(g, *self));
+    out.push_back(GrantFromGenl(g, self));
   }
   return out;
 }
@@ -663,9 +655,9 @@ absl::Status NetlinkModule::CompleteUpcall(const UpcallReply& reply) {
       return absl::OkStatus();
     }
   }
-  absl::StatusOr<genl::UpcallCompletion> c = CompletionFromReply(reply);
-  if (!c.ok()) return c.status();
-  absl::Status s = client_->CompleteUpcall(*c);
+  LITE_ASSIGN_OR_RETURN(const genl::UpcallCompletion c,
+                        CompletionFromReply(reply));
+  absl::Status s = client_->CompleteUpcall(c);
   if (s.ok()) {
     if (reply.status.ok()) {
       ++upcalls_completed_;

@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "common/status/macros.h"
 
 namespace lite::agent {
 namespace {
@@ -55,11 +56,8 @@ absl::Status ValidateRdmaAddress(absl::string_view address) {
   absl::string_view host;
   uint32_t port;
   bool bracketed;
-  if (absl::Status s =
-          SplitHostPort("RDMA address", address, &host, &port, &bracketed);
-      !s.ok()) {
-    return s;
-  }
+  LITE_RETURN_IF_ERROR(
+      SplitHostPort("RDMA address", address, &host, &port, &bracketed));
   std::string host_str(host);
   unsigned char buf[16];
   const int family = bracketed ? AF_INET6 : AF_INET;
@@ -80,10 +78,7 @@ absl::Status ValidateHostPort(absl::string_view what, absl::string_view address,
   absl::string_view host;
   uint32_t port;
   bool bracketed;
-  if (absl::Status s = SplitHostPort(what, address, &host, &port, &bracketed);
-      !s.ok()) {
-    return s;
-  }
+  LITE_RETURN_IF_ERROR(SplitHostPort(what, address, &host, &port, &bracketed));
   if (port == 0 && !allow_port_zero) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s '%s': port must be 1..65535", what, address));
