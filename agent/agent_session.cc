@@ -1,0 +1,397 @@
+// Agent: one Session stream with the manager — heartbeats up (HeartbeatLoop),
+// events (ApplyEvent, strictly in sequence order) and node-addressed
+// requests (HandleRequest) down. See agent.h for the life cycle.
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "agent/agent.h"
+#include "common/grpc/status.h"
+#include "common/log/log.h"
+#include "common/names/names.h"
+
+namespace lite::agent {
+
+// One session's stream and the state its reader and heartbeat threads share.
+struct Agent::Session {
+  grpc::ClientContext ctx;
+  std::unique_ptr<grpc::ClientReaderWriterInterface<lite::v1::AgentMessage,
+                                                    lite::v1::ManagerMessage>>
+      stream;
+  lite::v1::NodeCaller caller;
+  absl::Duration heartbeat_interval;
+  // No ack for this long ends the session: the manager is hung or the path
+  // to it is dead without the connection noticing.
+  absl::Duration ack_timeout;
+
+  // gRPC allows one writer at a time; the reader thread writes results and
+  // the heartbeat thread writes heartbeats.
+  absl::Mutex write_mu;
+  uint64_t heartbeat_seq ABSL_GUARDED_BY(write_mu) = 0;
+
+  absl::Mutex mu;
+  bool done ABSL_GUARDED_BY(mu) = false;
+  absl::Time last_ack ABSL_GUARDED_BY(mu);
+  std::string broken_reason ABSL_GUARDED_BY(mu);
+
+  bool Write(const lite::v1::AgentMessage& msg) {
+    absl::MutexLock lock(&write_mu);
+    return stream->Write(msg);
+  }
+  bool SendHeartbeat(uint64_t applied_event_sequence) {
+    lite::v1::AgentMessage msg;
+    lite::v1::Heartbeat* hb = msg.mutable_heartbeat();
+    hb->set_node_id(caller.node_id());
+    hb->set_incarnation(caller.incarnation());
+    hb->set_applied_event_sequence(applied_event_sequence);
+    absl::MutexLock lock(&write_mu);
+    hb->set_heartbeat_seq(++heartbeat_seq);
+    // The agent applies batched events one by one, like single ones.
+    if (heartbeat_seq == 1) hb->set_accept_event_batches(true);
+    return stream->Write(msg);
+  }
+};
+
+Agent::SessionEnd Agent::RunSession(const lite::v1::JoinResponse& join,
+                                    bool* heartbeat_acked) {
+  Session session;
+  ContextRegistry::Scoped scoped(&contexts_, &session.ctx);
+  session.caller = Caller();
+  const absl::Duration lease = absl::Milliseconds(join.lease_duration_ms());
+  session.heartbeat_interval =
+      join.heartbeat_interval_ms() > 0
+          ? absl::Milliseconds(join.heartbeat_interval_ms())
+          : lease / 4;
+  // Never spin, whatever the manager says.
+  session.heartbeat_interval =
+      std::max(session.heartbeat_interval, absl::Milliseconds(10));
+  session.ack_timeout = 2 * lease;
+  {
+    absl::MutexLock lock(&session.mu);
+    session.last_ack = absl::Now();
+  }
+  session.stream = stub_->Session(&session.ctx);
+
+  uint64_t applied;
+  {
+    absl::MutexLock lock(&mu_);
+    applied = applied_event_sequence_;
+  }
+  // The first message binds the session to this incarnation.
+  if (!session.SendHeartbeat(applied)) {
+    const absl::Status s = FromGrpcStatus(session.stream->Finish());
+    NoteError("opening the session", s);
+    counters_.Add("agent.sessions_ended");
+    if (ShuttingDown()) return SessionEnd::kShutdown;
+    if (absl::IsFailedPrecondition(s) || absl::IsNotFound(s)) {
+      absl::MutexLock lock(&mu_);
+      incarnation_live_ = false;
+      return SessionEnd::kIncarnationOver;
+    }
+    return SessionEnd::kBroken;
+  }
+  counters_.Add("agent.heartbeats_sent");
+  counters_.Add("agent.sessions_opened");
+  {
+    absl::MutexLock lock(&mu_);
+    state_ = lite::v1::MANAGER_CONNECTION_STATE_CONNECTED;
+    session_opened_at_ = absl::Now();
+  }
+  LITE_LOG_INFO("session open as node %u incarnation %u",
+                session.caller.node_id(), session.caller.incarnation());
+
+  std::thread heartbeats([this, &session] { HeartbeatLoop(&session); });
+  lite::v1::ManagerMessage msg;
+  bool over = false;
+  bool ended_here = false;
+  while (!ended_here && session.stream->Read(&msg)) {
+    switch (msg.kind_case()) {
+      case lite::v1::ManagerMessage::kEvent:
+        ended_here = !ApplyEvent(msg.event(), &over);
+        break;
+      case lite::v1::ManagerMessage::kEventBatch:
+        for (const lite::v1::Event& event : msg.event_batch().events()) {
+          ended_here = !ApplyEvent(event, &over);
+          if (ended_here) break;
+        }
+        break;
+      case lite::v1::ManagerMessage::kRequest:
+        HandleRequest(&session, msg.request());
+        break;
+      case lite::v1::ManagerMessage::kHeartbeatAck: {
+        counters_.Add("agent.heartbeat_acks");
+        *heartbeat_acked = true;
+        absl::MutexLock lock(&session.mu);
+        session.last_ack = absl::Now();
+        break;
+      }
+      default:
+        // A newer manager's message kind; nothing to do with it.
+        LITE_LOG_DEBUG("ignoring a manager message of unknown kind %d",
+                       static_cast<int>(msg.kind_case()));
+        break;
+    }
+  }
+  {
+    absl::MutexLock lock(&session.mu);
+    session.done = true;
+  }
+  heartbeats.join();
+  // Finish blocks until the server ends the call unless it is cancelled.
+  if (ended_here) session.ctx.TryCancel();
+  const grpc::Status finished = session.stream->Finish();
+  std::string broken_reason;
+  {
+    absl::MutexLock lock(&session.mu);
+    broken_reason = session.broken_reason;
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    session_opened_at_ = absl::InfinitePast();
+    if (!shutting_down_) {
+      state_ = lite::v1::MANAGER_CONNECTION_STATE_BACKOFF;
+    }
+  }
+  counters_.Add("agent.sessions_ended");
+  if (ShuttingDown()) return SessionEnd::kShutdown;
+  if (over) {
+    absl::MutexLock lock(&mu_);
+    incarnation_live_ = false;
+    return SessionEnd::kIncarnationOver;
+  }
+  if (ended_here) return SessionEnd::kBroken;  // NoteError already called.
+  if (!broken_reason.empty()) {
+    NoteError("session", absl::UnavailableError(broken_reason));
+    return SessionEnd::kBroken;
+  }
+  const absl::Status s = FromGrpcStatus(finished);
+  NoteError("session ended",
+            s.ok() ? absl::AbortedError("the manager closed the session") : s);
+  // The manager refuses or ended this incarnation: it is over.
+  if (s.ok() || absl::IsFailedPrecondition(s) || absl::IsNotFound(s)) {
+    absl::MutexLock lock(&mu_);
+    incarnation_live_ = false;
+    return SessionEnd::kIncarnationOver;
+  }
+  return SessionEnd::kBroken;
+}
+
+void Agent::HeartbeatLoop(Session* session) {
+  while (true) {
+    {
+      absl::MutexLock lock(&session->mu);
+      session->mu.AwaitWithTimeout(absl::Condition(&session->done),
+                                   session->heartbeat_interval);
+      if (session->done) return;
+      const absl::Duration silent = absl::Now() - session->last_ack;
+      if (silent > session->ack_timeout) {
+        session->broken_reason =
+            absl::StrFormat("no heartbeat ack from the manager for %d ms",
+                            absl::ToInt64Milliseconds(silent));
+        LITE_LOG_WARNING("%s; ending the session", session->broken_reason);
+        session->ctx.TryCancel();
+        return;
+      }
+    }
+    uint64_t applied;
+    {
+      absl::MutexLock lock(&mu_);
+      applied = applied_event_sequence_;
+    }
+    // A failed write means the stream is gone; the reader sees it too.
+    if (!session->SendHeartbeat(applied)) return;
+    counters_.Add("agent.heartbeats_sent");
+  }
+}
+
+bool Agent::ApplyEvent(const lite::v1::Event& event, bool* over) {
+  uint64_t expected;
+  uint32_t self;
+  uint64_t incarnation;
+  {
+    absl::MutexLock lock(&mu_);
+    expected = applied_event_sequence_ + 1;
+    self = node_id_;
+    incarnation = incarnation_;
+  }
+  if (event.sequence() != expected) {
+    counters_.Add("agent.event_gaps");
+    NoteError("session", absl::DataLossError(absl::StrFormat(
+                             "event sequence %u arrived, %u was expected; "
+                             "joining again to resynchronize",
+                             event.sequence(), expected)));
+    return false;
+  }
+  switch (event.kind_case()) {
+    case lite::v1::Event::kMemberJoined: {
+      counters_.Add("agent.events.member_joined");
+      const lite::v1::Member& m = event.member_joined().member();
+      if (m.node_id() == self) break;
+      LITE_LOG_INFO("peer %u (%s) joined, incarnation %u, at %s", m.node_id(),
+                    m.node_name(), m.incarnation(), m.rdma_address());
+      if (absl::Status s = peers_.Upsert(m); !s.ok()) {
+        ModuleError("MemberJoined", s);
+      }
+      break;
+    }
+    case lite::v1::Event::kMemberLeft:
+    case lite::v1::Event::kMemberFailed: {
+      const bool failed = event.has_member_failed();
+      counters_.Add(failed ? "agent.events.member_failed"
+                           : "agent.events.member_left");
+      const uint32_t id = failed ? event.member_failed().node_id()
+                                 : event.member_left().node_id();
+      const uint64_t inc = failed ? event.member_failed().incarnation()
+                                  : event.member_left().incarnation();
+      const std::string why =
+          failed
+              ? absl::StrFormat(
+                    "failed (%s: %s)",
+                    lite::v1::FailureCause_Name(event.member_failed().cause()),
+                    event.member_failed().reason())
+              : std::string("left");
+      if (id == self) {
+        if (inc != incarnation) break;
+        *over = true;
+        if (!failed && ShuttingDown()) {
+          // Our own Leave, announced: the expected end.
+          LITE_LOG_INFO("the manager announced this node's Leave");
+        } else {
+          NoteError(
+              "session",
+              absl::AbortedError(absl::StrFormat(
+                  "the manager says this node (incarnation %u) %s", inc, why)));
+        }
+        break;
+      }
+      absl::StatusOr<bool> removed = peers_.Remove(id, inc);
+      if (!removed.ok()) {
+        ModuleError(failed ? "MemberFailed" : "MemberLeft", removed.status());
+      } else if (*removed) {
+        LITE_LOG_INFO("peer %u incarnation %u %s", id, inc, why);
+      }
+      break;
+    }
+    case lite::v1::Event::kMemberDrainChanged: {
+      counters_.Add("agent.events.member_drain_changed");
+      const auto& d = event.member_drain_changed();
+      if (d.node_id() != self) peers_.SetDraining(d.node_id(), d.draining());
+      break;
+    }
+    case lite::v1::Event::kLmrAdded: {
+      counters_.Add("agent.events.lmr_added");
+      const lite::v1::Lmr& lmr = event.lmr_added().lmr();
+      if (lmr.home_node_id() != self) break;
+      // Keeps lite.ko's record (epoch) equal to the manager's. NOT_FOUND: a
+      // registration whose upcall is not completed yet; it gets the record
+      // then.
+      absl::Status s = module_->UpdateHostedLmr(lmr.lmr_id(), lmr);
+      if (!s.ok() && !absl::IsNotFound(s)) ModuleError("LmrAdded", s);
+      break;
+    }
+    case lite::v1::Event::kLmrRemoved: {
+      counters_.Add("agent.events.lmr_removed");
+      const auto& r = event.lmr_removed();
+      if (r.home_node_id() != self) break;
+      // HOME_FAILED / HOME_LEFT concern an incarnation of this node that is
+      // over: the memory stays so that it can be registered again.
+      if (r.cause() != lite::v1::REMOVAL_CAUSE_LMR_FREED &&
+          r.cause() != lite::v1::REMOVAL_CAUSE_ALLOCATION_ABANDONED) {
+        break;
+      }
+      absl::Status s = module_->FreeLmrMemory(r.lmr_id());
+      if (s.ok()) {
+        LITE_LOG_INFO("freed LMR '%s' (%#x): %s", r.name(), r.lmr_id(),
+                      lite::v1::RemovalCause_Name(r.cause()));
+      } else if (!absl::IsNotFound(s)) {
+        ModuleError("LmrRemoved", s);
+      }
+      break;
+    }
+    case lite::v1::Event::kGrantRevoked: {
+      counters_.Add("agent.events.grant_revoked");
+      const auto& g = event.grant_revoked();
+      if (g.holder_node_id() != self) break;
+      absl::StatusOr<bool> r = grants_.Revoke(g.grant_id());
+      if (!r.ok()) {
+        ModuleError("GrantRevoked", r.status());
+      } else if (*r) {
+        counters_.Add("agent.grants_revoked");
+      }
+      break;
+    }
+    case lite::v1::Event::kRecoveryComplete: {
+      counters_.Add("agent.events.recovery_complete");
+      std::vector<lite::v1::Member> members;
+      for (const auto& m : event.recovery_complete().members()) {
+        if (m.node_id() != self) members.push_back(m);
+      }
+      if (absl::Status s = peers_.RetainOnly(members); !s.ok()) {
+        ModuleError("RecoveryComplete", s);
+      }
+      break;
+    }
+    default:
+      counters_.Add("agent.events.unknown");
+      break;
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    applied_event_sequence_ = event.sequence();
+  }
+  counters_.Add("agent.events_applied");
+  if (options_.event_log != nullptr) options_.event_log->Append(event);
+  return !*over;
+}
+
+void Agent::HandleRequest(Session* session,
+                          const lite::v1::NodeRequest& request) {
+  lite::v1::AgentMessage out;
+  lite::v1::NodeRequestResult* result = out.mutable_result();
+  result->set_request_id(request.request_id());
+  absl::Status s;
+  switch (request.kind_case()) {
+    case lite::v1::NodeRequest::kAllocateLmrMemory: {
+      counters_.Add("agent.requests.allocate_lmr_memory");
+      const auto& a = request.allocate_lmr_memory();
+      if ((a.lmr_id() >> 32) != session->caller.node_id()) {
+        s = absl::InvalidArgumentError(
+            absl::StrFormat("lmr_id %#x does not belong to node %u", a.lmr_id(),
+                            session->caller.node_id()));
+      } else if (a.size_bytes() == 0) {
+        s = absl::InvalidArgumentError("size_bytes is 0");
+      } else if (s = names::ValidateLmrName("name", a.name()); s.ok()) {
+        absl::StatusOr<lite::v1::AllocatedLmrMemory> mem =
+            module_->AllocateLmrMemory(a);
+        if (mem.ok()) {
+          *result->mutable_allocated_lmr_memory() = *std::move(mem);
+          LITE_LOG_INFO("allocated %u bytes for LMR '%s' (%#x)", a.size_bytes(),
+                        a.name(), a.lmr_id());
+        } else {
+          s = mem.status();
+        }
+      }
+      break;
+    }
+    default:
+      counters_.Add("agent.requests.unknown");
+      s = absl::UnimplementedError(absl::StrFormat(
+          "request kind %d is unknown to this liteagent (older than the "
+          "manager)",
+          static_cast<int>(request.kind_case())));
+      break;
+  }
+  if (!s.ok()) {
+    counters_.Add("agent.requests_failed");
+    result->set_status_code(static_cast<int32_t>(s.code()));
+    result->set_status_message(std::string(s.message()));
+    LITE_LOG_WARNING("request %u failed: %s", request.request_id(),
+                     s.ToString());
+  }
+  // A failed write means the stream is gone; the manager abandons the
+  // request on its side.
+  session->Write(out);
+}
+
+}  // namespace lite::agent
