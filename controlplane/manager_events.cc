@@ -1,0 +1,116 @@
+// ManagerState: the event and watch machinery — every event gets the next
+// sequence number and goes to each session's and watcher's Outbox; an
+// outbox that falls too far behind is closed (a session's node is declared
+// failed). Membership, sessions and time are in manager_state.cc, LMRs and
+// grants in manager_lmrs.cc.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "controlplane/manager_state.h"
+#include "controlplane/manager_util.h"
+
+namespace lite::controlplane {
+
+using lite::v1::Event;
+using lite::v1::ManagerMessage;
+
+void ManagerState::PushLocked(const std::shared_ptr<Outbox>& outbox,
+                              const OutMessagePtr& message, uint32_t node) {
+  switch (outbox->Push(message)) {
+    case Outbox::PushResult::kQueued:
+      break;
+    case Outbox::PushResult::kQueuedNotify:
+      to_notify_.push_back(outbox);
+      break;
+    case Outbox::PushResult::kFull:
+      overflowed_.emplace_back(outbox, node);
+      break;
+  }
+}
+
+void ManagerState::EmitLocked(Event event, const std::shared_ptr<Outbox>& extra,
+                              const Event* compact) {
+  event.set_sequence(store_->NextEventSequence());
+  event.set_time_unix_ms(absl::ToUnixMillis(clock_->Now()));
+  OutMessagePtr compact_out;
+  if (compact != nullptr) {
+    ManagerMessage message;
+    *message.mutable_event() = *compact;
+    message.mutable_event()->set_sequence(event.sequence());
+    message.mutable_event()->set_time_unix_ms(event.time_unix_ms());
+    compact_out = std::make_shared<const OutMessage>(std::move(message));
+  }
+  ManagerMessage message;
+  *message.mutable_event() = std::move(event);
+  auto out = std::make_shared<const OutMessage>(std::move(message));
+  for (auto& [node_id, live] : live_) {
+    PushLocked(live.outbox,
+               compact_out != nullptr && live.compact_recovery_complete
+                   ? compact_out
+                   : out,
+               node_id);
+  }
+  for (const auto& watcher : watchers_) PushLocked(watcher, out, 0);
+  if (extra != nullptr) PushLocked(extra, out, 0);
+  ++counters_.events;
+}
+
+void ManagerState::SendToNodeLocked(Live& live, ManagerMessage message) {
+  PushLocked(live.outbox,
+             std::make_shared<const OutMessage>(std::move(message)),
+             live.member.node_id());
+}
+
+void ManagerState::HandleOverflowsLocked() {
+  while (!overflowed_.empty()) {
+    std::vector<std::pair<std::shared_ptr<Outbox>, uint32_t>> batch;
+    batch.swap(overflowed_);
+    for (auto& [outbox, node_id] : batch) {
+      if (outbox->closed()) continue;  // Already handled.
+      auto it = live_.find(node_id);
+      if (node_id == 0 || it == live_.end() || it->second.outbox != outbox) {
+        watchers_.erase(outbox);
+        outbox->Close(
+            absl::ResourceExhaustedError(absl::StrCat(
+                "this watch fell more than ", options_.session_queue_limit,
+                " events behind (--session_queue_limit); watch again")),
+            /*drain=*/false);
+        continue;
+      }
+      ++counters_.session_overflows;
+      const std::string label = NodeLabel(it->second.member);
+      outbox->Close(
+          absl::ResourceExhaustedError(absl::StrCat(
+              "the session of ", label, " fell more than ",
+              options_.session_queue_limit,
+              " messages behind (--session_queue_limit); the node was "
+              "declared failed; Join again")),
+          /*drain=*/false);
+      EndIncarnationLocked(
+          node_id, /*left=*/false, lite::v1::FAILURE_CAUSE_SESSION_OVERFLOW,
+          absl::StrCat("session fell more than ", options_.session_queue_limit,
+                       " messages behind"));
+    }
+  }
+}
+
+std::shared_ptr<Outbox> ManagerState::OpenWatch() {
+  Locked lock(this);
+  auto outbox = std::make_shared<Outbox>(options_.session_queue_limit);
+  if (shut_down_) {
+    outbox->Close(absl::UnavailableError("litemgr is shutting down"), false);
+    return outbox;
+  }
+  watchers_.insert(outbox);
+  return outbox;
+}
+
+void ManagerState::CloseWatch(const std::shared_ptr<Outbox>& watch) {
+  Locked lock(this);
+  watchers_.erase(watch);
+}
+
+}  // namespace lite::controlplane
