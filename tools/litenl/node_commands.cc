@@ -1,0 +1,212 @@
+// litenl node (set, show), peer (add, remove) and peers.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "common/cli/json.h"
+#include "common/status/macros.h"
+#include "tools/litenl/litenl.h"
+
+namespace lite::litenl {
+namespace {
+
+using cli::Json;
+
+struct Identity {
+  uint32_t id = 0;
+  uint64_t incarnation = 0;
+  in_addr addr{};
+};
+
+// --id, --incarnation, --addr: form only (the kernel checks the values; 0
+// is sent, and refused there).
+absl::StatusOr<Identity> ReadIdentity(const cli::Args& a) {
+  for (const char* name : {"id", "incarnation", "addr"}) {
+    if (!a.Has(name)) {
+      return cli::UsageError(absl::StrFormat("--%s is required", name));
+    }
+  }
+  Identity out;
+  LITE_ASSIGN_OR_RETURN(uint64_t id,
+                        cli::Number("--id", a.Get("id"), UINT32_MAX));
+  out.id = static_cast<uint32_t>(id);
+  LITE_ASSIGN_OR_RETURN(out.incarnation,
+                        cli::Number("--incarnation", a.Get("incarnation")));
+  absl::StatusOr<in_addr> addr = genl::ParseIPv4(a.Get("addr"));
+  if (!addr.ok()) {
+    return cli::UsageError(absl::StrFormat(
+        "--addr must be an IPv4 address (A.B.C.D), not '%s'", a.Get("addr")));
+  }
+  out.addr = *addr;
+  return out;
+}
+
+absl::Status NodeSet(const cli::Args& a) {
+  LITE_ASSIGN_OR_RETURN(Identity ident, ReadIdentity(a));
+  absl::StatusOr<std::unique_ptr<genl::Client>> client = OpenClient(a);
+  if (!client.ok()) return Failed("node set", client.status());
+  return Failed("node set",
+                (*client)->SetNode(ident.id, ident.incarnation, ident.addr));
+}
+
+absl::Status NodeShow(const cli::Args& a) {
+  absl::StatusOr<std::unique_ptr<genl::Client>> client = OpenClient(a);
+  if (!client.ok()) return Failed("node show", client.status());
+  absl::StatusOr<genl::NodeInfo> node = (*client)->GetNode();
+  if (!node.ok()) return Failed("node show", node.status());
+  std::ostream& out = a.out();
+  if (a.output() == cli::Output::kJson) {
+    Json identity = nullptr;
+    if (node->node_id) {
+      identity = {{"node_id", *node->node_id},
+                  {"incarnation", *node->incarnation},
+                  {"addr", genl::FormatIPv4(*node->addr)}};
+    }
+    Json agent = nullptr;
+    if (node->agent_portid) agent = *node->agent_portid;
+    out << cli::JsonLine({{"identity", std::move(identity)},
+                          {"cm_port", node->cm_port},
+                          {"qps_per_peer", node->qps_per_peer},
+                          {"num_peers", node->num_peers},
+                          {"agent_portid", std::move(agent)}})
+        << "\n";
+    return absl::OkStatus();
+  }
+  if (node->node_id) {
+    out << absl::StrFormat("node %u, incarnation %u, address %s\n",
+                           *node->node_id, *node->incarnation,
+                           genl::FormatIPv4(*node->addr));
+  } else {
+    out << "node identity not set\n";
+  }
+  out << absl::StrFormat("rdma_cm port %u, %u QPs per peer, %u peer(s)\n",
+                         node->cm_port, node->qps_per_peer, node->num_peers);
+  if (node->agent_portid) {
+    out << absl::StrFormat("agent attached: netlink port %u\n",
+                           *node->agent_portid);
+  } else {
+    out << "no agent attached\n";
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PeerAdd(const cli::Args& a) {
+  LITE_ASSIGN_OR_RETURN(Identity ident, ReadIdentity(a));
+  absl::StatusOr<std::unique_ptr<genl::Client>> client = OpenClient(a);
+  if (!client.ok()) return Failed("peer add", client.status());
+  return Failed("peer add",
+                (*client)->AddPeer(ident.id, ident.incarnation, ident.addr));
+}
+
+absl::Status PeerRemove(const cli::Args& a) {
+  if (!a.Has("id")) return cli::UsageError("--id is required");
+  LITE_ASSIGN_OR_RETURN(uint64_t id,
+                        cli::Number("--id", a.Get("id"), UINT32_MAX));
+  std::optional<uint64_t> incarnation;
+  if (a.Has("incarnation")) {
+    LITE_ASSIGN_OR_RETURN(incarnation,
+                          cli::Number("--incarnation", a.Get("incarnation")));
+  }
+  absl::StatusOr<std::unique_ptr<genl::Client>> client = OpenClient(a);
+  if (!client.ok()) return Failed("peer remove", client.status());
+  return Failed("peer remove",
+                (*client)->RemovePeer(static_cast<uint32_t>(id), incarnation));
+}
+
+absl::Status Peers(const cli::Args& a) {
+  absl::StatusOr<std::unique_ptr<genl::Client>> client = OpenClient(a);
+  if (!client.ok()) return Failed("peers", client.status());
+  absl::StatusOr<genl::NodeInfo> node = (*client)->GetNode();
+  if (!node.ok()) return Failed("peers", node.status());
+  absl::StatusOr<std::vector<genl::PeerInfo>> peers = (*client)->ListPeers();
+  if (!peers.ok()) return Failed("peers", peers.status());
+  std::ostream& out = a.out();
+  if (a.output() == cli::Output::kJson) {
+    Json list = Json::array();
+    for (const genl::PeerInfo& p : *peers) {
+      list.push_back({{"node_id", p.node_id},
+                      {"incarnation", p.incarnation},
+                      {"addr", genl::FormatIPv4(p.addr)},
+                      {"state", genl::PeerStateName(p.state)},
+                      {"role", genl::PeerRoleName(p.role)},
+                      {"qps_connected", p.qps_connected}});
+    }
+    out << cli::JsonLine({{"qps_per_peer", node->qps_per_peer},
+                          {"peers", std::move(list)}})
+        << "\n";
+    return absl::OkStatus();
+  }
+  out << absl::StrFormat("%-10s %-20s %-15s %-10s %-9s %s\n", "NODE",
+                         "INCARNATION", "ADDRESS", "STATE", "ROLE", "QPS");
+  for (const genl::PeerInfo& p : *peers) {
+    out << absl::StrFormat(
+        "%-10u %-20u %-15s %-10s %-9s %u/%u\n", p.node_id, p.incarnation,
+        genl::FormatIPv4(p.addr), genl::PeerStateName(p.state),
+        genl::PeerRoleName(p.role), p.qps_connected, node->qps_per_peer);
+  }
+  return absl::OkStatus();
+}
+
+const cli::Flag kId{.name = "id", .value = "N", .help = "node id, 1..2^32-1"};
+const cli::Flag kIncarnation{
+    .name = "incarnation", .value = "I", .help = "incarnation, 1..2^64-1"};
+const cli::Flag kAddr{.name = "addr",
+                      .value = "A.B.C.D",
+                      .help = "an IPv4 address of the node's RDMA netdev"};
+
+}  // namespace
+
+std::vector<cli::Command> NodeCommands() {
+  return {
+      {.name = "node",
+       .usage = "node (set | show)",
+       .summary = "This node's identity",
+       .commands =
+           {
+               {.name = "set",
+                .usage = "node set --id N --incarnation I --addr A.B.C.D",
+                .summary = "Set this node's identity and RDMA address",
+                .details = "lite.ko listens there with rdma_cm.",
+                .flags = {kId, kIncarnation, kAddr},
+                .run = NodeSet},
+               {.name = "show",
+                .usage = "node show [-o table|json]",
+                .summary = "The node's identity, rdma_cm port, QPs per "
+                           "peer, peer count and attached agent",
+                .details = kJsonNote,
+                .run = NodeShow},
+           }},
+      {.name = "peer",
+       .usage = "peer (add | remove)",
+       .summary = "Connect to a peer, or forget one",
+       .commands =
+           {
+               {.name = "add",
+                .usage = "peer add --id N --incarnation I --addr A.B.C.D",
+                .summary = "Connect to a peer (a larger incarnation "
+                           "replaces it)",
+                .details = "The node with the smaller id connects "
+                           "qps_per_peer RC QPs; the other accepts them.",
+                .flags = {kId, kIncarnation, kAddr},
+                .run = PeerAdd},
+               {.name = "remove",
+                .usage = "peer remove --id N [--incarnation I]",
+                .summary = "Forget a peer and tear its QPs down",
+                .details = "With --incarnation, only if it has that "
+                           "incarnation.",
+                .flags = {kId, kIncarnation},
+                .run = PeerRemove},
+           }},
+      {.name = "peers",
+       .usage = "peers [-o table|json]",
+       .summary = "List peers with state and connected QPs",
+       .details = "Node id, incarnation, address, state (connecting or "
+                  "connected), role (initiator or acceptor) and connected "
+                  "QPs.",
+       .run = Peers},
+  };
+}
+
+}  // namespace lite::litenl
