@@ -243,6 +243,91 @@ int lite_members(struct lite_ctx *ctx, struct lite_member *members,
 	return 0;
 }
 
+/* A failed LITE_IOC_NODE_LOOKUP, in words (the struct carries no message). */
+static int node_lookup_error(int err, const char *what)
+{
+	switch (-err) {
+	case ENOENT:
+		return REJECT(ENOENT, "neither this node nor any peer is %s",
+			      what);
+	case ENOTCONN:
+		return REJECT(ENOTCONN, "this node's identity is not set (no "
+					"node agent has set it up)");
+	case ENOTTY:
+		return REJECT(ENOTTY, "lite.ko does not know "
+				      "LITE_IOC_NODE_LOOKUP (it predates node "
+				      "names)");
+	default:
+		return clear_message(), err;
+	}
+}
+
+int lite_node_lookup(struct lite_ctx *ctx, const char *name,
+		     uint32_t *node_id)
+{
+	struct lite_node_lookup req;
+	char what[LITE_NODE_NAME_BUF + 16];
+	int err = check_ctx(ctx);
+
+	if (err)
+		return err;
+	if (node_id == NULL)
+		return REJECT(EINVAL, "lite_node_lookup needs a place for the "
+				      "node id");
+	if (name == NULL)
+		return REJECT(EINVAL, "the node name is NULL");
+	err = lite_name_check(LITE_NAME_KIND_NODE, "the node name", name,
+			      strlen(name), last_message, sizeof(last_message));
+	if (err)
+		return err;
+	memset(&req, 0, sizeof(req));
+	/* Checked: at most LITE_NODE_NAME_MAX, so the field stays terminated. */
+	memcpy(req.name, name, strlen(name));
+	err = do_ioctl(ctx, LITE_IOC_NODE_LOOKUP, &req);
+	if (err) {
+		snprintf(what, sizeof(what), "named \"%s\"", name);
+		return node_lookup_error(err, what);
+	}
+	clear_message();
+	*node_id = req.node_id;
+	return 0;
+}
+
+int lite_node_name(struct lite_ctx *ctx, uint32_t node_id, char *buf,
+		   size_t len)
+{
+	struct lite_node_lookup req;
+	char what[32];
+	size_t n;
+	int err = check_ctx(ctx);
+
+	if (err)
+		return err;
+	if (buf == NULL || len == 0)
+		return REJECT(EINVAL, "lite_node_name needs a buffer of at least "
+				      "1 byte (LITE_NODE_NAME_BUF always "
+				      "suffices)");
+	buf[0] = '\0';
+	memset(&req, 0, sizeof(req));
+	req.node_id = node_id;
+	err = do_ioctl(ctx, LITE_IOC_NODE_LOOKUP, &req);
+	if (err) {
+		snprintf(what, sizeof(what), "node %u", node_id);
+		return node_lookup_error(err, what);
+	}
+	n = strnlen(req.name, sizeof(req.name));
+	if (n == sizeof(req.name))
+		return REJECT(EPROTO, "lite.ko returned a node name without its "
+				      "NUL");
+	if (n >= len)
+		return REJECT(ERANGE, "node %u's name needs %zu bytes; the "
+				      "buffer has %zu",
+			      node_id, n + 1, len);
+	memcpy(buf, req.name, n + 1);
+	clear_message();
+	return 0;
+}
+
 int lite_alloc(struct lite_ctx *ctx, const char *name, uint64_t size_bytes,
 	       uint32_t mode, uint32_t home_node_id, uint64_t *lmr_id)
 {

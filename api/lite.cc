@@ -130,6 +130,26 @@ absl::StatusOr<NodeInfo> Lite::Node() const {
                        "the member list kept changing size");
 }
 
+absl::StatusOr<uint32_t> Lite::NodeId(absl::string_view name) const {
+  const std::string what = absl::StrCat("node \"", name, "\"");
+  if (name.find('\0') != absl::string_view::npos) {
+    return ErrnoToStatus(EINVAL, what, "the node name has a NUL byte");
+  }
+  uint32_t id = 0;
+  int err = lite_node_lookup(ctx(), std::string(name).c_str(), &id);
+  if (err) return ErrnoToStatus(err, what, lite_message());
+  return id;
+}
+
+absl::StatusOr<std::string> Lite::NodeName(uint32_t node_id) const {
+  char buf[LITE_NODE_NAME_BUF];
+  int err = lite_node_name(ctx(), node_id, buf, sizeof(buf));
+  if (err) {
+    return ErrnoToStatus(err, absl::StrCat("node ", node_id), lite_message());
+  }
+  return std::string(buf);
+}
+
 absl::StatusOr<uint64_t> Lite::Alloc(absl::string_view name,
                                      uint64_t size_bytes,
                                      const AllocOptions& options) const {

@@ -110,6 +110,34 @@ int lite_members(struct lite_ctx *ctx, struct lite_member *members,
 		 uint32_t max_members, uint32_t *num_members);
 
 /*
+ * The id of the node named `name` (LITE_IOC_NODE_LOOKUP): this node or one
+ * of its peers, by the name the node agent gave it (the cluster manager's
+ * node name). Any user may ask. *node_id is set on success only.
+ * Errors: -EINVAL    name NULL or not a node name (1..LITE_NODE_NAME_MAX
+ *                    characters of [A-Za-z0-9._-], the first a letter or
+ *                    digit), node_id NULL;
+ *         -ENOTCONN  this node's identity is not set (no agent yet);
+ *         -ENOENT    neither this node nor a peer has that name;
+ *         -ENOTTY    lite.ko predates node names.
+ */
+int lite_node_lookup(struct lite_ctx *ctx, const char *name,
+		     uint32_t *node_id);
+
+/*
+ * The name of node `node_id` (this node or a peer) in buf, len bytes,
+ * NUL-terminated: "" if the node has no name (its agent gave none).
+ * LITE_NODE_NAME_BUF bytes always suffice.
+ * Errors: -EINVAL    buf NULL or len 0;
+ *         -ERANGE    the name and its NUL need more than len bytes (buf
+ *                    holds "");
+ *         -ENOTCONN  this node's identity is not set (no agent yet);
+ *         -ENOENT    no such node (node id 0 included);
+ *         -ENOTTY    lite.ko predates node names.
+ */
+int lite_node_name(struct lite_ctx *ctx, uint32_t node_id, char *buf,
+		   size_t len);
+
+/*
  * Creates the LMR `name` of size_bytes (zeroed) on node home_node_id (0: this
  * node), owned by the caller's effective uid/gid, with Unix mode bits `mode`
  * (a subset of 0666). It is not mapped: lite_map() it. *lmr_id (may be NULL)

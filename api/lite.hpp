@@ -104,6 +104,16 @@ class Lite {
   // This node's id, incarnation and the members it knows.
   absl::StatusOr<NodeInfo> Node() const;
 
+  // The id of the node named `name`: this node or a peer, by the name its
+  // agent gave it (the cluster manager's node name). NOT_FOUND if none has
+  // it, INVALID_ARGUMENT if it is not a node name, UNAVAILABLE (ENOTCONN)
+  // before the agent set this node up.
+  absl::StatusOr<uint32_t> NodeId(absl::string_view name) const;
+
+  // The name of node `node_id` (this node or a peer); "" if its agent gave
+  // it none. NOT_FOUND if there is no such node (0 included).
+  absl::StatusOr<std::string> NodeName(uint32_t node_id) const;
+
   // Creates an LMR (not mapped); returns its id.
   absl::StatusOr<uint64_t> Alloc(absl::string_view name, uint64_t size_bytes,
                                  const AllocOptions& options = {}) const;

@@ -317,6 +317,88 @@ TEST_F(CApiTest, MembersChecksAndFills) {
   EXPECT_EQ(dev_.calls(LITE_IOC_NODE), before);
 }
 
+TEST_F(CApiTest, NodeLookupByNameSendsTheNameAndNoFlags) {
+  dev_.set_nodes({{1, "node1"}, {3, "node2"}, {4, ""}});
+  uint32_t id = 0;
+  ASSERT_EQ(lite_node_lookup(ctx_, "node2", &id), 0) << lite_message();
+  EXPECT_EQ(id, 3u);
+  EXPECT_STREQ(lite_message(), "");
+  const auto sent = dev_.last<struct lite_node_lookup>(LITE_IOC_NODE_LOOKUP);
+  EXPECT_STREQ(sent.name, "node2");
+  EXPECT_EQ(sent.node_id, 0u);
+  EXPECT_EQ(sent.flags, 0u);
+  // The rest of the name field is zero: nothing of the stack goes to lite.ko.
+  for (size_t i = 5; i < sizeof(sent.name); ++i) EXPECT_EQ(sent.name[i], 0);
+
+  id = 99;
+  EXPECT_EQ(lite_node_lookup(ctx_, "node9", &id), -ENOENT);
+  EXPECT_EQ(id, 99u);  // untouched on failure
+  EXPECT_THAT(lite_message(),
+              HasSubstr("neither this node nor any peer is named \"node9\""));
+}
+
+TEST_F(CApiTest, NodeLookupRejectsBadNamesBeforeTheIoctl) {
+  dev_.set_nodes({{1, "node1"}});
+  uint32_t id = 0;
+  const std::string too_long(LITE_NODE_NAME_MAX + 1, 'a');
+  for (const char* bad : {"", "-x", "a/b", "a:b", too_long.c_str()}) {
+    EXPECT_EQ(lite_node_lookup(ctx_, bad, &id), -EINVAL) << bad;
+    EXPECT_THAT(lite_message(), HasSubstr("the node name")) << bad;
+  }
+  EXPECT_EQ(lite_node_lookup(ctx_, nullptr, &id), -EINVAL);
+  EXPECT_EQ(lite_node_lookup(ctx_, "node1", nullptr), -EINVAL);
+  EXPECT_EQ(lite_node_lookup(nullptr, "node1", &id), -EINVAL);
+  EXPECT_EQ(dev_.calls(LITE_IOC_NODE_LOOKUP), 0);
+  const std::string longest(LITE_NODE_NAME_MAX, 'a');
+  EXPECT_EQ(lite_node_lookup(ctx_, longest.c_str(), &id), -ENOENT);
+}
+
+TEST_F(CApiTest, NodeNameByIdFitsOrSaysERANGE) {
+  dev_.set_nodes({{1, "node1"}, {3, "node2"}, {4, ""}});
+  char buf[LITE_NODE_NAME_BUF];
+  ASSERT_EQ(lite_node_name(ctx_, 3, buf, sizeof(buf)), 0) << lite_message();
+  EXPECT_STREQ(buf, "node2");
+  const auto sent = dev_.last<struct lite_node_lookup>(LITE_IOC_NODE_LOOKUP);
+  EXPECT_EQ(sent.name[0], 0);  // by id
+  EXPECT_EQ(sent.node_id, 3u);
+  EXPECT_EQ(sent.flags, 0u);
+
+  ASSERT_EQ(lite_node_name(ctx_, 4, buf, sizeof(buf)), 0);
+  EXPECT_STREQ(buf, "");  // unnamed
+  char small[5];
+  EXPECT_EQ(lite_node_name(ctx_, 3, small, sizeof(small)), -ERANGE);
+  EXPECT_STREQ(small, "");
+  EXPECT_THAT(lite_message(), HasSubstr("needs 6 bytes; the buffer has 5"));
+  char exact[6];
+  EXPECT_EQ(lite_node_name(ctx_, 3, exact, sizeof(exact)), 0);
+  EXPECT_STREQ(exact, "node2");
+
+  EXPECT_EQ(lite_node_name(ctx_, 0, buf, sizeof(buf)), -ENOENT);
+  EXPECT_EQ(lite_node_name(ctx_, 7, buf, sizeof(buf)), -ENOENT);
+  EXPECT_THAT(lite_message(), HasSubstr("node 7"));
+  const int before = dev_.calls(LITE_IOC_NODE_LOOKUP);
+  EXPECT_EQ(lite_node_name(ctx_, 3, nullptr, 8), -EINVAL);
+  EXPECT_EQ(lite_node_name(ctx_, 3, buf, 0), -EINVAL);
+  EXPECT_EQ(dev_.calls(LITE_IOC_NODE_LOOKUP), before);
+}
+
+TEST_F(CApiTest, NodeLookupBeforeTheIdentityOrOnAnOldModule) {
+  dev_.set_nodes({{1, "node1"}}, /*identity_set=*/false);
+  uint32_t id = 0;
+  char buf[LITE_NODE_NAME_BUF];
+  EXPECT_EQ(lite_node_lookup(ctx_, "node1", &id), -ENOTCONN);
+  EXPECT_THAT(lite_message(), HasSubstr("identity is not set"));
+  EXPECT_EQ(lite_node_name(ctx_, 1, buf, sizeof(buf)), -ENOTCONN);
+
+  // A lite.ko older than node names has no such ioctl.
+  FakeDevice old;
+  lite_ctx* ctx = nullptr;
+  ASSERT_EQ(old.Open(&ctx), 0);
+  EXPECT_EQ(lite_node_lookup(ctx, "node1", &id), -ENOTTY);
+  EXPECT_THAT(lite_message(), HasSubstr("predates node names"));
+  lite_close(ctx);
+}
+
 TEST_F(CApiTest, ManyThreadsShareOneContext) {
   std::atomic<uint64_t> word{0};
   dev_.set_handler([&](unsigned long, void* data) {

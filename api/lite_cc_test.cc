@@ -213,6 +213,41 @@ TEST_F(CppTest, NodeGrowsTheMemberArray) {
   EXPECT_EQ(n->members[19].node_id, 20u);
 }
 
+TEST_F(CppTest, NodeIdAndNodeName) {
+  dev_.set_nodes({{1, "node1"}, {3, "node2"}, {4, ""}});
+  EXPECT_EQ(*lite_->NodeId("node2"), 3u);
+  EXPECT_EQ(*lite_->NodeName(3), "node2");
+  EXPECT_EQ(*lite_->NodeName(4), "");
+
+  absl::StatusOr<uint32_t> none = lite_->NodeId("node9");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(none.status().message(),
+            "node \"node9\": No such file or directory (ENOENT): neither "
+            "this node nor any peer is named \"node9\"");
+  EXPECT_EQ(StatusErrno(none.status()), ENOENT);
+
+  absl::StatusOr<std::string> gone = lite_->NodeName(7);
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(gone.status().message(), HasSubstr("node 7: "));
+
+  const int before = dev_.calls(LITE_IOC_NODE_LOOKUP);
+  absl::StatusOr<uint32_t> bad = lite_->NodeId("a/b");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(lite_->NodeId(absl::string_view("node1\0x", 7)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(dev_.calls(LITE_IOC_NODE_LOOKUP), before);
+}
+
+TEST_F(CppTest, NodeLookupBeforeTheAgentIsUnavailable) {
+  dev_.set_nodes({{1, "node1"}}, /*identity_set=*/false);
+  EXPECT_EQ(lite_->NodeId("node1").status().code(),
+            absl::StatusCode::kUnavailable);
+  EXPECT_EQ(lite_->NodeName(1).status().code(), absl::StatusCode::kUnavailable);
+}
+
 TEST_F(CppTest, CopyBetweenSessionsIsRefused) {
   FakeDevice other_dev;
   other_dev.set_handler([](unsigned long, void* data) {
