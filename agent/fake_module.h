@@ -4,8 +4,9 @@
 // call, and lets tests play the applications' side: inject upcalls and module
 // events, and wait for the agent's replies.
 //
-// It is what `liteagent --module=fake` runs with until the generic-netlink
-// module arrives with the data path; no RDMA and no real memory is involved.
+// It is what `liteagent_fake --module=fake` runs with (host tests, laptops);
+// no RDMA and no real memory is involved. The production liteagent does not
+// link it.
 #ifndef LITE_AGENT_FAKE_MODULE_H_
 #define LITE_AGENT_FAKE_MODULE_H_
 

@@ -1,4 +1,4 @@
-// Test-only: the --fake_lmrs and --fake_maps flags of `liteagent
+// Test-only: the --fake_lmrs and --fake_maps flags of `liteagent_fake
 // --module=fake`, which make the fake module's "applications" register and
 // map LMRs at startup so that host tests can drive an agent from outside.
 //

@@ -298,7 +298,8 @@ absl::StatusOr<std::unique_ptr<NetlinkModule>> NetlinkModule::Open(
     if (genl::ErrnoOf(client.status()) == ENOENT) {
       return absl::NotFoundError(
           "lite.ko is not loaded (no generic netlink family \"lite\"); load "
-          "it first (insmod lite.ko) or run with --module=fake for tests");
+          "it first (insmod lite.ko), or for tests without it run "
+          "liteagent_fake --module=fake");
     }
     if (genl::ErrnoOf(client.status()) == EPERM) {
       return absl::PermissionDeniedError(

@@ -260,7 +260,7 @@ absl::Status Cluster::StartAgent(const std::string& name, int index,
   std::remove(event_log(name).c_str());
   absl::StatusOr<std::unique_ptr<Process>> p = Process::Start(
       absl::StrCat("liteagent ", name, "#", a.starts),
-      Runfile("agent/liteagent"), args, absl::StrCat(stem, ".log"));
+      Runfile("agent/liteagent_fake"), args, absl::StrCat(stem, ".log"));
   if (!p.ok()) return p.status();
   a.process = *std::move(p);
   absl::StatusOr<int> port =

@@ -1,10 +1,10 @@
-// Host integration test harness: runs the real litemgr, liteagent (with its
-// in-process fake module) and litectl binaries as child processes on
-// loopback. Daemons listen on port 0 and report their port through
-// --port_file, so tests running in parallel never collide. Every process is
-// stopped by its PID (SIGTERM, then SIGKILL), never by name, and dies with
-// the test process if that is killed (PR_SET_PDEATHSIG). Every wait is
-// bounded.
+// Host integration test harness: runs the real litemgr, the agent
+// (liteagent_fake with its in-process fake module) and litectl binaries as
+// child processes on loopback. Daemons listen on port 0 and report their port
+// through --port_file, so tests running in parallel never collide. Every
+// process is stopped by its PID (SIGTERM, then SIGKILL), never by name, and
+// dies with the test process if that is killed (PR_SET_PDEATHSIG). Every wait
+// is bounded.
 #ifndef LITE_TESTS_HOST_HARNESS_H_
 #define LITE_TESTS_HOST_HARNESS_H_
 

@@ -1,0 +1,335 @@
+// The body of every liteagent binary: LITE's per-node agent. Joins the
+// cluster manager (litemgr), keeps the node's session alive, programs lite.ko
+// through the module interface, answers applications' upcalls, and serves
+// lite.v1.NodeAgent and the gRPC health service for operators. See
+// docs/agent.md.
+#include "agent/agent_main.h"
+
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "agent/agent.h"
+#include "agent/event_log.h"
+#include "agent/netlink_module.h"
+#include "agent/node_agent_service.h"
+#include "agent/validation.h"
+#include "common/log/log.h"
+#include "common/names/names.h"
+#include "common/status/macros.h"
+
+ABSL_FLAG(std::string, manager, "127.0.0.1:7420",
+          "the cluster manager (litemgr) to join, host:port");
+ABSL_FLAG(std::string, node_name, "",
+          "this node's name in the cluster, 1..64 of [A-Za-z0-9._-] "
+          "(default: the host name)");
+ABSL_FLAG(std::string, rdma_address, "",
+          "required: where this node's lite.ko accepts rdma_cm connections, "
+          "\"IPv4:port\" or \"[IPv6]:port\"");
+ABSL_FLAG(std::string, listen, "127.0.0.1:7421",
+          "where to serve lite.v1.NodeAgent and grpc.health.v1, host:port "
+          "(port 0: pick a free port; see --port_file)");
+ABSL_FLAG(std::string, port_file, "",
+          "if set, write the bound NodeAgent port to this file once serving");
+ABSL_FLAG(std::string, module, "netlink",
+          "how to reach lite.ko: 'netlink' (the real module over its generic "
+          "netlink family; needs lite.ko loaded and CAP_NET_ADMIN); "
+          "liteagent_fake also offers 'fake' (an in-process test double with "
+          "no RDMA, for host tests and laptops)");
+ABSL_FLAG(absl::Duration, module_timeout, absl::Seconds(10),
+          "--module=netlink: bound of each request to lite.ko");
+ABSL_FLAG(absl::Duration, rpc_timeout, absl::Seconds(5),
+          "deadline of each call to the manager");
+ABSL_FLAG(absl::Duration, backoff_initial, absl::Milliseconds(100),
+          "first wait before joining again when the manager is unreachable");
+ABSL_FLAG(absl::Duration, backoff_max, absl::Seconds(5),
+          "longest wait between Joins (doubling from --backoff_initial, with "
+          "jitter)");
+ABSL_FLAG(absl::Duration, upcall_timeout, absl::Seconds(10),
+          "how long an application's request may wait, including while the "
+          "manager is unreachable");
+ABSL_FLAG(int32_t, upcall_workers, 4,
+          "threads answering application requests in parallel, 1..64");
+ABSL_FLAG(absl::Duration, leave_grace, absl::Seconds(2),
+          "on SIGTERM: how long to wait for the manager to end the session "
+          "after Leave");
+ABSL_FLAG(std::string, event_log, "",
+          "if set, append every applied event to this file, one JSON object "
+          "per line");
+ABSL_FLAG(std::string, log_level, "info", "debug, info, warning or error");
+
+namespace lite::agent {
+namespace {
+
+const ModuleChoice* FindModule(const AgentMainOptions& options,
+                               absl::string_view name) {
+  for (const ModuleChoice& m : options.modules) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+absl::Status Positive(absl::string_view flag, absl::Duration d) {
+  if (d <= absl::ZeroDuration() || d == absl::InfiniteDuration()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--%s=%s must be a positive, finite duration (e.g. 500ms, 5s)", flag,
+        absl::FormatDuration(d)));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<AgentMainConfig> ReadFlags(const AgentMainOptions& options) {
+  AgentMainConfig c;
+  lite::logging::LogLevel level;
+  if (!lite::logging::ParseLogLevel(absl::GetFlag(FLAGS_log_level), &level)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--log_level='%s' is not debug, info, warning or error",
+                        absl::GetFlag(FLAGS_log_level)));
+  }
+  lite::logging::SetMinLogLevel(level);
+
+  c.module = absl::GetFlag(FLAGS_module);
+  if (FindModule(options, c.module) == nullptr) {
+    std::vector<std::string> offered;
+    for (const ModuleChoice& m : options.modules) {
+      offered.push_back(absl::StrFormat("'%s' (%s)", m.name, m.summary));
+    }
+    std::string message =
+        absl::StrFormat("--module='%s' is unknown: %s", c.module,
+                        absl::StrJoin(offered, " or "));
+    if (!options.other_modules.empty()) {
+      absl::StrAppend(&message, "; ", options.other_modules);
+    }
+    return absl::InvalidArgumentError(message);
+  }
+  c.module_timeout = absl::GetFlag(FLAGS_module_timeout);
+  LITE_RETURN_IF_ERROR(Positive("module_timeout", c.module_timeout));
+
+  c.agent.node_name = absl::GetFlag(FLAGS_node_name);
+  if (c.agent.node_name.empty()) {
+    char host[256] = {};
+    if (gethostname(host, sizeof(host) - 1) != 0) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--node_name is empty and the host name cannot be read: %s",
+          std::strerror(errno)));
+    }
+    c.agent.node_name = host;
+  }
+  LITE_RETURN_IF_ERROR(
+      names::ValidateNodeName("--node_name", c.agent.node_name));
+  c.agent.rdma_address = absl::GetFlag(FLAGS_rdma_address);
+  if (c.agent.rdma_address.empty()) {
+    return absl::InvalidArgumentError(
+        "--rdma_address is required (where lite.ko accepts rdma_cm "
+        "connections: this node's IPv4 address on its RDMA netdev and "
+        "lite.ko's cm_port, e.g. 10.211.0.11:18600)");
+  }
+  if (absl::Status s = ValidateRdmaAddress(c.agent.rdma_address); !s.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--rdma_address: ", s.message()));
+  }
+  c.agent.manager_address = absl::GetFlag(FLAGS_manager);
+  LITE_RETURN_IF_ERROR(ValidateHostPort("--manager", c.agent.manager_address,
+                                        /*allow_port_zero=*/false));
+  c.listen = absl::GetFlag(FLAGS_listen);
+  LITE_RETURN_IF_ERROR(
+      ValidateHostPort("--listen", c.listen, /*allow_port_zero=*/true));
+  c.port_file = absl::GetFlag(FLAGS_port_file);
+  c.event_log = absl::GetFlag(FLAGS_event_log);
+
+  c.agent.rpc_timeout = absl::GetFlag(FLAGS_rpc_timeout);
+  c.agent.backoff_initial = absl::GetFlag(FLAGS_backoff_initial);
+  c.agent.backoff_max = absl::GetFlag(FLAGS_backoff_max);
+  c.agent.leave_grace = absl::GetFlag(FLAGS_leave_grace);
+  c.agent.upcalls.upcall_timeout = absl::GetFlag(FLAGS_upcall_timeout);
+  for (const auto& [flag, d] :
+       {std::pair<absl::string_view, absl::Duration>{"rpc_timeout",
+                                                     c.agent.rpc_timeout},
+        {"backoff_initial", c.agent.backoff_initial},
+        {"backoff_max", c.agent.backoff_max},
+        {"leave_grace", c.agent.leave_grace},
+        {"upcall_timeout", c.agent.upcalls.upcall_timeout}}) {
+    LITE_RETURN_IF_ERROR(Positive(flag, d));
+  }
+  if (c.agent.backoff_initial > c.agent.backoff_max) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--backoff_initial=%s is longer than --backoff_max=%s",
+                        absl::FormatDuration(c.agent.backoff_initial),
+                        absl::FormatDuration(c.agent.backoff_max)));
+  }
+  c.agent.upcalls.workers = absl::GetFlag(FLAGS_upcall_workers);
+  if (c.agent.upcalls.workers < 1 || c.agent.upcalls.workers > 64) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--upcall_workers=%d must be 1..64", c.agent.upcalls.workers));
+  }
+
+  if (options.check_flags) LITE_RETURN_IF_ERROR(options.check_flags(c.module));
+  return c;
+}
+
+// Writes the port to path atomically (tmp + rename), so a reader never sees
+// a partial number.
+absl::Status WritePortFile(const std::string& path, int port) {
+  const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
+  if (f == nullptr) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--port_file: cannot write '%s': %s", tmp, std::strerror(errno)));
+  }
+  const std::string text = absl::StrCat(port, "\n");
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (std::fclose(f) != 0 || !ok || std::rename(tmp.c_str(), path.c_str())) {
+    std::remove(tmp.c_str());
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--port_file: cannot write '%s': %s", path, std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int AgentMain(int argc, char** argv, const AgentMainOptions& options) {
+  const char* program = options.program.c_str();
+  absl::SetProgramUsageMessage(options.usage);
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  if (args.size() > 1) {
+    std::fprintf(stderr, "%s: unexpected argument '%s' (see --help)\n", program,
+                 args[1]);
+    return 2;
+  }
+  absl::StatusOr<AgentMainConfig> config = ReadFlags(options);
+  if (!config.ok()) {
+    std::fprintf(stderr, "%s: %s\n", program,
+                 std::string(config.status().message()).c_str());
+    return 2;
+  }
+
+  // Signals are taken by sigwait below; block them before any thread starts
+  // so that every thread inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  std::unique_ptr<EventLog> event_log;
+  if (!config->event_log.empty()) {
+    absl::StatusOr<std::unique_ptr<EventLog>> opened =
+        EventLog::Open(config->event_log);
+    if (!opened.ok()) {
+      std::fprintf(stderr, "%s: --event_log: %s\n", program,
+                   std::string(opened.status().message()).c_str());
+      return 2;
+    }
+    event_log = *std::move(opened);
+    config->agent.event_log = event_log.get();
+  }
+
+  const ModuleChoice& choice = *FindModule(options, config->module);
+  absl::StatusOr<std::unique_ptr<Module>> opened = choice.open(*config);
+  if (!opened.ok()) {
+    std::fprintf(stderr, "%s: --module=%s: %s\n", program,
+                 config->module.c_str(),
+                 std::string(opened.status().message()).c_str());
+    return 1;
+  }
+  // Declared before the agent, so it outlives it.
+  const std::unique_ptr<Module> module = *std::move(opened);
+
+  grpc::ChannelArguments channel_args;
+  // gRPC's own reconnect backoff (default: up to 120 s) would otherwise
+  // hold the channel down long after the manager is back.
+  channel_args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS,
+                      static_cast<int>(absl::ToInt64Milliseconds(
+                          config->agent.backoff_initial)));
+  channel_args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS,
+                      static_cast<int>(absl::ToInt64Milliseconds(
+                          config->agent.backoff_initial)));
+  channel_args.SetInt(
+      GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
+      static_cast<int>(absl::ToInt64Milliseconds(config->agent.backoff_max)));
+  std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(
+      config->agent.manager_address, grpc::InsecureChannelCredentials(),
+      channel_args);
+  Agent agent(config->agent, module.get(),
+              lite::v1::ClusterManager::NewStub(channel));
+
+  NodeAgentService service(&agent);
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(config->listen, grpc::InsecureServerCredentials(),
+                           &port);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr || port == 0) {
+    std::fprintf(stderr, "%s: cannot listen on --listen=%s\n", program,
+                 config->listen.c_str());
+    return 1;
+  }
+  if (!config->port_file.empty()) {
+    if (absl::Status s = WritePortFile(config->port_file, port); !s.ok()) {
+      std::fprintf(stderr, "%s: %s\n", program,
+                   std::string(s.message()).c_str());
+      server->Shutdown();
+      return 1;
+    }
+  }
+  LITE_LOG_INFO(
+      "%s: node '%s', rdma address %s, manager %s, module %s; "
+      "NodeAgent on port %d",
+      program, config->agent.node_name, config->agent.rdma_address,
+      config->agent.manager_address, module->Name(), port);
+
+  agent.Start();
+  std::thread beside;
+  if (choice.beside) {
+    beside = std::thread([&] { choice.beside(module.get(), *config); });
+  }
+
+  int sig = SIGTERM;
+  if (int err = sigwait(&signals, &sig); err != 0) {
+    LITE_LOG_ERROR("sigwait: %s; shutting down", std::strerror(err));
+  }
+  LITE_LOG_INFO("received %s; leaving the cluster", strsignal(sig));
+  server->GetHealthCheckService()->SetServingStatus(false);
+  agent.Shutdown();
+  if (beside.joinable()) beside.join();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  LITE_LOG_INFO("%s stopped", program);
+  return 0;
+}
+
+ModuleChoice NetlinkModuleChoice() {
+  return ModuleChoice{
+      .name = "netlink",
+      .summary = "lite.ko",
+      .open = [](const AgentMainConfig& config)
+          -> absl::StatusOr<std::unique_ptr<Module>> {
+        LITE_ASSIGN_OR_RETURN(std::unique_ptr<NetlinkModule> module,
+                              NetlinkModule::Open(NetlinkModuleOptions{
+                                  .rdma_address = config.agent.rdma_address,
+                                  .request_timeout = config.module_timeout}));
+        return std::unique_ptr<Module>(std::move(module));
+      },
+  };
+}
+
+}  // namespace lite::agent
