@@ -216,7 +216,11 @@ absl::StatusOr<ModuleMessage> FakeModule::Receive() {
   auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return closed_ || !inbox_.empty();
   };
-  mu_.Await(absl::Condition(&ready));
+  if (!ready()) {
+    ++blocked_receivers_;
+    mu_.Await(absl::Condition(&ready));
+    --blocked_receivers_;
+  }
   if (closed_) return absl::CancelledError("the module was closed");
   ModuleMessage msg = std::move(inbox_.front());
   inbox_.pop_front();
@@ -283,6 +287,14 @@ absl::Status FakeModule::CompleteUpcall(const UpcallReply& reply) {
   replies_[reply.upcall_id] = reply;
   pending_.erase(it);
   return absl::OkStatus();
+}
+
+bool FakeModule::AwaitBlockedReceivers(int count, absl::Duration timeout) {
+  absl::MutexLock lock(&mu_);
+  auto reached = [this, count]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return blocked_receivers_ >= count;
+  };
+  return mu_.AwaitWithTimeout(absl::Condition(&reached), timeout);
 }
 
 void FakeModule::Close() {

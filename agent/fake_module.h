@@ -75,6 +75,10 @@ class FakeModule final : public Module {
   // Every state-changing call made on the module, oldest first, one line
   // each (e.g. "AddPeer 2 1 10.0.0.2:7471"); the last 10000 are kept.
   std::vector<std::string> Calls() const;
+  // Waits until at least `count` Receive() calls are blocked waiting (the
+  // inbox was empty and the module open); false if that did not happen
+  // within `timeout`. Lets a test prove a receiver is asleep before it acts.
+  bool AwaitBlockedReceivers(int count, absl::Duration timeout);
 
  private:
   void RecordCall(std::string call) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -94,6 +98,8 @@ class FakeModule final : public Module {
   std::map<uint64_t, lite::v1::Grant> grants_ ABSL_GUARDED_BY(mu_);
   std::deque<ModuleMessage> inbox_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  // Receive() calls waiting for a message or Close().
+  int blocked_receivers_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t next_upcall_id_ ABSL_GUARDED_BY(mu_) = 1;
   std::map<uint64_t, Upcall> pending_ ABSL_GUARDED_BY(mu_);
   std::map<uint64_t, UpcallReply> replies_ ABSL_GUARDED_BY(mu_);

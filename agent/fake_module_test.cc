@@ -4,6 +4,10 @@
 
 #include <thread>
 
+#include "absl/status/statusor.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+
 namespace lite::agent {
 namespace {
 
@@ -111,9 +115,25 @@ TEST(FakeModuleTest, UpcallRoundTrip) {
 
 TEST(FakeModuleTest, CloseWakesReceive) {
   FakeModule m;
-  std::thread t([&] { m.Close(); });
-  EXPECT_TRUE(absl::IsCancelled(m.Receive().status()));
-  t.join();
+  absl::StatusOr<ModuleMessage> received;
+  absl::Notification returned;
+  std::thread receiver([&] {
+    received = m.Receive();
+    returned.Notify();
+  });
+  // The receiver is provably asleep in Receive() before Close(): the fake
+  // counts it only once it found nothing to return and started waiting.
+  ASSERT_TRUE(m.AwaitBlockedReceivers(1, absl::Seconds(10)));
+  EXPECT_FALSE(returned.HasBeenNotified());
+  m.Close();
+  const bool woken = returned.WaitForNotificationWithTimeout(absl::Seconds(10));
+  if (!woken) {
+    // Release the receiver so the test can end, and fail.
+    m.InjectPeerConnectionFailed({});
+  }
+  receiver.join();
+  ASSERT_TRUE(woken) << "Close() did not wake a blocked Receive()";
+  EXPECT_TRUE(absl::IsCancelled(received.status())) << received.status();
 }
 
 }  // namespace
