@@ -556,6 +556,27 @@ absl::StatusOr<uint32_t> Mode(absl::string_view what, absl::string_view text,
   return Prefixed(what, units::ParseMode(text, max));
 }
 
+absl::StatusOr<NodeRef> ParseNode(absl::string_view what,
+                                  absl::string_view text) {
+  if (text.empty()) {
+    return UsageError(absl::StrCat(what, ": empty (a node name or id)"));
+  }
+  if (std::all_of(text.begin(), text.end(),
+                  [](char c) { return c >= '0' && c <= '9'; })) {
+    absl::StatusOr<uint64_t> id = units::ParseNumber(text, UINT32_MAX);
+    if (!id.ok()) {
+      return UsageError(absl::StrFormat("%s: node id '%s' is more than %u",
+                                        what, text, UINT32_MAX));
+    }
+    return NodeRef{.id = static_cast<uint32_t>(*id), .name = ""};
+  }
+  return NodeRef{.id = 0, .name = std::string(text)};
+}
+
+std::string NodeLabel(absl::string_view name, uint32_t id) {
+  return name.empty() ? absl::StrCat(id) : absl::StrCat(name, " (", id, ")");
+}
+
 std::string OneLine(absl::string_view text) {
   std::string out(text);
   for (char& c : out) {

@@ -138,6 +138,22 @@ absl::StatusOr<uint64_t> Id(absl::string_view what, absl::string_view text,
 absl::StatusOr<uint32_t> Mode(absl::string_view what, absl::string_view text,
                               uint32_t max = 0777);
 
+// A node as a person names it on the command line: a token of digits only
+// is a node id ("3"), anything else a node name ("node2"). Names are the
+// cluster manager's; the tool resolves them (lite.ko, or the manager).
+struct NodeRef {
+  uint32_t id = 0;   // when name is empty
+  std::string name;  // a name to resolve; empty for an id
+};
+// `what` names the flag or argument. A usage error for an empty token or
+// an id past 2^32-1; id 0 is returned (callers that refuse it say so).
+absl::StatusOr<NodeRef> ParseNode(absl::string_view what,
+                                  absl::string_view text);
+
+// How the tools show a node: "node2 (3)" when it has a name, "3" when not
+// (lite.ko's log lines read the same).
+std::string NodeLabel(absl::string_view name, uint32_t id);
+
 // Newlines and tabs become spaces, so an error stays one line.
 std::string OneLine(absl::string_view text);
 

@@ -294,6 +294,27 @@ TEST(ConvertersTest, NameTheFlagAndAreUsageErrors) {
   EXPECT_EQ(OneLine("a\nb\tc"), "a b c");
 }
 
+TEST(NodeTest, DigitsAreAnIdAnythingElseAName) {
+  absl::StatusOr<NodeRef> id = ParseNode("--home", "3");
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(id->id, 3u);
+  EXPECT_EQ(id->name, "");
+  EXPECT_EQ(ParseNode("--home", "0")->id, 0u);
+  EXPECT_EQ(ParseNode("--home", "007")->id, 7u);
+  EXPECT_EQ(ParseNode("--home", "node2")->name, "node2");
+  EXPECT_EQ(ParseNode("--home", "0x3")->name, "0x3");
+  EXPECT_EQ(ParseNode("--home", "3a")->name, "3a");
+  absl::StatusOr<NodeRef> big = ParseNode("--home", "4294967296");
+  ASSERT_FALSE(big.ok());
+  EXPECT_TRUE(IsUsageError(big.status()));
+  EXPECT_EQ(big.status().message(),
+            "--home: node id '4294967296' is more than 4294967295");
+  EXPECT_EQ(ParseNode("NODE", "").status().message(),
+            "NODE: empty (a node name or id)");
+  EXPECT_EQ(NodeLabel("node2", 3), "node2 (3)");
+  EXPECT_EQ(NodeLabel("", 3), "3");
+}
+
 TEST(JsonTest, OneLineLikePython) {
   Json j;
   j["node_id"] = 2;

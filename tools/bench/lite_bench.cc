@@ -47,7 +47,7 @@ struct Options {
   std::string lmr;  // --lmr, or the --create name
   bool create = false;
   uint64_t size = 0;  // --size, with --create
-  uint32_t home = 0;
+  cli::NodeRef home;  // --home, with --create: by id, or a name to look up
   std::vector<std::string> ops;
   std::vector<uint64_t> sizes;
   uint64_t iters = 0;
@@ -67,6 +67,12 @@ uint64_t NowNs() {
 absl::Status OpError(int err, absl::string_view op, uint64_t size) {
   return lite::ErrnoToStatus(err, absl::StrFormat("%s %u B", op, size),
                              lite_message());
+}
+
+// The name of node `id`, or "" if it has none or lite.ko cannot say.
+std::string NameOf(const lite::Lite& l, uint32_t id) {
+  absl::StatusOr<std::string> name = l.NodeName(id);
+  return name.ok() ? *name : "";
 }
 
 // `x` rounded to `digits` decimals, for JSON that reads like the table.
@@ -231,9 +237,7 @@ absl::StatusOr<Options> ReadOptions(const cli::Args& a) {
     return cli::UsageError(absl::StrFormat(
         "--bw_seconds: a number of seconds in (0, 600], not '%s'", secs));
   }
-  LITE_ASSIGN_OR_RETURN(uint64_t home,
-                        cli::Number("--home", a.Get("home", "0"), UINT32_MAX));
-  o.home = static_cast<uint32_t>(home);
+  LITE_ASSIGN_OR_RETURN(o.home, cli::ParseNode("--home", a.Get("home", "0")));
   if (!o.create) {
     for (const char* f : {"size", "home", "keep"}) {
       if (a.Has(f)) {
@@ -244,9 +248,16 @@ absl::StatusOr<Options> ReadOptions(const cli::Args& a) {
   return o;
 }
 
-void PrintJson(const cli::Args& a, const Options& o, uint32_t self,
-               uint32_t home, const std::vector<Row>& rows,
-               const std::vector<BwRow>& bw) {
+// The node ids and names a run reports.
+struct Nodes {
+  uint32_t self = 0;
+  std::string self_name;
+  uint32_t home = 0;
+  std::string home_name;
+};
+
+void PrintJson(const cli::Args& a, const Options& o, const Nodes& n,
+               const std::vector<Row>& rows, const std::vector<BwRow>& bw) {
   Json latency = Json::array();
   for (const Row& r : rows) {
     latency.push_back({{"op", r.op},
@@ -269,21 +280,23 @@ void PrintJson(const cli::Args& a, const Options& o, uint32_t self,
                          {"ops_per_s", std::llround(b.ops_per_s)}});
   }
   a.out() << cli::JsonLine({{"lmr", o.lmr},
-                            {"node", self},
-                            {"home_node", home},
+                            {"node_name", n.self_name},
+                            {"node", n.self},
+                            {"home_node_name", n.home_name},
+                            {"home_node", n.home},
                             {"iters", o.iters},
                             {"latency", std::move(latency)},
                             {"bandwidth", std::move(bandwidth)}})
           << "\n";
 }
 
-void PrintTable(const cli::Args& a, const Options& o, uint32_t self,
-                uint32_t home, const std::vector<Row>& rows,
-                const std::vector<BwRow>& bw) {
+void PrintTable(const cli::Args& a, const Options& o, const Nodes& n,
+                const std::vector<Row>& rows, const std::vector<BwRow>& bw) {
   std::ostream& out = a.out();
   out << absl::StrFormat(
-      "LMR %s (home node %u) from node %u, %u timed ops per row\n", o.lmr, home,
-      self, o.iters);
+      "LMR %s (home node %s) from node %s, %u timed ops per row\n", o.lmr,
+      cli::NodeLabel(n.home_name, n.home), cli::NodeLabel(n.self_name, n.self),
+      o.iters);
   out << absl::StrFormat("%-6s %8s %10s %10s %10s %10s\n", "OP", "SIZE",
                          "P50_US", "P99_US", "AVG_US", "MIN_US");
   for (const Row& r : rows) {
@@ -300,7 +313,7 @@ void PrintTable(const cli::Args& a, const Options& o, uint32_t self,
 
 // Maps the LMR, checks that everything fits, measures, prints.
 absl::Status Measure(const cli::Args& a, const Options& o, lite::Lite& session,
-                     uint32_t self) {
+                     Nodes nodes) {
   LITE_ASSIGN_OR_RETURN(lite::Lmr lmr, session.Map(o.lmr, lite::kReadWrite));
   // Everything must fit before anything runs.
   uint64_t need = o.offset + 8;
@@ -333,10 +346,12 @@ absl::Status Measure(const cli::Args& a, const Options& o, lite::Lite& session,
       rows.push_back(r);
     }
   }
+  nodes.home = lmr.home_node_id();
+  nodes.home_name = NameOf(session, nodes.home);
   if (a.output() == cli::Output::kJson) {
-    PrintJson(a, o, self, lmr.home_node_id(), rows, bw);
+    PrintJson(a, o, nodes, rows, bw);
   } else {
-    PrintTable(a, o, self, lmr.home_node_id(), rows, bw);
+    PrintTable(a, o, nodes, rows, bw);
   }
   return absl::OkStatus();
 }
@@ -345,14 +360,19 @@ absl::Status Run(const cli::Args& a, const Opener& open) {
   LITE_ASSIGN_OR_RETURN(Options o, ReadOptions(a));
   LITE_ASSIGN_OR_RETURN(lite::Lite session,
                         open(a.Get("device", LITE_DEVICE_PATH)));
-  uint32_t self = 0;
-  lite_node_id(session.ctx(), &self, nullptr);
+  Nodes nodes;
+  lite_node_id(session.ctx(), &nodes.self, nullptr);
+  if (nodes.self != 0) nodes.self_name = NameOf(session, nodes.self);
   if (o.create) {
+    uint32_t home = o.home.id;
+    if (!o.home.name.empty()) {
+      LITE_ASSIGN_OR_RETURN(home, session.NodeId(o.home.name));
+    }
     LITE_RETURN_IF_ERROR(
-        session.Alloc(o.lmr, o.size, {.mode = 0600, .home_node_id = o.home})
+        session.Alloc(o.lmr, o.size, {.mode = 0600, .home_node_id = home})
             .status());
   }
-  absl::Status s = Measure(a, o, session, self);
+  absl::Status s = Measure(a, o, session, nodes);
   if (o.create && !a.Has("keep")) {
     absl::Status freed = session.Free(o.lmr);
     if (!freed.ok()) {
@@ -374,9 +394,10 @@ constexpr char kDetails[] =
     "(checked before anything runs, exit 2 if not).";
 
 constexpr char kFooter[] =
-    "-o json for scripts (tools/bench/compare): one object, {\"lmr\", "
-    "\"node\",\n\"home_node\", \"iters\", \"latency\": [...], \"bandwidth\": "
-    "[...]}; numbers as JSON\nnumbers.\n\n"
+    "-o json for scripts (tools/bench/compare): one line, {\"lmr\",\n"
+    "\"node_name\", \"node\", \"home_node_name\", \"home_node\", \"iters\",\n"
+    "\"latency\": [...], \"bandwidth\": [...]}; numbers as JSON numbers, a\n"
+    "node without a name as \"\".\n\n"
     "Exit status: 0 success; 1 an operation failed (\"lite-bench: <op> "
     "<size> B:\n<strerror> (<ERRNO>)\" on stderr); 2 bad usage.\n";
 
@@ -408,8 +429,8 @@ int RunLiteBench(const std::vector<std::string>& args, std::ostream& out,
                .help = "with --create: the LMR's size (default 16M)"},
               {.name = "home",
                .value = "NODE",
-               .help = "with --create: its home node (default 0: this "
-                       "node)"},
+               .help = "with --create: its home node, by name (node2) or id "
+                       "(all digits; default 0: this node)"},
               {.name = "keep",
                .help = "with --create: do not free the LMR at the end"},
               {.name = "device",

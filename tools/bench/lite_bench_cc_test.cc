@@ -101,6 +101,26 @@ TEST_F(LiteBenchTest, TooSmallIsUsageAndCreateStillFrees) {
   EXPECT_THAT(out_.str(), HasSubstr("LMR b (home node 2) from node 1"));
 }
 
+TEST_F(LiteBenchTest, HomeByNameAndNamesInTheOutput) {
+  dev_.set_nodes({{1, "node1"}, {2, "node2"}});
+  ASSERT_EQ(
+      Run({"--create", "b", "--home", "node2", "--ops", "faa", "--iters", "1"}),
+      0)
+      << err_.str();
+  EXPECT_EQ(dev_.last<struct lite_alloc>(LITE_IOC_ALLOC).home_node_id, 2u);
+  EXPECT_THAT(out_.str(),
+              HasSubstr("LMR b (home node node2 (2)) from node node1 (1)"));
+  ASSERT_EQ(Run({"--lmr", "b", "--ops", "faa", "--iters", "1", "-o", "json"}),
+            0)
+      << err_.str();
+  const cli::Json j = cli::Json::parse(out_.str());
+  EXPECT_EQ(j["node_name"], "node1");
+  EXPECT_EQ(j["home_node_name"], "node2");
+  EXPECT_EQ(Run({"--create", "b", "--home", "node7"}), 1);
+  EXPECT_THAT(err_.str(), HasSubstr("neither this node nor any peer is named "
+                                    "\"node7\""));
+}
+
 TEST_F(LiteBenchTest, FlagsAreChecked) {
   EXPECT_EQ(Run({"--lmr", "a", "--iters", "010", "--ops", "faa"}), 0);
   EXPECT_THAT(out_.str(), HasSubstr("10 timed ops per row"));

@@ -55,8 +55,8 @@ const cli::Flag kData{
 
 std::string FnvHex(uint64_t hash) { return absl::StrFormat("%016x", hash); }
 
-// One result: "key=value key=value" (a bool as yes/no), or with -o json one
-// JSON object on one line.
+// One result: "key=value key=value" (a bool as yes/no, empty strings left
+// out), or with -o json one JSON object on one line.
 void PrintRecord(const cli::Args& a, const Json& record) {
   if (a.output() == cli::Output::kJson) {
     a.out() << cli::JsonLine(record) << "\n";
@@ -64,6 +64,8 @@ void PrintRecord(const cli::Args& a, const Json& record) {
   }
   std::string line;
   for (const auto& [key, value] : record.items()) {
+    // An empty string (a node without a name) is left out of the line.
+    if (value.is_string() && value.get<std::string>().empty()) continue;
     if (!line.empty()) line.push_back(' ');
     std::string shown;
     if (value.is_string()) {
@@ -98,6 +100,13 @@ const char* StateName(uint32_t state) {
     default:
       return "unknown";
   }
+}
+
+// The name of node `id`, or "" if it has none or lite.ko cannot say (one
+// that predates node names).
+std::string NameOf(const lite::Lite& l, uint32_t id) {
+  absl::StatusOr<std::string> name = l.NodeName(id);
+  return name.ok() ? *name : "";
 }
 
 // The device, opened once the arguments are known to be good, and the
@@ -210,23 +219,33 @@ absl::Status Node(const cli::Args& a, const Opener& open) {
   Session s(a, open);
   LITE_ASSIGN_OR_RETURN(lite::Lite * l, s.Lite());
   LITE_ASSIGN_OR_RETURN(lite::NodeInfo n, l->Node());
+  // Names first, where the nodes have them (this node's before it is set
+  // up has none).
+  const std::string self = n.node_id != 0 ? NameOf(*l, n.node_id) : "";
   if (a.output() == cli::Output::kJson) {
     Json members = Json::array();
     for (const lite::Member& m : n.members) {
-      members.push_back({{"node_id", m.node_id},
+      members.push_back({{"name", NameOf(*l, m.node_id)},
+                         {"node_id", m.node_id},
                          {"incarnation", m.incarnation},
                          {"state", StateName(m.state)}});
     }
-    PrintRecord(a, {{"node_id", n.node_id},
+    PrintRecord(a, {{"name", self},
+                    {"node_id", n.node_id},
                     {"incarnation", n.incarnation},
                     {"members", std::move(members)}});
     return absl::OkStatus();
   }
-  a.out() << absl::StrFormat("node_id=%u incarnation=%u members=%u\n",
-                             n.node_id, n.incarnation, n.members.size());
+  PrintRecord(a, {{"name", self},
+                  {"node_id", n.node_id},
+                  {"incarnation", n.incarnation},
+                  {"members", n.members.size()}});
   for (const lite::Member& m : n.members) {
-    a.out() << absl::StrFormat("member node_id=%u incarnation=%u state=%s\n",
-                               m.node_id, m.incarnation, StateName(m.state));
+    a.out() << "member ";
+    PrintRecord(a, {{"name", NameOf(*l, m.node_id)},
+                    {"node_id", m.node_id},
+                    {"incarnation", m.incarnation},
+                    {"state", StateName(m.state)}});
   }
   return absl::OkStatus();
 }
@@ -234,16 +253,18 @@ absl::Status Node(const cli::Args& a, const Opener& open) {
 absl::Status Alloc(const cli::Args& a, const Opener& open) {
   const std::string& name = a.positional()[0];
   LITE_ASSIGN_OR_RETURN(uint64_t size, cli::Size("SIZE", a.positional()[1]));
-  LITE_ASSIGN_OR_RETURN(uint64_t home,
-                        cli::Number("--home", a.Get("home", "0"), UINT32_MAX));
+  LITE_ASSIGN_OR_RETURN(cli::NodeRef home,
+                        cli::ParseNode("--home", a.Get("home", "0")));
   LITE_ASSIGN_OR_RETURN(uint32_t mode,
                         cli::Mode("--mode", a.Get("mode", "0600")));
   Session s(a, open);
   LITE_ASSIGN_OR_RETURN(lite::Lite * l, s.Lite());
+  if (!home.name.empty()) {
+    LITE_ASSIGN_OR_RETURN(home.id, l->NodeId(home.name));
+  }
   LITE_ASSIGN_OR_RETURN(
       uint64_t id,
-      l->Alloc(name, size,
-               {.mode = mode, .home_node_id = static_cast<uint32_t>(home)}));
+      l->Alloc(name, size, {.mode = mode, .home_node_id = home.id}));
   PrintRecord(a, {{"lmr_id", id}, {"name", name}, {"size", size}});
   return absl::OkStatus();
 }
@@ -265,9 +286,11 @@ absl::Status Map(const cli::Args& a, const Opener& open) {
   LITE_RETURN_IF_ERROR(s.ReadCommonFlags());
   LITE_ASSIGN_OR_RETURN(lite::Lmr lmr,
                         s.Map(a.positional()[0], lite::kReadWrite));
+  LITE_ASSIGN_OR_RETURN(lite::Lite * l, s.Lite());
   PrintRecord(a, {{"handle", lmr.handle()},
                   {"lmr_id", lmr.lmr_id()},
                   {"size", lmr.size()},
+                  {"home_name", NameOf(*l, lmr.home_node_id())},
                   {"home", lmr.home_node_id()},
                   {"access", AccessName(lmr.access())}});
   s.Hold();
@@ -553,18 +576,22 @@ int RunLiteop(const std::vector<std::string>& args, std::ostream& out,
       {.name = "node",
        .usage = "node",
        .summary = "This node's id and incarnation, and the members it knows",
-       .details = "Prints node_id, incarnation and members, then one "
-                  "'member node_id=N incarnation=I state=S' line per member "
-                  "(this node first)."},
+       .details = "Prints name, node_id, incarnation and members, then one "
+                  "'member name=NAME node_id=N incarnation=I state=S' line "
+                  "per member (this node first). name= is left out for a "
+                  "node without a name."},
       Node, open));
   c.push_back(Cmd(
       {.name = "alloc",
        .usage = "alloc NAME SIZE [--home NODE] [--mode 0600]",
        .summary = "Create an LMR (zeroed) on a node",
+       .details = "NODE is a node name (node2) or, all digits, a node id "
+                  "(3); names are looked up in lite.ko (this node and its "
+                  "peers).",
        .flags = {{.name = "home",
                   .value = "NODE",
-                  .help = "the node to hold its memory (default 0: this "
-                          "node)"},
+                  .help = "the node to hold its memory, by name or id "
+                          "(default 0: this node)"},
                  {.name = "mode",
                   .value = "OCTAL",
                   .help = "who may map it, a subset of 0666 (default 0600)"}},
@@ -581,7 +608,7 @@ int RunLiteop(const std::vector<std::string>& args, std::ostream& out,
   c.push_back(Cmd({.name = "map",
                    .usage = "map NAME [--access r|w|rw] [--hold SECONDS]",
                    .summary = "Map an LMR and print its handle, lmr_id, size "
-                              "and home node",
+                              "and home node (home_name=, home=)",
                    .flags = {kAccess, kHold},
                    .min_args = 1,
                    .max_args = 1},

@@ -1,8 +1,6 @@
 // liteop in-process against the fake device (api/fake_device.h): what each
 // command sends to lite.ko, its key=value and JSON output, exit codes.
 // liteop_test.sh covers the binary on a host without lite.ko.
-#include "tools/liteop/liteop.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -11,6 +9,7 @@
 #include <sstream>
 
 #include "api/fake_device.h"
+#include "tools/liteop/liteop.h"
 
 namespace lite::liteop {
 namespace {
@@ -107,6 +106,71 @@ TEST_F(LiteopTest, CasAndChecksumRecords) {
   EXPECT_EQ(out_.str(), "{\"old\": 5, \"swapped\": false}\n");
   ASSERT_EQ(Run({"checksum", "--data", "hello"}), 0);
   EXPECT_EQ(out_.str(), "length=5 fnv1a64=a430d84680aabd0b\n");
+}
+
+TEST_F(LiteopTest, HomeByNameOrId) {
+  dev_.set_nodes({{1, "node1"}, {3, "node2"}});
+  dev_.set_handler([](unsigned long request, void* data) {
+    if (request != LITE_IOC_ALLOC) return -ENOTTY;
+    static_cast<struct lite_alloc*>(data)->lmr_id = 9;
+    return 0;
+  });
+  ASSERT_EQ(Run({"alloc", "kv", "1M", "--home", "node2"}), 0) << err_.str();
+  EXPECT_EQ(dev_.last<struct lite_alloc>(LITE_IOC_ALLOC).home_node_id, 3u);
+  ASSERT_EQ(Run({"alloc", "kv", "1M", "--home", "1"}), 0) << err_.str();
+  EXPECT_EQ(dev_.last<struct lite_alloc>(LITE_IOC_ALLOC).home_node_id, 1u);
+  EXPECT_EQ(dev_.calls(LITE_IOC_NODE_LOOKUP), 1);  // an id needs no lookup
+
+  EXPECT_EQ(Run({"alloc", "kv", "1M", "--home", "node9"}), 1);
+  EXPECT_EQ(err_.str(),
+            "liteop: node \"node9\": No such file or directory (ENOENT): "
+            "neither this node nor any peer is named \"node9\"\n");
+  EXPECT_EQ(Run({"alloc", "kv", "1M", "--home", "a/b"}), 1);
+  EXPECT_THAT(err_.str(), HasSubstr("(EINVAL): the node name \"a/b\""));
+  EXPECT_EQ(Run({"alloc", "kv", "1M", "--home", "99999999999"}), 2);
+  EXPECT_THAT(err_.str(), HasSubstr("--home: node id '99999999999' is more"));
+}
+
+TEST_F(LiteopTest, NodeAndMapShowNamesFirst) {
+  dev_.set_nodes({{1, "node1"}, {3, "node2"}, {4, ""}});
+  dev_.set_handler([](unsigned long request, void* data) {
+    if (request == LITE_IOC_NODE) {
+      auto* n = static_cast<struct lite_node_info*>(data);
+      n->node_id = 1;
+      n->incarnation = 7;
+      n->num_members = 3;
+      auto* m = reinterpret_cast<lite_member*>(n->members);
+      const uint32_t ids[] = {1, 3, 4};
+      for (uint32_t i = 0; i < n->max_members && i < 3; ++i) {
+        m[i] = lite_member{ids[i], LITE_PEER_CONNECTED, 7};
+      }
+      return 0;
+    }
+    if (request == LITE_IOC_MAP) {
+      auto* m = static_cast<struct lite_map*>(data);
+      m->handle = 5;
+      m->lmr_id = 6;
+      m->size_bytes = 4096;
+      m->home_node_id = 3;
+      return 0;
+    }
+    return request == LITE_IOC_UNMAP ? 0 : -ENOTTY;
+  });
+  ASSERT_EQ(Run({"node"}), 0) << err_.str();
+  EXPECT_EQ(out_.str(),
+            "name=node1 node_id=1 incarnation=7 members=3\n"
+            "member name=node1 node_id=1 incarnation=7 state=connected\n"
+            "member name=node2 node_id=3 incarnation=7 state=connected\n"
+            "member node_id=4 incarnation=7 state=connected\n");
+  ASSERT_EQ(Run({"node", "-o", "json"}), 0) << err_.str();
+  EXPECT_THAT(out_.str(),
+              StartsWith("{\"name\": \"node1\", \"node_id\": 1, "
+                         "\"incarnation\": 7, \"members\": [{\"name\": "
+                         "\"node1\", \"node_id\": 1,"));
+  EXPECT_THAT(out_.str(), HasSubstr("{\"name\": \"\", \"node_id\": 4,"));
+  ASSERT_EQ(Run({"map", "kv"}), 0) << err_.str();
+  EXPECT_EQ(out_.str(),
+            "handle=5 lmr_id=6 size=4096 home_name=node2 home=3 access=rw\n");
 }
 
 }  // namespace
