@@ -77,44 +77,49 @@ const std::vector<Command>& Commands() {
            "still runs, and how long ago this incarnation joined.",
        .run = RunNodes},
       {.name = "lmrs",
-       .usage = "lmrs [--home NODE_ID]",
+       .usage = "lmrs [--home NODE]",
        .summary = "List the registered LMRs (named remote memory regions)",
-       .details = "Ids are hex: the high 32 bits are the home node's id.",
+       .details = "Ids are hex: the high 32 bits are the home node's id. "
+                  "NODE is a node name, or (all digits) a node id.",
        .flags = {{.name = "home",
-                  .value = "NODE_ID",
-                  .help = "only LMRs whose memory is on this node"}},
+                  .value = "NODE",
+                  .help = "only LMRs whose memory is on this node (name or "
+                          "id)"}},
        .run = RunLmrs},
       {.name = "grants",
-       .usage = "grants [--lmr LMR_ID] [--holder NODE_ID]",
+       .usage = "grants [--lmr LMR_ID] [--holder NODE]",
        .summary = "List the map grants (who may use which LMR)",
+       .details = "NODE is a node name, or (all digits) a node id.",
        .flags = {{.name = "lmr",
                   .value = "LMR_ID",
                   .help = "only grants into this LMR (decimal or 0x-hex)"},
                  {.name = "holder",
-                  .value = "NODE_ID",
-                  .help = "only grants held on this node"}},
+                  .value = "NODE",
+                  .help = "only grants held on this node (name or id)"}},
        .run = RunGrants},
       {.name = "drain",
-       .usage = "drain (NODE_NAME | --id NODE_ID) [--undo]",
+       .usage = "drain (NODE | --id NODE_ID) [--undo]",
        .summary = "Stop placing new LMRs on a node (or, with --undo, resume)",
-       .details = "A draining node keeps running and keeps its LMRs and "
+       .details = "NODE is a node name, or (all digits) a node id. A "
+                  "draining node keeps running and keeps its LMRs and "
                   "grants; the flag survives the node's rejoins until undone.",
        .flags = {{.name = "id",
                   .value = "NODE_ID",
-                  .help = "name the node by id instead of by name"},
+                  .help = "the node's id (decimal or 0x hex)"},
                  {.name = "undo", .help = "put the node back in service"}},
        .max_args = 1,
        .run = RunDrain},
       {.name = "evict",
-       .usage = "evict (NODE_NAME | --id NODE_ID) [--reason TEXT]",
+       .usage = "evict (NODE | --id NODE_ID) [--reason TEXT]",
        .summary = "Declare a live node failed now, with everything a "
                   "failure implies",
-       .details = "Its LMRs and every grant into them are revoked; peers "
+       .details = "NODE is a node name, or (all digits) a node id. Its "
+                  "LMRs and every grant into them are revoked; peers "
                   "drop it. Its agent normally joins again with a new "
                   "incarnation: stop the agent to keep the node out.",
        .flags = {{.name = "id",
                   .value = "NODE_ID",
-                  .help = "name the node by id instead of by name"},
+                  .help = "the node's id (decimal or 0x hex)"},
                  {.name = "reason",
                   .value = "TEXT",
                   .help = "why, up to 256 characters (goes into the "

@@ -1,6 +1,7 @@
 // litectl end to end, in-process, against a canned ClusterManager and
 // NodeAgent: output formats, paging, the one-line error contract, exit
 // codes, and the --manager / $LITE_MANAGER precedence.
+#include <gmock/gmock.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
@@ -184,6 +185,42 @@ TEST_F(LitectlTest, DrainByIdWithUndo) {
   EXPECT_EQ(manager_.last_drain.node_id(), 2u);
   EXPECT_TRUE(manager_.last_drain.node_name().empty());
   EXPECT_TRUE(manager_.last_drain.cancel());
+}
+
+TEST_F(LitectlTest, NodesByNameOrId) {
+  // A positional of digits is an id, anything else a name.
+  ASSERT_EQ(Run({"drain", "2"}), 0) << err_.str();
+  {
+    absl::MutexLock lock(&manager_.mu);
+    EXPECT_EQ(manager_.last_drain.node_id(), 2u);
+    EXPECT_TRUE(manager_.last_drain.node_name().empty());
+  }
+  ASSERT_EQ(Run({"drain", "beta"}), 0) << err_.str();
+  {
+    absl::MutexLock lock(&manager_.mu);
+    EXPECT_EQ(manager_.last_drain.node_id(), 0u);
+    EXPECT_EQ(manager_.last_drain.node_name(), "beta");
+  }
+  // Filters look names up in ListNodes.
+  ASSERT_EQ(Run({"lmrs", "--home", "beta"}), 0) << err_.str();
+  {
+    absl::MutexLock lock(&manager_.mu);
+    EXPECT_EQ(manager_.last_lmrs.home_node_id(), 2u);
+  }
+  EXPECT_EQ(Run({"lmrs", "--home", "gamma"}), 2);
+  EXPECT_EQ(err_.str(),
+            "litectl: INVALID_ARGUMENT: --home: no node is named 'gamma' "
+            "(litectl nodes lists them; all digits is an id) (see 'litectl "
+            "lmrs --help')\n");
+  EXPECT_EQ(Run({"drain", "0"}), 2);
+  EXPECT_EQ(Run({"lmrs", "--home", "0"}), 2);
+}
+
+TEST_F(LitectlTest, WatchNamesNodesFirst) {
+  ASSERT_EQ(Run({"watch", "--count", "1"}), 0) << err_.str();
+  EXPECT_THAT(out_.str(), ::testing::HasSubstr(
+                              "MemberJoined       node n (1) incarnation 11 "
+                              "at 10.0.0.1:7471"));
 }
 
 TEST_F(LitectlTest, UsageErrorsExitTwo) {

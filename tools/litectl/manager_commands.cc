@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "common/cli/table.h"
+#include "common/status/macros.h"
 #include "common/units/units.h"
 #include "lite/v1/manager.grpc.pb.h"
 #include "tools/litectl/commands.h"
@@ -99,23 +100,48 @@ std::string AccessName(const lite::v1::Access& a) {
 
 int64_t NowMs() { return absl::ToUnixMillis(absl::Now()); }
 
-// Exactly one of a positional NODE_NAME or --id.
+// Exactly one of a positional NODE (a name, or all digits an id) or --id.
 absl::Status NodeSelector(const cli::Args& args, uint32_t* id,
                           std::string* name, absl::string_view command) {
-  const bool by_name = !args.positional().empty();
-  if (by_name == args.Has("id")) {
+  const bool positional = !args.positional().empty();
+  if (positional == args.Has("id")) {
     return cli::UsageError(
-        absl::StrFormat("give a node name or --id NODE_ID, not %s",
-                        by_name ? "both" : "neither"));
+        absl::StrFormat("give a node (name or id) or --id NODE_ID, not %s",
+                        positional ? "both" : "neither"));
   }
-  if (by_name) {
-    *name = args.positional()[0];
-    return absl::OkStatus();
+  const std::string text = positional ? args.positional()[0] : args.Get("id");
+  const std::string what = positional ? "NODE" : "--id";
+  if (positional) {
+    LITE_ASSIGN_OR_RETURN(cli::NodeRef node, cli::ParseNode(what, text));
+    if (!node.name.empty()) {
+      *name = node.name;
+      return absl::OkStatus();
+    }
   }
-  absl::StatusOr<uint64_t> parsed = cli::Id("--id", args.Get("id"), UINT32_MAX);
-  if (!parsed.ok()) return parsed.status();
-  *id = static_cast<uint32_t>(*parsed);
+  LITE_ASSIGN_OR_RETURN(uint64_t parsed, cli::Id(what, text, UINT32_MAX));
+  *id = static_cast<uint32_t>(parsed);
   return absl::OkStatus();
+}
+
+// A node given to a filter flag (--home, --holder): all digits is an id,
+// anything else a name the manager knows (looked up in ListNodes).
+absl::StatusOr<uint32_t> ResolveNode(const Context& ctx,
+                                     ClusterManager::Stub* stub,
+                                     absl::string_view flag,
+                                     const std::string& text) {
+  LITE_ASSIGN_OR_RETURN(cli::NodeRef node, cli::ParseNode(flag, text));
+  if (node.name.empty()) {
+    LITE_ASSIGN_OR_RETURN(uint64_t id, cli::Id(flag, text, UINT32_MAX));
+    return static_cast<uint32_t>(id);
+  }
+  LITE_ASSIGN_OR_RETURN(lite::v1::ListNodesResponse nodes, AllNodes(ctx, stub));
+  for (const auto& n : nodes.nodes()) {
+    if (n.node_name() == node.name) return n.node_id();
+  }
+  return cli::UsageError(absl::StrFormat(
+      "%s: no node is named '%s' (litectl nodes lists them; all digits is "
+      "an id)",
+      flag, node.name));
 }
 
 std::string MemberLabel(const lite::v1::Member& m) {
@@ -148,13 +174,12 @@ absl::Status RunNodes(const Context& ctx, const cli::Args&) {
 
 absl::Status RunLmrs(const Context& ctx, const cli::Args& args) {
   lite::v1::ListLmrsRequest req;
-  if (args.Has("home")) {
-    absl::StatusOr<uint64_t> home =
-        cli::Id("--home", args.Get("home"), UINT32_MAX);
-    if (!home.ok()) return home.status();
-    req.set_home_node_id(static_cast<uint32_t>(*home));
-  }
   auto stub = ManagerStub(ctx);
+  if (args.Has("home")) {
+    LITE_ASSIGN_OR_RETURN(uint32_t home, ResolveNode(ctx, stub.get(), "--home",
+                                                     args.Get("home")));
+    req.set_home_node_id(home);
+  }
   lite::v1::ListLmrsResponse all;
   absl::Status s =
       ReadAllPages<lite::v1::ListLmrsRequest, lite::v1::ListLmrsResponse>(
@@ -197,13 +222,13 @@ absl::Status RunGrants(const Context& ctx, const cli::Args& args) {
     if (!id.ok()) return id.status();
     req.set_lmr_id(*id);
   }
-  if (args.Has("holder")) {
-    absl::StatusOr<uint64_t> id =
-        cli::Id("--holder", args.Get("holder"), UINT32_MAX);
-    if (!id.ok()) return id.status();
-    req.set_holder_node_id(static_cast<uint32_t>(*id));
-  }
   auto stub = ManagerStub(ctx);
+  if (args.Has("holder")) {
+    LITE_ASSIGN_OR_RETURN(
+        uint32_t holder,
+        ResolveNode(ctx, stub.get(), "--holder", args.Get("holder")));
+    req.set_holder_node_id(holder);
+  }
   lite::v1::ListGrantsResponse all;
   absl::Status s =
       ReadAllPages<lite::v1::ListGrantsRequest, lite::v1::ListGrantsResponse>(
@@ -290,30 +315,42 @@ absl::Status RunEvict(const Context& ctx, const cli::Args& args) {
   return absl::OkStatus();
 }
 
-// One event as one line for people.
-std::string DescribeEvent(const lite::v1::Event& e) {
+// node id -> name, as a watch learns them (ListNodes first, then every
+// member event), so that events that carry only an id name the node too.
+using NameBook = std::map<uint32_t, std::string>;
+
+std::string Label(const NameBook& names, uint32_t id) {
+  auto it = names.find(id);
+  return cli::NodeLabel(it == names.end() ? "" : it->second, id);
+}
+
+// One event as one line for people: nodes as "node3 (3)".
+std::string DescribeEvent(const lite::v1::Event& e, NameBook& names) {
   std::string kind, details;
   switch (e.kind_case()) {
     case lite::v1::Event::kMemberJoined: {
       const auto& m = e.member_joined().member();
+      names[m.node_id()] = m.node_name();
       kind = "MemberJoined";
       details = absl::StrFormat(
-          "node %u %s incarnation %u at %s%s", m.node_id(), m.node_name(),
+          "node %s incarnation %u at %s%s", Label(names, m.node_id()),
           m.incarnation(), m.rdma_address(), m.draining() ? " (draining)" : "");
       break;
     }
     case lite::v1::Event::kMemberLeft: {
       const auto& m = e.member_left();
+      names[m.node_id()] = m.node_name();
       kind = "MemberLeft";
-      details = absl::StrFormat("node %u %s incarnation %u", m.node_id(),
-                                m.node_name(), m.incarnation());
+      details = absl::StrFormat("node %s incarnation %u",
+                                Label(names, m.node_id()), m.incarnation());
       break;
     }
     case lite::v1::Event::kMemberFailed: {
       const auto& m = e.member_failed();
+      names[m.node_id()] = m.node_name();
       kind = "MemberFailed";
       details = absl::StrFormat(
-          "node %u %s incarnation %u %s: %s", m.node_id(), m.node_name(),
+          "node %s incarnation %u %s: %s", Label(names, m.node_id()),
           m.incarnation(),
           EnumSuffix(lite::v1::FailureCause_Name(m.cause()), "FAILURE_CAUSE_"),
           m.reason());
@@ -321,8 +358,9 @@ std::string DescribeEvent(const lite::v1::Event& e) {
     }
     case lite::v1::Event::kMemberDrainChanged: {
       const auto& m = e.member_drain_changed();
+      names[m.node_id()] = m.node_name();
       kind = "MemberDrainChanged";
-      details = absl::StrFormat("node %u %s %s", m.node_id(), m.node_name(),
+      details = absl::StrFormat("node %s %s", Label(names, m.node_id()),
                                 m.draining() ? "draining" : "in service");
       break;
     }
@@ -330,17 +368,18 @@ std::string DescribeEvent(const lite::v1::Event& e) {
       const auto& l = e.lmr_added().lmr();
       kind = "LmrAdded";
       details = absl::StrFormat(
-          "lmr %s '%s' on node %u, %s, owner %u:%u mode %s", HexId(l.lmr_id()),
-          l.name(), l.home_node_id(), units::HumanBytes(l.size_bytes()),
-          l.owner_uid(), l.owner_gid(), OctalMode(l.mode()));
+          "lmr %s '%s' on node %s, %s, owner %u:%u mode %s", HexId(l.lmr_id()),
+          l.name(), Label(names, l.home_node_id()),
+          units::HumanBytes(l.size_bytes()), l.owner_uid(), l.owner_gid(),
+          OctalMode(l.mode()));
       break;
     }
     case lite::v1::Event::kLmrRemoved: {
       const auto& l = e.lmr_removed();
       kind = "LmrRemoved";
       details = absl::StrFormat(
-          "lmr %s '%s' on node %u: %s", HexId(l.lmr_id()), l.name(),
-          l.home_node_id(),
+          "lmr %s '%s' on node %s: %s", HexId(l.lmr_id()), l.name(),
+          Label(names, l.home_node_id()),
           EnumSuffix(lite::v1::RemovalCause_Name(l.cause()), "REMOVAL_CAUSE_"));
       break;
     }
@@ -348,20 +387,21 @@ std::string DescribeEvent(const lite::v1::Event& e) {
       const auto& g = e.grant_revoked();
       kind = "GrantRevoked";
       details = absl::StrFormat(
-          "grant %s on lmr %s held by node %u incarnation %u: %s",
-          HexId(g.grant_id()), HexId(g.lmr_id()), g.holder_node_id(),
-          g.holder_incarnation(),
+          "grant %s on lmr %s held by node %s incarnation %u: %s",
+          HexId(g.grant_id()), HexId(g.lmr_id()),
+          Label(names, g.holder_node_id()), g.holder_incarnation(),
           EnumSuffix(lite::v1::RemovalCause_Name(g.cause()), "REMOVAL_CAUSE_"));
       break;
     }
     case lite::v1::Event::kRecoveryComplete: {
       kind = "RecoveryComplete";
-      std::vector<std::string> names;
+      std::vector<std::string> members;
       for (const auto& m : e.recovery_complete().members()) {
-        names.push_back(m.node_name());
+        names[m.node_id()] = m.node_name();
+        members.push_back(m.node_name());
       }
-      details = absl::StrFormat("%d members back: %s", names.size(),
-                                absl::StrJoin(names, ", "));
+      details = absl::StrFormat("%d members back: %s", members.size(),
+                                absl::StrJoin(members, ", "));
       break;
     }
     default:
@@ -383,6 +423,14 @@ absl::Status RunWatch(const Context& ctx, const cli::Args& args) {
     count = static_cast<int64_t>(*n);
   }
   auto stub = ManagerStub(ctx);
+  NameBook names;
+  if (ctx.output == Output::kTable) {
+    // Names for the nodes events mention by id only; a watch works
+    // without them.
+    absl::StatusOr<lite::v1::ListNodesResponse> nodes =
+        AllNodes(ctx, stub.get());
+    if (nodes.ok()) names = NodeNames(*nodes);
+  }
   grpc::ClientContext cctx;
   // No deadline: a watch runs until Ctrl-C or --count.
   bool interrupted = false;
@@ -403,7 +451,7 @@ absl::Status RunWatch(const Context& ctx, const cli::Args& args) {
     if (ctx.output == Output::kJson) {
       printed = PrintJson(ctx, event, false);
     } else {
-      *ctx.out << DescribeEvent(event) << "\n";
+      *ctx.out << DescribeEvent(event, names) << "\n";
     }
     ctx.out->flush();
     if (count > 0 && ++seen >= count) {
