@@ -390,11 +390,11 @@ absl::Status ExpectOne(std::optional<T>* out, Decode decode,
 }  // namespace
 
 absl::Status Client::SetNode(uint32_t node_id, uint64_t incarnation,
-                             in_addr addr) {
+                             in_addr addr, absl::string_view name) {
   Request r;
   r.cmd = LITE_CMD_NODE_SET;
   r.build = [&](nl_msg* msg) {
-    return EncodeIdentity(msg, node_id, incarnation, addr);
+    return EncodeIdentity(msg, node_id, incarnation, addr, name);
   };
   return Transact(r);
 }
@@ -412,11 +412,11 @@ absl::StatusOr<NodeInfo> Client::GetNode() {
 }
 
 absl::Status Client::AddPeer(uint32_t node_id, uint64_t incarnation,
-                             in_addr addr) {
+                             in_addr addr, absl::string_view name) {
   Request r;
   r.cmd = LITE_CMD_PEER_ADD;
   r.build = [&](nl_msg* msg) {
-    return EncodeIdentity(msg, node_id, incarnation, addr);
+    return EncodeIdentity(msg, node_id, incarnation, addr, name);
   };
   return Transact(r);
 }

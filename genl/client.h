@@ -30,6 +30,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "genl/errors.h"
@@ -65,9 +66,13 @@ class Client {
 
   absl::Status AttachAgent();
   absl::Status DetachAgent();
-  absl::Status SetNode(uint32_t node_id, uint64_t incarnation, in_addr addr);
+  // With a name (not empty), lite.ko knows this node by it too.
+  absl::Status SetNode(uint32_t node_id, uint64_t incarnation, in_addr addr,
+                       absl::string_view name = {});
   absl::StatusOr<NodeInfo> GetNode();
-  absl::Status AddPeer(uint32_t node_id, uint64_t incarnation, in_addr addr);
+  // With a name (not empty), lite.ko knows the peer by it too.
+  absl::Status AddPeer(uint32_t node_id, uint64_t incarnation, in_addr addr,
+                       absl::string_view name = {});
   // With an incarnation, removes the peer only if it has that one.
   absl::Status RemovePeer(uint32_t node_id,
                           std::optional<uint64_t> incarnation = std::nullopt);

@@ -23,6 +23,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "genl/types.h"
 
 struct nl_msg;
@@ -67,9 +68,10 @@ absl::Status DecodeError(const nlmsghdr* msg);
 // ---- Encoders: the attributes of a request, appended to @msg (after its
 // generic netlink header) ----
 
-// NODE_SET and PEER_ADD: a node's id, incarnation and RDMA address.
+// NODE_SET and PEER_ADD: a node's id, incarnation and RDMA address, and its
+// name unless @name is empty (a node name: common/names/names.h).
 absl::Status EncodeIdentity(nl_msg* msg, uint32_t node_id, uint64_t incarnation,
-                            in_addr addr);
+                            in_addr addr, absl::string_view name = {});
 // PEER_REMOVE: with an incarnation, only a peer that has it goes.
 absl::Status EncodePeerRemove(nl_msg* msg, uint32_t node_id,
                               std::optional<uint64_t> incarnation);

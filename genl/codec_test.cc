@@ -625,5 +625,97 @@ TEST(DecodeNotificationTest, EventsToo) {
   EXPECT_EQ(e->type, EventType::kPeerFailed);
 }
 
+// ---- Node names (LITE_ATTR_NODE_NAME) ----
+
+TEST(NodeNameTest, IdentityCarriesTheNameWhenGiven) {
+  in_addr addr = *ParseIPv4("10.211.0.12");
+  MsgPtr named = NewMessage(LITE_CMD_PEER_ADD);
+  ASSERT_THAT(EncodeIdentity(named.get(), 2, 7, addr, "node-2.rack_a"),
+              ::lite_testing::IsOk());
+  Parsed p = ParseRequest(named.get());
+  ASSERT_NE(p.tb[LITE_ATTR_NODE_NAME], nullptr);
+  EXPECT_STREQ(nla_get_string(p.tb[LITE_ATTR_NODE_NAME]), "node-2.rack_a");
+  EXPECT_EQ(nla_get_u32(p.tb[LITE_ATTR_NODE_ID]), 2u);
+  EXPECT_EQ(nla_get_u64(p.tb[LITE_ATTR_INCARNATION]), 7u);
+  EXPECT_EQ(nla_get_u32(p.tb[LITE_ATTR_IPV4_ADDR]), addr.s_addr);
+
+  // No name: no attribute, as an agent that predates names sends.
+  MsgPtr unnamed = NewMessage(LITE_CMD_NODE_SET);
+  ASSERT_THAT(EncodeIdentity(unnamed.get(), 1, 3, addr),
+              ::lite_testing::IsOk());
+  EXPECT_EQ(ParseRequest(unnamed.get()).tb[LITE_ATTR_NODE_NAME], nullptr);
+}
+
+TEST(NodeNameTest, IdentityRefusesWhatLiteKoWould) {
+  in_addr addr = *ParseIPv4("10.211.0.12");
+  for (const std::string& bad :
+       {std::string("a/b"), std::string("-lead"), std::string("has space"),
+        std::string(LITE_NODE_NAME_MAX + 1, 'n'),
+        std::string("nul\0inside", 10)}) {
+    MsgPtr msg = NewMessage(LITE_CMD_PEER_ADD);
+    EXPECT_THAT(EncodeIdentity(msg.get(), 2, 7, addr, bad), FailsWith(EINVAL))
+        << bad;
+  }
+  MsgPtr msg = NewMessage(LITE_CMD_PEER_ADD);
+  EXPECT_THAT(EncodeIdentity(msg.get(), 2, 7, addr, "a/b"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       ::testing::HasSubstr("node name \"a/b\" has "
+                                            "character 0x2f at offset 1")));
+  const std::string longest(LITE_NODE_NAME_MAX, 'n');
+  MsgPtr ok = NewMessage(LITE_CMD_PEER_ADD);
+  EXPECT_THAT(EncodeIdentity(ok.get(), 2, 7, addr, longest),
+              ::lite_testing::IsOk());
+}
+
+TEST(NodeNameTest, NodeAndPeersReportTheirNames) {
+  MsgPtr node_msg = NewMessage(LITE_CMD_NODE_GET);
+  nla_put_u16(node_msg.get(), LITE_ATTR_CM_PORT, 18600);
+  nla_put_u32(node_msg.get(), LITE_ATTR_QPS_PER_PEER, 2);
+  nla_put_u32(node_msg.get(), LITE_ATTR_NUM_PEERS, 1);
+  nla_put_u32(node_msg.get(), LITE_ATTR_NODE_ID, 1);
+  nla_put_u64(node_msg.get(), LITE_ATTR_INCARNATION, 4);
+  nla_put_u32(node_msg.get(), LITE_ATTR_IPV4_ADDR,
+              ParseIPv4("10.211.0.11")->s_addr);
+  nla_put_string(node_msg.get(), LITE_ATTR_NODE_NAME, "node1");
+  auto node = DecodeNode(nlmsg_hdr(node_msg.get()));
+  ASSERT_THAT(node, ::lite_testing::IsOk());
+  EXPECT_EQ(node->name, "node1");
+
+  MsgPtr peer_msg = NewMessage(LITE_CMD_PEER_GET);
+  PutPeer(peer_msg.get(), 2, 7, "10.211.0.12");
+  nla_put_u32(peer_msg.get(), LITE_ATTR_PEER_ROLE, LITE_PEER_ROLE_INITIATOR);
+  nla_put_string(peer_msg.get(), LITE_ATTR_NODE_NAME, "node2");
+  auto peer = DecodePeer(nlmsg_hdr(peer_msg.get()));
+  ASSERT_THAT(peer, ::lite_testing::IsOk());
+  EXPECT_EQ(peer->name, "node2");
+}
+
+TEST(NodeNameTest, UnnamedNodesAndPeersHaveNoName) {
+  MsgPtr msg = NewMessage(LITE_CMD_PEER_GET);
+  PutPeer(msg.get(), 3, 1, "10.211.0.13");
+  nla_put_u32(msg.get(), LITE_ATTR_PEER_ROLE, LITE_PEER_ROLE_ACCEPTOR);
+  auto peer = DecodePeer(nlmsg_hdr(msg.get()));
+  ASSERT_THAT(peer, ::lite_testing::IsOk());
+  EXPECT_EQ(peer->name, "");
+}
+
+TEST(NodeNameTest, MalformedNamesFromLiteKoAreRejected) {
+  auto peer_with_name = [](const void* data, int len) {
+    MsgPtr msg = NewMessage(LITE_CMD_PEER_GET);
+    PutPeer(msg.get(), 3, 1, "10.211.0.13");
+    nla_put_u32(msg.get(), LITE_ATTR_PEER_ROLE, LITE_PEER_ROLE_ACCEPTOR);
+    nla_put(msg.get(), LITE_ATTR_NODE_NAME, len, data);
+    return DecodePeer(nlmsg_hdr(msg.get())).status();
+  };
+  // Longer than LITE_NODE_NAME_MAX (but within the policy's buffer).
+  const std::string too_long(LITE_NODE_NAME_MAX + 1, 'n');
+  EXPECT_THAT(peer_with_name(too_long.c_str(), too_long.size() + 1),
+              FailsWith(EBADMSG));
+  // Empty.
+  EXPECT_THAT(peer_with_name("", 1), FailsWith(EBADMSG));
+  // Not NUL-terminated: libnl's string policy refuses it.
+  EXPECT_THAT(peer_with_name("abc", 3), FailsWith(EIO));
+}
+
 }  // namespace
 }  // namespace lite::genl

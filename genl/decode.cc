@@ -64,6 +64,8 @@ const nla_policy* Policy() {
     p[LITE_ATTR_MESSAGE].maxlen = LITE_MESSAGE_BUF;
     p[LITE_ATTR_GRANTED_AT_MS].type = NLA_U64;
     p[LITE_ATTR_REVOKED].type = NLA_FLAG;
+    p[LITE_ATTR_NODE_NAME].type = NLA_STRING;
+    p[LITE_ATTR_NODE_NAME].maxlen = LITE_NODE_NAME_BUF;
     return p;
   }();
   return policy;
@@ -162,6 +164,13 @@ absl::StatusOr<std::string> GetString(const nlattr* attr, const char* what,
 absl::StatusOr<std::string> GetName(const Attrs& a) {
   if (!a.tb[LITE_ATTR_NAME]) return Missing("LITE_ATTR_NAME");
   return GetString(a.tb[LITE_ATTR_NAME], "LITE_ATTR_NAME", LITE_NAME_MAX);
+}
+
+// LITE_ATTR_NODE_NAME if the message has one, else "".
+absl::StatusOr<std::string> GetNodeName(const Attrs& a) {
+  if (!a.tb[LITE_ATTR_NODE_NAME]) return std::string();
+  return GetString(a.tb[LITE_ATTR_NODE_NAME], "LITE_ATTR_NODE_NAME",
+                   LITE_NODE_NAME_MAX);
 }
 
 // A u64 attribute that must be there and not 0.
@@ -391,6 +400,7 @@ absl::StatusOr<PeerInfo> DecodePeer(const nlmsghdr* msg) {
                                         &peer.qps_connected));
   if (!a.tb[LITE_ATTR_PEER_ROLE]) return Missing("LITE_ATTR_PEER_ROLE");
   peer.role = nla_get_u32(a.tb[LITE_ATTR_PEER_ROLE]);
+  LITE_ASSIGN_OR_RETURN(peer.name, GetNodeName(a));
   return peer;
 }
 
@@ -419,6 +429,7 @@ absl::StatusOr<NodeInfo> DecodeNode(const nlmsghdr* msg) {
   if (tb[LITE_ATTR_AGENT_PORTID]) {
     node.agent_portid = nla_get_u32(tb[LITE_ATTR_AGENT_PORTID]);
   }
+  LITE_ASSIGN_OR_RETURN(node.name, GetNodeName(a));
   return node;
 }
 

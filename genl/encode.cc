@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "common/names/names.h"
 #include "common/status/macros.h"
 #include "genl/codec.h"
 #include "genl/errors.h"
@@ -107,10 +108,19 @@ absl::Status PutChunks(nl_msg* msg, const std::vector<Chunk>& chunks) {
 }  // namespace
 
 absl::Status EncodeIdentity(nl_msg* msg, uint32_t node_id, uint64_t incarnation,
-                            in_addr addr) {
+                            in_addr addr, absl::string_view name) {
+  if (!name.empty()) {
+    // The rule lite.ko applies too; the message names the value.
+    if (absl::Status s = names::ValidateNodeName("node name", name); !s.ok()) {
+      return InvalidRequest(s.message());
+    }
+  }
   int err = nla_put_u32(msg, LITE_ATTR_NODE_ID, node_id);
   if (!err) err = nla_put_u64(msg, LITE_ATTR_INCARNATION, incarnation);
   if (!err) err = nla_put_u32(msg, LITE_ATTR_IPV4_ADDR, addr.s_addr);
+  if (!err && !name.empty()) {
+    err = nla_put_string(msg, LITE_ATTR_NODE_NAME, std::string(name).c_str());
+  }
   return Put(err);
 }
 

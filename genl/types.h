@@ -29,6 +29,8 @@ struct NodeInfo {
   std::optional<in_addr> addr;
   // The attached agent's netlink port, if one is attached.
   std::optional<uint32_t> agent_portid;
+  // The node's name (LITE_ATTR_NODE_NAME), empty if it has none.
+  std::string name;
 };
 
 // One peer of LITE_CMD_PEER_GET.
@@ -39,6 +41,7 @@ struct PeerInfo {
   uint32_t state = 0;  // enum lite_peer_state
   uint32_t role = 0;   // enum lite_peer_role
   uint32_t qps_connected = 0;
+  std::string name;  // LITE_ATTR_NODE_NAME, empty if the peer has none
 };
 
 enum class EventType { kPeerConnected, kPeerFailed, kPeerRemoved };
