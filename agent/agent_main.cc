@@ -326,6 +326,7 @@ ModuleChoice NetlinkModuleChoice() {
         LITE_ASSIGN_OR_RETURN(std::unique_ptr<NetlinkModule> module,
                               NetlinkModule::Open(NetlinkModuleOptions{
                                   .rdma_address = config.agent.rdma_address,
+                                  .node_name = config.agent.node_name,
                                   .request_timeout = config.module_timeout}));
         return std::unique_ptr<Module>(std::move(module));
       },

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "agent/counters.h"
+#include "common/names/names.h"
 #include "common/status/macros.h"
 
 namespace lite::agent {
@@ -64,6 +65,14 @@ absl::Status FakeModule::AddPeer(const Peer& peer) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "peer needs a node id, an incarnation and an address, got %u/%u/'%s'",
         peer.node_id, peer.incarnation, peer.rdma_address));
+  }
+  // lite.ko's rules for names: the shared one, and not this node's own.
+  if (!peer.name.empty()) {
+    LITE_RETURN_IF_ERROR(names::ValidateNodeName("peer name", peer.name));
+    if (peer.name == options_.node_name) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "peer %u is named '%s', this node's name", peer.node_id, peer.name));
+    }
   }
   absl::MutexLock lock(&mu_);
   if (identity_.has_value() && identity_->node_id() == peer.node_id) {

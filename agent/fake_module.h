@@ -26,6 +26,9 @@
 namespace lite::agent {
 
 struct FakeModuleOptions {
+  // This node's name (the agent's --node_name), as lite.ko would know it;
+  // a peer may not have it. Empty: unnamed.
+  std::string node_name;
   // How much LMR memory AllocateLmrMemory may hand out in total.
   uint64_t memory_bytes = uint64_t{1} << 30;
   // Allocations are split into chunks of at most this size, so multi-chunk

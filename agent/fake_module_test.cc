@@ -55,6 +55,23 @@ TEST(FakeModuleTest, PeersAreReplacedAndRemovedByIncarnation) {
   EXPECT_FALSE(m.AddPeer({0, 1, "x"}).ok());
 }
 
+TEST(FakeModuleTest, PeersKeepTheirNamesUnderLiteKosRules) {
+  FakeModule m(FakeModuleOptions{.node_name = "alpha"});
+  ASSERT_TRUE(m.AddPeer({2, 1, "10.0.0.2:1", "beta"}).ok());
+  ASSERT_TRUE(m.AddPeer({3, 1, "10.0.0.3:1"}).ok());  // unnamed
+  absl::StatusOr<std::vector<Peer>> peers = m.ListPeers();
+  ASSERT_TRUE(peers.ok()) << peers.status();
+  ASSERT_EQ(peers->size(), 2u);
+  EXPECT_EQ((*peers)[0].name, "beta");
+  EXPECT_EQ((*peers)[1].name, "");
+  // Not this node's own name, and only names the shared rule accepts.
+  EXPECT_EQ(m.AddPeer({4, 1, "10.0.0.4:1", "alpha"}).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(m.AddPeer({4, 1, "10.0.0.4:1", "a/b"}).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(m.ListPeers()->size(), 2u);
+}
+
 TEST(FakeModuleTest, UpdateHostedLmrKeepsTheModulesChunks) {
   FakeModule m;
   ASSERT_TRUE(m.AllocateLmrMemory(Alloc(5, 4096)).ok());

@@ -113,9 +113,11 @@ int Main(int argc, char** argv) {
   ModuleChoice fake{
       .name = "fake",
       .summary = "tests",
-      .open = [&](const AgentMainConfig&)
+      .open = [&](const AgentMainConfig& config)
           -> absl::StatusOr<std::unique_ptr<Module>> {
-        return std::make_unique<FakeModule>(fake_config.module);
+        FakeModuleOptions options = fake_config.module;
+        options.node_name = config.agent.node_name;
+        return std::make_unique<FakeModule>(options);
       },
       .beside =
           [&](Module* module, const AgentMainConfig& config) {

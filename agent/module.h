@@ -30,11 +30,13 @@ namespace lite::agent {
 
 // A peer as lite.ko needs it to connect RC QPs: the node id, the incarnation
 // (carried in rdma_cm private data so a restarted peer is told apart) and
-// where its lite.ko accepts rdma_cm connections.
+// where its lite.ko accepts rdma_cm connections; and its name in the
+// cluster, by which applications may find it (empty: unnamed).
 struct Peer {
   uint32_t node_id = 0;
   uint64_t incarnation = 0;
   std::string rdma_address;
+  std::string name;
 };
 
 // ---- Upcalls: requests applications made through /dev/lite. ----

@@ -384,8 +384,8 @@ absl::Status NetlinkModule::SetIdentity(
                         "incarnation %u",
                         identity.node_id(), identity.incarnation()));
   }
-  absl::Status s =
-      client_->SetNode(identity.node_id(), identity.incarnation(), addr_);
+  absl::Status s = client_->SetNode(identity.node_id(), identity.incarnation(),
+                                    addr_, options_.node_name);
   if (s.ok() || genl::ErrnoOf(s) != EBUSY) {
     return ModuleStatus(s, "setting the node identity");
   }
@@ -402,14 +402,15 @@ absl::Status NetlinkModule::SetIdentity(
                                              p.node_id));
     }
   }
-  s = client_->SetNode(identity.node_id(), identity.incarnation(), addr_);
+  s = client_->SetNode(identity.node_id(), identity.incarnation(), addr_,
+                       options_.node_name);
   if (!s.ok()) return ModuleStatus(s, "setting the node identity");
   LITE_LOG_INFO("node identity is now %u incarnation %u; reconnecting %u peers",
                 identity.node_id(), identity.incarnation(), peers->size());
   absl::Status first;
   for (const genl::PeerInfo& p : *peers) {
     if (p.node_id == identity.node_id()) continue;  // now this node itself
-    absl::Status a = client_->AddPeer(p.node_id, p.incarnation, p.addr);
+    absl::Status a = client_->AddPeer(p.node_id, p.incarnation, p.addr, p.name);
     if (!a.ok() && first.ok()) {
       first = ModuleStatus(
           a, absl::StrFormat("adding peer %u back after the identity change",
@@ -442,7 +443,8 @@ absl::Status NetlinkModule::AddPeer(const Peer& peer) {
   const std::string what =
       absl::StrFormat("adding peer %u incarnation %u at %s", peer.node_id,
                       peer.incarnation, peer.rdma_address);
-  absl::Status s = client_->AddPeer(peer.node_id, peer.incarnation, addr);
+  absl::Status s =
+      client_->AddPeer(peer.node_id, peer.incarnation, addr, peer.name);
   const int err = genl::ErrnoOf(s);
   if (s.ok() || (err != EEXIST && err != ESTALE)) {
     return ModuleStatus(s, what);
@@ -453,33 +455,41 @@ absl::Status NetlinkModule::AddPeer(const Peer& peer) {
   if (!peers.ok()) return ModuleStatus(peers.status(), "listing peers");
   const genl::PeerInfo* known = nullptr;
   const genl::PeerInfo* same_address = nullptr;
+  const genl::PeerInfo* same_name = nullptr;
   for (const genl::PeerInfo& p : *peers) {
-    if (p.node_id == peer.node_id) known = &p;
-    if (p.node_id != peer.node_id && p.addr.s_addr == addr.s_addr) {
+    if (p.node_id == peer.node_id) {
+      known = &p;
+    } else if (p.addr.s_addr == addr.s_addr) {
       same_address = &p;
+    } else if (!peer.name.empty() && p.name == peer.name) {
+      same_name = &p;
     }
   }
   if (known == nullptr) {
-    if (same_address == nullptr) return ModuleStatus(s, what);
-    // Another node id at this address: the node came back under a new id
-    // and the manager's news that the old one is gone has not come yet.
-    // The member list is the authority: the old peer goes.
+    // Another node id at this address, or with this name (lite.ko keeps
+    // names unique): the node came back under a new id and the manager's
+    // news that the old one is gone has not come yet. The member list is
+    // the authority: the old peer goes.
+    known = same_address != nullptr ? same_address : same_name;
+    if (known == nullptr) return ModuleStatus(s, what);
     LITE_LOG_INFO(
-        "peer %u incarnation %u at %s replaces peer %u at the same address",
-        peer.node_id, peer.incarnation, peer.rdma_address,
-        same_address->node_id);
-    known = same_address;
+        "peer %u incarnation %u at %s replaces peer %u with the "
+        "same %s",
+        peer.node_id, peer.incarnation, peer.rdma_address, known->node_id,
+        known == same_address ? "address" : "name");
   }
+  // Already there, as asked. A name lite.ko lacks (a peer an agent without
+  // names added) is not worth tearing down live connections for.
   if (known->incarnation == peer.incarnation &&
       known->addr.s_addr == addr.s_addr) {
-    return absl::OkStatus();  // already there, as asked
+    return absl::OkStatus();
   }
   absl::Status r = client_->RemovePeer(known->node_id, known->incarnation);
   if (!r.ok() && genl::ErrnoOf(r) != ENOENT) {
     return ModuleStatus(r, absl::StrCat(what, ": removing the old one"));
   }
-  return ModuleStatus(client_->AddPeer(peer.node_id, peer.incarnation, addr),
-                      what);
+  return ModuleStatus(
+      client_->AddPeer(peer.node_id, peer.incarnation, addr, peer.name), what);
 }
 
 absl::Status NetlinkModule::RemovePeer(uint32_t node_id, uint64_t incarnation) {
@@ -507,7 +517,8 @@ absl::StatusOr<std::vector<Peer>> NetlinkModule::ListPeers() {
   for (const genl::PeerInfo& p : *peers) {
     out.push_back(Peer{.node_id = p.node_id,
                        .incarnation = p.incarnation,
-                       .rdma_address = FormatAddress(p.addr, cm_port_)});
+                       .rdma_address = FormatAddress(p.addr, cm_port_),
+                       .name = p.name});
   }
   return out;
 }

@@ -42,6 +42,9 @@ struct NetlinkModuleOptions {
   // Where this node's lite.ko accepts rdma_cm connections, "IPv4:cm_port"
   // (the agent's --rdma_address).
   std::string rdma_address;
+  // This node's name in the cluster (the agent's --node_name), sent with
+  // its identity; empty: lite.ko leaves the node unnamed.
+  std::string node_name;
   // Bound of every netlink request.
   absl::Duration request_timeout = absl::Seconds(10);
   // lite.ko's debugfs counters (one file per counter), read by

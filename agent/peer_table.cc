@@ -19,7 +19,8 @@ absl::Status PeerTable::Upsert(const lite::v1::Member& member) {
     absl::Status s =
         module_->AddPeer(Peer{.node_id = member.node_id(),
                               .incarnation = member.incarnation(),
-                              .rdma_address = member.rdma_address()});
+                              .rdma_address = member.rdma_address(),
+                              .name = member.node_name()});
     if (!s.ok()) {
       // The module keeps what it had, and so does the table.
       return absl::Status(

@@ -58,6 +58,18 @@ TEST(PeerTableTest, ReconcileSkipsSelfAndKeepsMissingWhileRecovering) {
   EXPECT_TRUE(module.ListPeers()->empty());
 }
 
+TEST(PeerTableTest, TheModuleLearnsEachPeersName) {
+  FakeModule module;
+  PeerTable t(&module);
+  ASSERT_TRUE(t.Upsert(M(2, 1, "10.0.0.2:1")).ok());
+  ASSERT_TRUE(t.Upsert(M(3, 1, "10.0.0.3:1")).ok());
+  absl::StatusOr<std::vector<Peer>> peers = module.ListPeers();
+  ASSERT_TRUE(peers.ok()) << peers.status();
+  ASSERT_EQ(peers->size(), 2u);
+  EXPECT_EQ((*peers)[0].name, "n2");
+  EXPECT_EQ((*peers)[1].name, "n3");
+}
+
 TEST(PeerTableTest, AModuleRefusalLeavesTheTableAsTheModuleIs) {
   FakeModule module;
   ASSERT_TRUE(module
