@@ -101,8 +101,14 @@ absl::Status Events(const cli::Args& a) {
                           cli::Number("--count", a.Get("count"), UINT32_MAX));
     if (count == 0) return cli::UsageError("--count: at least 1, not 0");
   }
+  std::string peer_name;
   if (a.Has("peer")) {
-    LITE_ASSIGN_OR_RETURN(peer, cli::Id("--peer", a.Get("peer"), UINT32_MAX));
+    LITE_ASSIGN_OR_RETURN(cli::NodeRef node,
+                          cli::ParseNode("--peer", a.Get("peer")));
+    if (node.name.empty()) {
+      LITE_ASSIGN_OR_RETURN(peer, cli::Id("--peer", a.Get("peer"), UINT32_MAX));
+    }
+    peer_name = node.name;
   }
   std::optional<genl::EventType> type;
   if (a.Has("type")) {
@@ -117,6 +123,12 @@ absl::Status Events(const cli::Args& a) {
       return cli::UsageError(absl::StrFormat(
           "--type must be connected, failed or removed, not '%s'", t));
     }
+  }
+  if (!peer_name.empty()) {
+    // Resolved once: events name peers by id, and a peer keeps its id.
+    absl::StatusOr<uint32_t> id = NodeNames().Id(peer_name);
+    if (!id.ok()) return Failed("events --peer", id.status());
+    peer = *id;
   }
   CatchStopSignals();
   absl::StatusOr<std::unique_ptr<genl::EventStream>> stream =
@@ -189,7 +201,7 @@ std::vector<cli::Command> EventCommands() {
   return {
       {.name = "events",
        .usage = "events [--timeout SECS] [--count N] [--type TYPE] "
-                "[--peer ID] [--ready-file PATH] [-o text|json]",
+                "[--peer NODE] [--ready-file PATH] [-o text|json]",
        .summary = "Print lite.ko's events, one per line, as they come",
        .details = absl::StrCat("Needs CAP_NET_ADMIN (the events group). -o "
                                "text is the default ('table' is the same). ",
@@ -203,8 +215,9 @@ std::vector<cli::Command> EventCommands() {
                   .value = "TYPE",
                   .help = "only connected, failed or removed events"},
                  {.name = "peer",
-                  .value = "ID",
-                  .help = "only events about that peer"},
+                  .value = "NODE",
+                  .help = "only events about that peer: a name (looked up "
+                          "once in lite.ko), or all digits an id"},
                  kReadyFile},
        .run = Events},
       {.name = "agent",

@@ -65,6 +65,19 @@ absl::StatusOr<std::unique_ptr<genl::Client>> OpenClient(const cli::Args& a) {
   return client;
 }
 
+NodeNames::NodeNames() : lite_(lite::Lite::Open()) {}
+
+std::string NodeNames::Name(uint32_t node_id) const {
+  if (!lite_.ok()) return "";
+  absl::StatusOr<std::string> name = lite_->NodeName(node_id);
+  return name.ok() ? *name : "";
+}
+
+absl::StatusOr<uint32_t> NodeNames::Id(const std::string& name) const {
+  if (!lite_.ok()) return lite_.status();
+  return lite_->NodeId(name);
+}
+
 absl::Status Failed(absl::string_view what, const absl::Status& status) {
   if (status.ok() || cli::IsUsageError(status)) return status;
   return absl::Status(status.code(),

@@ -57,10 +57,13 @@ absl::Status NodeShow(const cli::Args& a) {
   absl::StatusOr<genl::NodeInfo> node = (*client)->GetNode();
   if (!node.ok()) return Failed("node show", node.status());
   std::ostream& out = a.out();
+  const std::string name =
+      node->node_id ? NodeNames().Name(*node->node_id) : "";
   if (a.output() == cli::Output::kJson) {
     Json identity = nullptr;
     if (node->node_id) {
-      identity = {{"node_id", *node->node_id},
+      identity = {{"name", name},
+                  {"node_id", *node->node_id},
                   {"incarnation", *node->incarnation},
                   {"addr", genl::FormatIPv4(*node->addr)}};
     }
@@ -75,9 +78,9 @@ absl::Status NodeShow(const cli::Args& a) {
     return absl::OkStatus();
   }
   if (node->node_id) {
-    out << absl::StrFormat("node %u, incarnation %u, address %s\n",
-                           *node->node_id, *node->incarnation,
-                           genl::FormatIPv4(*node->addr));
+    out << absl::StrFormat("node %s, incarnation %u, address %s\n",
+                           cli::NodeLabel(name, *node->node_id),
+                           *node->incarnation, genl::FormatIPv4(*node->addr));
   } else {
     out << "node identity not set\n";
   }
@@ -123,7 +126,9 @@ absl::Status Peers(const cli::Args& a) {
   absl::StatusOr<std::vector<genl::PeerInfo>> peers = (*client)->ListPeers();
   if (!peers.ok()) return Failed("peers", peers.status());
   std::ostream& out = a.out();
+  const NodeNames names;
   if (a.output() == cli::Output::kJson) {
+    // "name" last: scripts match a peer by its leading {"node_id": N, .
     Json list = Json::array();
     for (const genl::PeerInfo& p : *peers) {
       list.push_back({{"node_id", p.node_id},
@@ -131,20 +136,24 @@ absl::Status Peers(const cli::Args& a) {
                       {"addr", genl::FormatIPv4(p.addr)},
                       {"state", genl::PeerStateName(p.state)},
                       {"role", genl::PeerRoleName(p.role)},
-                      {"qps_connected", p.qps_connected}});
+                      {"qps_connected", p.qps_connected},
+                      {"name", names.Name(p.node_id)}});
     }
     out << cli::JsonLine({{"qps_per_peer", node->qps_per_peer},
                           {"peers", std::move(list)}})
         << "\n";
     return absl::OkStatus();
   }
-  out << absl::StrFormat("%-10s %-20s %-15s %-10s %-9s %s\n", "NODE",
-                         "INCARNATION", "ADDRESS", "STATE", "ROLE", "QPS");
+  out << absl::StrFormat("%-16s %-10s %-20s %-15s %-10s %-9s %s\n", "NAME",
+                         "NODE", "INCARNATION", "ADDRESS", "STATE", "ROLE",
+                         "QPS");
   for (const genl::PeerInfo& p : *peers) {
+    const std::string name = names.Name(p.node_id);
     out << absl::StrFormat(
-        "%-10u %-20u %-15s %-10s %-9s %u/%u\n", p.node_id, p.incarnation,
-        genl::FormatIPv4(p.addr), genl::PeerStateName(p.state),
-        genl::PeerRoleName(p.role), p.qps_connected, node->qps_per_peer);
+        "%-16s %-10u %-20u %-15s %-10s %-9s %u/%u\n", name.empty() ? "-" : name,
+        p.node_id, p.incarnation, genl::FormatIPv4(p.addr),
+        genl::PeerStateName(p.state), genl::PeerRoleName(p.role),
+        p.qps_connected, node->qps_per_peer);
   }
   return absl::OkStatus();
 }
@@ -202,9 +211,11 @@ std::vector<cli::Command> NodeCommands() {
       {.name = "peers",
        .usage = "peers [-o table|json]",
        .summary = "List peers with state and connected QPs",
-       .details = "Node id, incarnation, address, state (connecting or "
-                  "connected), role (initiator or acceptor) and connected "
-                  "QPs.",
+       .details = "Name (- for none), node id, incarnation, address, state "
+                  "(connecting or connected), role (initiator or acceptor) "
+                  "and connected QPs. Names come from lite.ko through "
+                  "/dev/lite (LITE_IOC_NODE_LOOKUP); in JSON a peer's "
+                  "\"name\" is its last field, \"\" for none.",
        .run = Peers},
   };
 }
