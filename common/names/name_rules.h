@@ -18,8 +18,8 @@ extern "C" {
 #endif
 
 enum lite_name_kind {
-	LITE_NAME_KIND_LMR,
-	LITE_NAME_KIND_NODE,
+  LITE_NAME_KIND_LMR,
+  LITE_NAME_KIND_NODE,
 };
 
 /* The longest name of @kind, in characters. */
@@ -38,7 +38,7 @@ const char *lite_name_chars(enum lite_name_kind kind);
  *   allowed
  */
 int lite_name_check(enum lite_name_kind kind, const char *field,
-		    const char *name, size_t len, char *msg, size_t msg_size);
+                    const char *name, size_t len, char *msg, size_t msg_size);
 
 #ifdef __cplusplus
 }
