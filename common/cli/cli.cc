@@ -297,19 +297,25 @@ class Parser {
 
   absl::Status Parse(const std::vector<std::string>& args) {
     // "--" ends the flags (unless it is a flag's value); "-o=json" is
-    // "-o json".
+    // "-o json"; "--name=" is "--name ''" (CLI11 would call the value
+    // missing).
     std::vector<std::string> before, after;
     bool ended = false;
     for (size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
+      const Flag* flag = LooksLikeFlag(a) ? FindFlag(a) : nullptr;
+      const bool takes_value = flag != nullptr && !flag->value.empty();
       if (ended) {
         after.push_back(a);
       } else if (a == "--" && (before.empty() || !WantsValue(before.back()))) {
         ended = true;
-      } else if (a.size() > 3 && a[0] == '-' && a[1] != '-' && a[2] == '=' &&
-                 FindFlag(a) != nullptr) {
+      } else if (a.size() >= 3 && a[1] != '-' && a[2] == '=' && takes_value) {
         before.push_back(a.substr(0, 2));
         before.push_back(a.substr(3));
+      } else if (absl::StartsWith(a, "--") && absl::EndsWith(a, "=") &&
+                 takes_value) {
+        before.push_back(a.substr(0, a.size() - 1));
+        before.emplace_back();
       } else {
         before.push_back(a);
       }

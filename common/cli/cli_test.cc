@@ -124,6 +124,12 @@ TEST_F(CliTest, FlagsBothFormsSwitchesAndPositionals) {
   EXPECT_EQ(seen_.output, Output::kJson);
   ASSERT_EQ(Run({"drain", "--output=json"}), 0) << err_.str();
   EXPECT_EQ(seen_.output, Output::kJson);
+  ASSERT_EQ(Run({"alloc", "a", "b", "--home="}), 0) << err_.str();
+  EXPECT_THAT(seen_.flags,
+              ElementsAre(std::pair<std::string, std::string>("home", "")));
+  ASSERT_EQ(Run({"alloc", "a", "b", "--home", ""}), 0) << err_.str();
+  EXPECT_THAT(seen_.flags,
+              ElementsAre(std::pair<std::string, std::string>("home", "")));
   ASSERT_EQ(Run({"drain", "--undo=false"}), 0) << err_.str();
   EXPECT_TRUE(seen_.flags.empty());
   EXPECT_EQ(Run({"drain", "--undo=maybe"}), 2);

@@ -126,7 +126,9 @@ absl::Status Events(const cli::Args& a) {
   }
   if (!peer_name.empty()) {
     // Resolved once: events name peers by id, and a peer keeps its id.
-    absl::StatusOr<uint32_t> id = NodeNames().Id(peer_name);
+    absl::StatusOr<std::unique_ptr<genl::Client>> client = OpenClient(a);
+    if (!client.ok()) return Failed("events", client.status());
+    absl::StatusOr<uint32_t> id = PeerId(**client, peer_name);
     if (!id.ok()) return Failed("events --peer", id.status());
     peer = *id;
   }
@@ -216,8 +218,8 @@ std::vector<cli::Command> EventCommands() {
                   .help = "only connected, failed or removed events"},
                  {.name = "peer",
                   .value = "NODE",
-                  .help = "only events about that peer: a name (looked up "
-                          "once in lite.ko), or all digits an id"},
+                  .help = "only events about that peer: its name (looked up "
+                          "once in the peer list), or all digits its id"},
                  kReadyFile},
        .run = Events},
       {.name = "agent",

@@ -65,17 +65,14 @@ absl::StatusOr<std::unique_ptr<genl::Client>> OpenClient(const cli::Args& a) {
   return client;
 }
 
-NodeNames::NodeNames() : lite_(lite::Lite::Open()) {}
-
-std::string NodeNames::Name(uint32_t node_id) const {
-  if (!lite_.ok()) return "";
-  absl::StatusOr<std::string> name = lite_->NodeName(node_id);
-  return name.ok() ? *name : "";
-}
-
-absl::StatusOr<uint32_t> NodeNames::Id(const std::string& name) const {
-  if (!lite_.ok()) return lite_.status();
-  return lite_->NodeId(name);
+absl::StatusOr<uint32_t> PeerId(genl::Client& client, const std::string& name) {
+  LITE_ASSIGN_OR_RETURN(std::vector<genl::PeerInfo> peers, client.ListPeers());
+  for (const genl::PeerInfo& p : peers) {
+    if (p.name == name) return p.node_id;
+  }
+  return absl::NotFoundError(absl::StrFormat(
+      "no peer is named '%s' (litenl peers lists them; all digits is an id)",
+      name));
 }
 
 absl::Status Failed(absl::string_view what, const absl::Status& status) {

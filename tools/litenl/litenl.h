@@ -18,7 +18,6 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "api/lite.hpp"
 #include "common/cli/cli.h"
 #include "genl/client.h"
 
@@ -39,22 +38,9 @@ std::vector<cli::Command> EventCommands();  // events, agent
 // request.
 absl::StatusOr<std::unique_ptr<genl::Client>> OpenClient(const cli::Args& a);
 
-// Node names, for printing nodes name first and for taking a node by name:
-// lite.ko answers LITE_IOC_NODE_LOOKUP on /dev/lite (libLITE), since
-// //genl does not decode LITE_ATTR_NODE_NAME in NODE_GET and PEER_GET
-// replies yet. Best effort: without /dev/lite, or on a lite.ko that
-// predates names, every node reads as unnamed.
-class NodeNames {
- public:
-  NodeNames();
-  // "" if the node has no name or it cannot be known.
-  std::string Name(uint32_t node_id) const;
-  // The id of the node named `name` (this node or a peer).
-  absl::StatusOr<uint32_t> Id(const std::string& name) const;
-
- private:
-  absl::StatusOr<lite::Lite> lite_;
-};
+// The id of the peer named `name` (lite.ko's PEER_GET dump; names are
+// unique among a node's peers). NotFound if no peer has it.
+absl::StatusOr<uint32_t> PeerId(genl::Client& client, const std::string& name);
 
 // A failed operation as litenl reports it: "<what>: <message>", the code
 // kept.

@@ -77,6 +77,19 @@ TEST_F(LitenlTest, UsageErrorsAreOneLineAndExitTwo) {
         "9"},
        "litenl: --mode: '9' is not an octal mode like 0640 (0..7777) (see "
        "'litenl lmr alloc --help')\n"},
+      {{"peer", "remove"},
+       "litenl: give a peer (name or id) or --id N, not neither (see 'litenl "
+       "peer remove --help')\n"},
+      {{"peer", "remove", "node2", "--id", "2"},
+       "litenl: give a peer (name or id) or --id N, not both (see 'litenl "
+       "peer remove --help')\n"},
+      {{"node", "set", "--id", "1", "--incarnation", "1", "--addr", "1.2.3.4",
+        "--name="},
+       "litenl: --name is empty (leave it out for no name) (see 'litenl node "
+       "set --help')\n"},
+      {{"events", "--peer", "99999999999"},
+       "litenl: --peer: node id '99999999999' is more than 4294967295 (see "
+       "'litenl events --help')\n"},
       {{"lmr", "free", "--id", "1", "--id", "2"},
        "litenl: --id given twice (see 'litenl lmr free --help')\n"},
       {{"events", "--type", "joined"},

@@ -18,10 +18,11 @@ struct Identity {
   uint32_t id = 0;
   uint64_t incarnation = 0;
   in_addr addr{};
+  std::string name;  // --name; empty for none
 };
 
-// --id, --incarnation, --addr: form only (the kernel checks the values; 0
-// is sent, and refused there).
+// --id, --incarnation, --addr, --name: form only (the kernel checks the
+// values; 0 is sent, and refused there).
 absl::StatusOr<Identity> ReadIdentity(const cli::Args& a) {
   for (const char* name : {"id", "incarnation", "addr"}) {
     if (!a.Has(name)) {
@@ -40,6 +41,12 @@ absl::StatusOr<Identity> ReadIdentity(const cli::Args& a) {
         "--addr must be an IPv4 address (A.B.C.D), not '%s'", a.Get("addr")));
   }
   out.addr = *addr;
+  if (a.Has("name")) {
+    out.name = a.Get("name");
+    if (out.name.empty()) {
+      return cli::UsageError("--name is empty (leave it out for no name)");
+    }
+  }
   return out;
 }
 
@@ -47,8 +54,8 @@ absl::Status NodeSet(const cli::Args& a) {
   LITE_ASSIGN_OR_RETURN(Identity ident, ReadIdentity(a));
   absl::StatusOr<std::unique_ptr<genl::Client>> client = OpenClient(a);
   if (!client.ok()) return Failed("node set", client.status());
-  return Failed("node set",
-                (*client)->SetNode(ident.id, ident.incarnation, ident.addr));
+  return Failed("node set", (*client)->SetNode(ident.id, ident.incarnation,
+                                               ident.addr, ident.name));
 }
 
 absl::Status NodeShow(const cli::Args& a) {
@@ -57,12 +64,12 @@ absl::Status NodeShow(const cli::Args& a) {
   absl::StatusOr<genl::NodeInfo> node = (*client)->GetNode();
   if (!node.ok()) return Failed("node show", node.status());
   std::ostream& out = a.out();
-  const std::string name =
-      node->node_id ? NodeNames().Name(*node->node_id) : "";
   if (a.output() == cli::Output::kJson) {
+    // "name" first in the identity: scripts match the identity up to its
+    // closing "addr".
     Json identity = nullptr;
     if (node->node_id) {
-      identity = {{"name", name},
+      identity = {{"name", node->name},
                   {"node_id", *node->node_id},
                   {"incarnation", *node->incarnation},
                   {"addr", genl::FormatIPv4(*node->addr)}};
@@ -79,7 +86,7 @@ absl::Status NodeShow(const cli::Args& a) {
   }
   if (node->node_id) {
     out << absl::StrFormat("node %s, incarnation %u, address %s\n",
-                           cli::NodeLabel(name, *node->node_id),
+                           cli::NodeLabel(node->name, *node->node_id),
                            *node->incarnation, genl::FormatIPv4(*node->addr));
   } else {
     out << "node identity not set\n";
@@ -99,14 +106,25 @@ absl::Status PeerAdd(const cli::Args& a) {
   LITE_ASSIGN_OR_RETURN(Identity ident, ReadIdentity(a));
   absl::StatusOr<std::unique_ptr<genl::Client>> client = OpenClient(a);
   if (!client.ok()) return Failed("peer add", client.status());
-  return Failed("peer add",
-                (*client)->AddPeer(ident.id, ident.incarnation, ident.addr));
+  return Failed("peer add", (*client)->AddPeer(ident.id, ident.incarnation,
+                                               ident.addr, ident.name));
 }
 
 absl::Status PeerRemove(const cli::Args& a) {
-  if (!a.Has("id")) return cli::UsageError("--id is required");
-  LITE_ASSIGN_OR_RETURN(uint64_t id,
-                        cli::Number("--id", a.Get("id"), UINT32_MAX));
+  const bool positional = !a.positional().empty();
+  if (positional == a.Has("id")) {
+    return cli::UsageError(
+        absl::StrFormat("give a peer (name or id) or --id N, not %s",
+                        positional ? "both" : "neither"));
+  }
+  cli::NodeRef peer;
+  if (positional) {
+    LITE_ASSIGN_OR_RETURN(peer, cli::ParseNode("NODE", a.positional()[0]));
+  } else {
+    LITE_ASSIGN_OR_RETURN(uint64_t id,
+                          cli::Number("--id", a.Get("id"), UINT32_MAX));
+    peer.id = static_cast<uint32_t>(id);
+  }
   std::optional<uint64_t> incarnation;
   if (a.Has("incarnation")) {
     LITE_ASSIGN_OR_RETURN(incarnation,
@@ -114,8 +132,12 @@ absl::Status PeerRemove(const cli::Args& a) {
   }
   absl::StatusOr<std::unique_ptr<genl::Client>> client = OpenClient(a);
   if (!client.ok()) return Failed("peer remove", client.status());
-  return Failed("peer remove",
-                (*client)->RemovePeer(static_cast<uint32_t>(id), incarnation));
+  if (!peer.name.empty()) {
+    absl::StatusOr<uint32_t> id = PeerId(**client, peer.name);
+    if (!id.ok()) return Failed("peer remove", id.status());
+    peer.id = *id;
+  }
+  return Failed("peer remove", (*client)->RemovePeer(peer.id, incarnation));
 }
 
 absl::Status Peers(const cli::Args& a) {
@@ -126,7 +148,6 @@ absl::Status Peers(const cli::Args& a) {
   absl::StatusOr<std::vector<genl::PeerInfo>> peers = (*client)->ListPeers();
   if (!peers.ok()) return Failed("peers", peers.status());
   std::ostream& out = a.out();
-  const NodeNames names;
   if (a.output() == cli::Output::kJson) {
     // "name" last: scripts match a peer by its leading {"node_id": N, .
     Json list = Json::array();
@@ -137,7 +158,7 @@ absl::Status Peers(const cli::Args& a) {
                       {"state", genl::PeerStateName(p.state)},
                       {"role", genl::PeerRoleName(p.role)},
                       {"qps_connected", p.qps_connected},
-                      {"name", names.Name(p.node_id)}});
+                      {"name", p.name}});
     }
     out << cli::JsonLine({{"qps_per_peer", node->qps_per_peer},
                           {"peers", std::move(list)}})
@@ -148,12 +169,11 @@ absl::Status Peers(const cli::Args& a) {
                          "NODE", "INCARNATION", "ADDRESS", "STATE", "ROLE",
                          "QPS");
   for (const genl::PeerInfo& p : *peers) {
-    const std::string name = names.Name(p.node_id);
     out << absl::StrFormat(
-        "%-16s %-10u %-20u %-15s %-10s %-9s %u/%u\n", name.empty() ? "-" : name,
-        p.node_id, p.incarnation, genl::FormatIPv4(p.addr),
-        genl::PeerStateName(p.state), genl::PeerRoleName(p.role),
-        p.qps_connected, node->qps_per_peer);
+        "%-16s %-10u %-20u %-15s %-10s %-9s %u/%u\n",
+        p.name.empty() ? "-" : p.name, p.node_id, p.incarnation,
+        genl::FormatIPv4(p.addr), genl::PeerStateName(p.state),
+        genl::PeerRoleName(p.role), p.qps_connected, node->qps_per_peer);
   }
   return absl::OkStatus();
 }
@@ -164,6 +184,11 @@ const cli::Flag kIncarnation{
 const cli::Flag kAddr{.name = "addr",
                       .value = "A.B.C.D",
                       .help = "an IPv4 address of the node's RDMA netdev"};
+const cli::Flag kName{.name = "name",
+                      .value = "NAME",
+                      .help =
+                          "the node's name, the cluster manager's (1..64 "
+                          "of [A-Za-z0-9._-]); without it, none"};
 
 }  // namespace
 
@@ -175,15 +200,17 @@ std::vector<cli::Command> NodeCommands() {
        .commands =
            {
                {.name = "set",
-                .usage = "node set --id N --incarnation I --addr A.B.C.D",
-                .summary = "Set this node's identity and RDMA address",
-                .details = "lite.ko listens there with rdma_cm.",
-                .flags = {kId, kIncarnation, kAddr},
+                .usage = "node set --id N --incarnation I --addr A.B.C.D "
+                         "[--name NAME]",
+                .summary = "Set this node's identity, name and RDMA address",
+                .details = "lite.ko listens there with rdma_cm. The same "
+                           "identity again changes nothing but the name.",
+                .flags = {kId, kIncarnation, kAddr, kName},
                 .run = NodeSet},
                {.name = "show",
                 .usage = "node show [-o table|json]",
-                .summary = "The node's identity, rdma_cm port, QPs per "
-                           "peer, peer count and attached agent",
+                .summary = "The node's name and identity, rdma_cm port, QPs "
+                           "per peer, peer count and attached agent",
                 .details = kJsonNote,
                 .run = NodeShow},
            }},
@@ -193,19 +220,24 @@ std::vector<cli::Command> NodeCommands() {
        .commands =
            {
                {.name = "add",
-                .usage = "peer add --id N --incarnation I --addr A.B.C.D",
+                .usage = "peer add --id N --incarnation I --addr A.B.C.D "
+                         "[--name NAME]",
                 .summary = "Connect to a peer (a larger incarnation "
                            "replaces it)",
                 .details = "The node with the smaller id connects "
-                           "qps_per_peer RC QPs; the other accepts them.",
-                .flags = {kId, kIncarnation, kAddr},
+                           "qps_per_peer RC QPs; the other accepts them. "
+                           "With --name, lite.ko knows the peer by that name "
+                           "too (LITE_IOC_NODE_LOOKUP, log lines).",
+                .flags = {kId, kIncarnation, kAddr, kName},
                 .run = PeerAdd},
                {.name = "remove",
-                .usage = "peer remove --id N [--incarnation I]",
+                .usage = "peer remove (NODE | --id N) [--incarnation I]",
                 .summary = "Forget a peer and tear its QPs down",
-                .details = "With --incarnation, only if it has that "
+                .details = "NODE is the peer's name, or (all digits) its id. "
+                           "With --incarnation, only if it has that "
                            "incarnation.",
                 .flags = {kId, kIncarnation},
+                .max_args = 1,
                 .run = PeerRemove},
            }},
       {.name = "peers",
@@ -213,9 +245,8 @@ std::vector<cli::Command> NodeCommands() {
        .summary = "List peers with state and connected QPs",
        .details = "Name (- for none), node id, incarnation, address, state "
                   "(connecting or connected), role (initiator or acceptor) "
-                  "and connected QPs. Names come from lite.ko through "
-                  "/dev/lite (LITE_IOC_NODE_LOOKUP); in JSON a peer's "
-                  "\"name\" is its last field, \"\" for none.",
+                  "and connected QPs. In JSON a peer's \"name\" is its last "
+                  "field, \"\" for none.",
        .run = Peers},
   };
 }
