@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,7 +29,35 @@ std::string ErrnoName(uint32_t err) {
   return name ? name : absl::StrFormat("errno %u", err);
 }
 
-void PrintEvent(std::ostream& out, const genl::Event& e, bool json) {
+// Peer names for events, which carry only ids: the peer list when the
+// stream starts, read again for a peer not seen yet (a removed peer may be
+// gone from it). Best effort: without a client every peer is unnamed.
+class PeerNames {
+ public:
+  explicit PeerNames(genl::Client* client) : client_(client) { Refresh(); }
+
+  std::string Name(uint32_t node_id) {
+    if (names_.find(node_id) == names_.end()) Refresh();
+    // Asked once: an unknown id stays unnamed.
+    return names_[node_id];
+  }
+
+ private:
+  void Refresh() {
+    if (client_ == nullptr) return;
+    absl::StatusOr<std::vector<genl::PeerInfo>> peers = client_->ListPeers();
+    if (!peers.ok()) return;
+    for (const genl::PeerInfo& p : *peers) names_[p.node_id] = p.name;
+  }
+
+  genl::Client* client_;
+  std::map<uint32_t, std::string> names_;
+};
+
+// One event; the peer named first in text, "name" last in JSON (scripts
+// match the leading "event", "node_id", "incarnation").
+void PrintEvent(std::ostream& out, const genl::Event& e,
+                const std::string& name, bool json) {
   const char* type = genl::EventTypeName(e.type);
   const std::string addr = genl::FormatIPv4(e.addr);
   if (json) {
@@ -43,6 +72,7 @@ void PrintEvent(std::ostream& out, const genl::Event& e, bool json) {
       j["reason"] = ErrnoName(*e.reason);
       j["errno"] = *e.reason;
     }
+    j["name"] = name;
     out << cli::JsonLine(j) << "\n";
   } else {
     std::string extra;
@@ -52,8 +82,9 @@ void PrintEvent(std::ostream& out, const genl::Event& e, bool json) {
                                std::strerror(static_cast<int>(*e.reason)));
     }
     out << absl::StrFormat(
-        "%s node %u incarnation %u addr %s qps_connected %u%s\n", type,
-        e.node_id, e.incarnation, addr, e.qps_connected, extra);
+        "%s node %s incarnation %u addr %s qps_connected %u%s\n", type,
+        cli::NodeLabel(name, e.node_id), e.incarnation, addr, e.qps_connected,
+        extra);
   }
   out.flush();
 }
@@ -124,14 +155,17 @@ absl::Status Events(const cli::Args& a) {
           "--type must be connected, failed or removed, not '%s'", t));
     }
   }
+  // For names (and --peer NAME): a request socket beside the events one,
+  // without --attr-u32 (the events carry no request).
+  absl::StatusOr<std::unique_ptr<genl::Client>> client = genl::Client::Open();
   if (!peer_name.empty()) {
     // Resolved once: events name peers by id, and a peer keeps its id.
-    absl::StatusOr<std::unique_ptr<genl::Client>> client = OpenClient(a);
     if (!client.ok()) return Failed("events", client.status());
     absl::StatusOr<uint32_t> id = PeerId(**client, peer_name);
     if (!id.ok()) return Failed("events --peer", id.status());
     peer = *id;
   }
+  PeerNames names(client.ok() ? client->get() : nullptr);
   CatchStopSignals();
   absl::StatusOr<std::unique_ptr<genl::EventStream>> stream =
       genl::EventStream::Open();
@@ -155,7 +189,8 @@ absl::Status Events(const cli::Args& a) {
     const genl::Event& e = **event;
     if (type && e.type != *type) continue;
     if (peer && e.node_id != peer) continue;
-    PrintEvent(a.out(), e, a.output() == cli::Output::kJson);
+    PrintEvent(a.out(), e, names.Name(e.node_id),
+               a.output() == cli::Output::kJson);
     ++seen;
   }
   if (count && seen < count) {
@@ -205,9 +240,12 @@ std::vector<cli::Command> EventCommands() {
        .usage = "events [--timeout SECS] [--count N] [--type TYPE] "
                 "[--peer NODE] [--ready-file PATH] [-o text|json]",
        .summary = "Print lite.ko's events, one per line, as they come",
-       .details = absl::StrCat("Needs CAP_NET_ADMIN (the events group). -o "
-                               "text is the default ('table' is the same). ",
-                               kJsonNote),
+       .details = absl::StrCat(
+           "Needs CAP_NET_ADMIN (the events group). -o text is the default "
+           "('table' is the same). Events carry the peer's id; litenl names "
+           "the peer from the peer list (text: 'node node2 (3)'; JSON: "
+           "\"name\" last, \"\" when unknown). ",
+           kJsonNote),
        .flags = {kTimeout,
                  {.name = "count",
                   .value = "N",
