@@ -95,9 +95,18 @@ absl::Status AgentCounters(const Context& ctx, lite::v1::NodeAgent::Stub* stub,
   return absl::OkStatus();
 }
 
+// --agent, when given, names a server.
+absl::Status CheckAgentFlag(const cli::Args& args) {
+  if (args.Has("agent") && args.Get("agent").empty()) {
+    return cli::UsageError("--agent is empty (HOST:PORT)");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RunAgent(const Context& ctx, const cli::Args& args) {
+  if (absl::Status s = CheckAgentFlag(args); !s.ok()) return s;
   const std::string target = AgentAddress(ctx, args);
   auto stub = lite::v1::NodeAgent::NewStub(ctx.Dial(target));
   const std::string& what = args.positional()[0];
@@ -109,6 +118,7 @@ absl::Status RunAgent(const Context& ctx, const cli::Args& args) {
 }
 
 absl::Status RunHealth(const Context& ctx, const cli::Args& args) {
+  if (absl::Status s = CheckAgentFlag(args); !s.ok()) return s;
   const std::string target =
       args.Has("agent") ? args.Get("agent") : ctx.manager;
   auto stub = grpc::health::v1::Health::NewStub(ctx.Dial(target));
