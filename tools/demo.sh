@@ -6,6 +6,8 @@
 # (perftest) from the same run, as a readable summary.
 # Installs what it needs first (tools/setup.sh). Needs root, or sudo.
 # Usage: tools/demo.sh [-n NODES]     (3..8, default 3)
+#   LITE_BIN=DIR tools/demo.sh uses the binaries already built in DIR
+#   (Bazel's bin layout) instead of building them.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -19,58 +21,91 @@ if [[ ${1-} == --inside ]]; then
 	litectl=$LITE_BIN/tools/litectl/litectl
 	liteop=$LITE_BIN/tools/liteop/liteop
 	section() { printf '\n── %s %s\n' "$1" "$(printf '─%.0s' $(seq 1 $((66 - ${#1}))))"; }
-	# run GUEST COMMAND...: show it, run it in the guest, show its output.
+	indent() { sed 's/^/    /'; }
+	# Nodes go by their names (node1, node2, ...: guest N runs node N's
+	# agent, which joins with --node_name nodeN); ids show as "node2 (id 3)".
+	name() { lc_node_name "$1"; }
+	# run N COMMAND...: show it as typed on node N, run it there (in guest
+	# N), show its output.
 	run() {
 		local g=$1
 		shift
 		local shown=$*
 		shown=${shown//"$LITE_BIN/tools/liteop/"/}
-		printf '[node %s]$ %s\n' "$g" "$shown"
-		litevm exec -g "$g" -t 300 -- "$*" 2>&1 | sed 's/^/    /' || true
+		printf '[%s]$ %s\n' "$(name "$g")" "$shown"
+		litevm exec -g "$g" -t 300 -- "$*" 2>&1 | indent || true
 	}
+	# hold N COMMAND...: like run, in the background; prints the job id.
+	hold() {
+		local g=$1
+		shift
+		local shown=$*
+		shown=${shown//"$LITE_BIN/tools/liteop/"/}
+		printf '[%s]$ %s &\n' "$(name "$g")" "$shown" >&2
+		litevm spawn -g "$g" -t 300 -- "$* > /dev/null"
+	}
+	grants_held() {
+		"$litectl" grants -o json 2> /dev/null | { grep -o '"grant_id"' || true; } | wc -l
+	}
+
 	section "cluster: litemgr on the host, a liteagent + lite.ko on each of $nodes guests"
 	lc_start 3000
-	"$litectl" nodes | sed 's/^/    /'
-	n2=$(lc_node_id 2)
+	"$litectl" nodes | indent
+	labels=""
 	for ((g = 1; g <= nodes; g++)); do
-		printf '    node %s peers: ' "$g"
+		labels+="${labels:+, }$(lc_node_label "$g")"
+	done
+	echo "    Guest N runs nodeN's agent; the manager numbers the nodes in the"
+	echo "    order they joined: $labels."
+	for ((g = 1; g <= nodes; g++)); do
+		printf '    %s peers: ' "$(name "$g")"
 		litevm exec -g "$g" -- "$LITE_BIN/tools/litenl/litenl peers -o json" |
 			grep -o '"state": "[a-z]*"' | sort | uniq -c | tr -s ' \n' ' '
 		echo
 	done
 
-	section "node 1 allocates an LMR on node 2 and writes it; node 3 reads it"
-	run 1 "$liteop" alloc demo.kv 1M --home "$n2" --mode 0644
-	run 1 "$liteop" write demo.kv 4093 --data "'hello from node 1'"
-	run 3 "$liteop" read demo.kv 4093 17 "&& echo"
-	section "node 3 mapped it read-only: writing is refused, nothing changes"
+	msg="hello from node1"
+	section "node1 allocates an LMR on node2 and writes it; node3 reads it"
+	run 1 "$liteop" alloc demo.kv 1M --home node2 --mode 0644
+	run 1 "$liteop" write demo.kv 4093 --data "'$msg'"
+	run 3 "$liteop" read demo.kv 4093 "${#msg}" "&& echo"
+	section "node3 writes read-only, then as another user: refused, nothing changes"
 	run 3 "$liteop" write demo.kv 4093 --data XXXXX --access r
 	run 3 setpriv --reuid=1000 --regid=1000 --clear-groups "$liteop" write demo.kv 0 --data x
-	run 3 "$liteop" read demo.kv 4093 17 "&& echo"
+	run 3 "$liteop" read demo.kv 4093 "${#msg}" "&& echo"
 
-	section "atomics: 3 nodes x 2 threads x 2,000 fetch-and-adds on one word of node 2"
-	run 1 "$liteop" alloc demo.counter 4096 --home "$n2" --mode 0666
+	section "atomics: $nodes nodes x 2 threads x 2,000 fetch-and-adds on one word on node2"
+	run 1 "$liteop" alloc demo.counter 4096 --home node2 --mode 0666
 	jobs=()
 	for ((g = 1; g <= nodes; g++)); do
 		jobs[g]=$(litevm spawn -g "$g" -t 300 -- "$liteop faa demo.counter 0 1 --threads 2 --count 2000")
 	done
 	for ((g = 1; g <= nodes; g++)); do
-		printf '    node %s: ' "$g"
+		printf '    %s: ' "$(name "$g")"
 		litevm wait -g "$g" -t 320 "${jobs[g]}" || true
 	done
 	run 2 "$liteop" cas demo.counter 0 $((nodes * 4000)) 0
 
-	section "what the control plane knows"
-	"$litectl" lmrs | sed 's/^/    /'
-	"$litectl" grants | sed 's/^/    /'
+	section "what the control plane knows, while node3 and node1 hold maps"
+	holders=("3 $(hold 3 "$liteop" map demo.kv --access r --hold 120)")
+	holders+=("1 $(hold 1 "$liteop" map demo.counter --hold 120)")
+	for _ in $(seq 150); do
+		(($(grants_held) >= 2)) && break
+		sleep 0.2
+	done
+	"$litectl" lmrs | indent
+	"$litectl" grants | indent
+	for h in "${holders[@]}"; do
+		litevm kill -g "${h%% *}" "${h#* }" > /dev/null 2>&1 || true
+	done
 	for ((g = 1; g <= nodes; g++)); do
-		printf '    node %s RC QPs (shared by every process): %s\n' "$g" \
+		printf '    %s RC QPs (shared by every process): %s\n' "$(name "$g")" \
 			"$(litevm exec -g "$g" -- "rdma resource show qp" | grep -c ' type RC state RTS ')"
 	done
 
-	section "LITE vs native RDMA (perftest), node 1 -> node 2, same run"
-	run 1 "$liteop" alloc demo.bench 1M --home "$n2" --mode 0600 > /dev/null
-	"$repo/tools/bench/compare" --lmr demo.bench --server 2 --client 1 --iters 500 | sed 's/^/    /'
+	section "LITE vs native RDMA (perftest), node1 -> node2 (guests 1, 2), same run"
+	run 1 "$liteop" alloc demo.bench 1M --home node2 --mode 0600 > /dev/null
+	"$repo/tools/bench/compare" --lmr demo.bench --server 2 --client 1 --iters 500 | indent
 	echo
 	echo "(software RDMA under CPU emulation: compare figures only within one run)"
 	lc_stop
@@ -79,18 +114,22 @@ fi
 
 case ${1-} in
 -n) nodes=${2-}; [[ $nodes =~ ^[3-8]$ ]] || { echo "demo: -n must be 3..8" >&2; exit 2; } ;;
--h|--help) sed -n '2,8s/^# \{0,1\}//p' "$0"; exit 0 ;;
+-h|--help) sed -n '2,10s/^# \{0,1\}//p' "$0"; exit 0 ;;
 "") ;;
 *) echo "demo: unknown option '$1' (see --help)" >&2; exit 2 ;;
 esac
 
 tools/setup.sh
-echo "demo: building lite.ko and tools (bazel)" >&2
-bazel build //kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl \
-	//tools/litenl //tools/liteop //tools/bench:lite-bench 2> /tmp/lite-demo-build.log ||
-	{ cat /tmp/lite-demo-build.log >&2; exit 1; }
-# The real output directory, not the bazel-bin symlink another build may repoint.
-LITE_BIN=$(bazel info bazel-bin 2> /dev/null)
+if [[ -n ${LITE_BIN-} ]]; then
+	echo "demo: using the binaries in LITE_BIN=$LITE_BIN (no build)" >&2
+else
+	echo "demo: building lite.ko and tools (bazel)" >&2
+	bazel build //kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl \
+		//tools/litenl //tools/liteop //tools/bench:lite-bench 2> /tmp/lite-demo-build.log ||
+		{ cat /tmp/lite-demo-build.log >&2; exit 1; }
+	# The real output directory, not the bazel-bin symlink another build may repoint.
+	LITE_BIN=$(bazel info bazel-bin 2> /dev/null)
+fi
 export LITE_BIN
 echo "demo: booting a $nodes-node RDMA cluster (about 10 s)" >&2
 exec tools/vm/litevm run -n "$nodes" --module "$LITE_BIN/kmod/lite.ko" --timeout 900 \

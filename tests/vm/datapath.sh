@@ -76,8 +76,8 @@ probe() {
 	VM_FAILURES=$((VM_FAILURES + rc))
 }
 
-alloc_and_write() {  # NAME SIZE HOME_ID MODE OFFSET DATA
-	check "alloc $1 ($2 bytes) on node id $3, mode $4" \
+alloc_and_write() {  # NAME SIZE HOME MODE OFFSET DATA (HOME: a node name or id)
+	check "alloc $1 ($2 bytes) on node $3, mode $4" \
 		"$LITEOP" alloc "$1" "$2" --home "$3" --mode "$4"
 	check "alloc of the same name again: EEXIST" \
 		fails_with EEXIST "$LITEOP" alloc "$1" 4096 --home "$3"
@@ -246,7 +246,8 @@ host_main() {
 	echo "   node1 (id $n1) in guest 1, node2 (id $n2) in guest 2, node3 (id $n3) in guest 3"
 
 	echo "== node1 allocates an LMR on node2, node3 maps it read-only"
-	guest 1 alloc_and_write dp.shared 1M "$n2" 0644 4093 "hello from node1"
+	# The home by name here (liteop looks it up in lite.ko), by id below.
+	guest 1 alloc_and_write dp.shared 1M node2 0644 4093 "hello from node1"
 	guest 3 read_only_checks dp.shared 4093 "hello from node1"
 	guest 1 alloc_and_write dp.private 4096 "$n2" 0600 0 "secret"
 
