@@ -64,10 +64,10 @@ typedef uint64_t lite_handle_t;
 
 /* What LITE_IOC_MAP reports about the mapped LMR. */
 struct lite_lmr_info {
-	uint64_t lmr_id;
-	uint64_t size_bytes;
-	uint32_t home_node_id;
-	uint32_t access; /* the LITE_ACCESS_* bits the handle has */
+  uint64_t lmr_id;
+  uint64_t size_bytes;
+  uint32_t home_node_id;
+  uint32_t access; /* the LITE_ACCESS_* bits the handle has */
 };
 
 /*
@@ -95,7 +95,7 @@ int lite_fd(const struct lite_ctx *ctx);
  * Either out pointer may be NULL.
  */
 int lite_node_id(struct lite_ctx *ctx, uint32_t *node_id,
-		 uint64_t *incarnation);
+                 uint64_t *incarnation);
 
 /*
  * The cluster members this node knows: this node first, then its peers in
@@ -107,7 +107,7 @@ int lite_node_id(struct lite_ctx *ctx, uint32_t *node_id,
  *                  max_members > 0.
  */
 int lite_members(struct lite_ctx *ctx, struct lite_member *members,
-		 uint32_t max_members, uint32_t *num_members);
+                 uint32_t max_members, uint32_t *num_members);
 
 /*
  * The id of the node named `name` (LITE_IOC_NODE_LOOKUP): this node or one
@@ -120,8 +120,7 @@ int lite_members(struct lite_ctx *ctx, struct lite_member *members,
  *         -ENOENT    neither this node nor a peer has that name;
  *         -ENOTTY    lite.ko predates node names.
  */
-int lite_node_lookup(struct lite_ctx *ctx, const char *name,
-		     uint32_t *node_id);
+int lite_node_lookup(struct lite_ctx *ctx, const char *name, uint32_t *node_id);
 
 /*
  * The name of node `node_id` (this node or a peer) in buf, len bytes,
@@ -135,7 +134,7 @@ int lite_node_lookup(struct lite_ctx *ctx, const char *name,
  *         -ENOTTY    lite.ko predates node names.
  */
 int lite_node_name(struct lite_ctx *ctx, uint32_t node_id, char *buf,
-		   size_t len);
+                   size_t len);
 
 /*
  * Creates the LMR `name` of size_bytes (zeroed) on node home_node_id (0: this
@@ -153,7 +152,7 @@ int lite_node_name(struct lite_ctx *ctx, uint32_t node_id, char *buf,
  *         and the control-call errors above.
  */
 int lite_alloc(struct lite_ctx *ctx, const char *name, uint64_t size_bytes,
-	       uint32_t mode, uint32_t home_node_id, uint64_t *lmr_id);
+               uint32_t mode, uint32_t home_node_id, uint64_t *lmr_id);
 
 /*
  * Maps the LMR `name` with `access` (LITE_ACCESS_READ and/or
@@ -168,7 +167,7 @@ int lite_alloc(struct lite_ctx *ctx, const char *name, uint64_t size_bytes,
  *         and the control-call errors above.
  */
 int lite_map(struct lite_ctx *ctx, const char *name, uint32_t access,
-	     lite_handle_t *handle, struct lite_lmr_info *info);
+             lite_handle_t *handle, struct lite_lmr_info *info);
 
 /*
  * Drops a handle; it is invalid (-EBADF) from the moment the call starts.
@@ -188,17 +187,17 @@ int lite_free(struct lite_ctx *ctx, const char *name);
 /* Reads length bytes of the LMR at offset into buf (any alignment). Needs
  * LITE_ACCESS_READ. Errors: the operation errors above. */
 int lite_read(struct lite_ctx *ctx, lite_handle_t handle, uint64_t offset,
-	      void *buf, uint64_t length);
+              void *buf, uint64_t length);
 
 /* Writes length bytes of buf to the LMR at offset. Needs LITE_ACCESS_WRITE.
  * Errors: the operation errors above. */
 int lite_write(struct lite_ctx *ctx, lite_handle_t handle, uint64_t offset,
-	       const void *buf, uint64_t length);
+               const void *buf, uint64_t length);
 
 /* Sets length bytes of the LMR at offset to value. Needs LITE_ACCESS_WRITE.
  * Errors: the operation errors above. */
 int lite_memset(struct lite_ctx *ctx, lite_handle_t handle, uint64_t offset,
-		uint8_t value, uint64_t length);
+                uint8_t value, uint64_t length);
 
 /*
  * Copies length bytes from (src, src_offset) to (dst, dst_offset); the LMRs
@@ -207,7 +206,7 @@ int lite_memset(struct lite_ctx *ctx, lite_handle_t handle, uint64_t offset,
  * overlapping ranges of one LMR.
  */
 int lite_memcpy(struct lite_ctx *ctx, lite_handle_t dst, uint64_t dst_offset,
-		lite_handle_t src, uint64_t src_offset, uint64_t length);
+                lite_handle_t src, uint64_t src_offset, uint64_t length);
 
 /*
  * Atomically adds `add` to the 8-byte word at offset (a multiple of 8, in the
@@ -216,7 +215,7 @@ int lite_memcpy(struct lite_ctx *ctx, lite_handle_t dst, uint64_t dst_offset,
  * node, not against READ/WRITE. Errors: the operation errors above.
  */
 int lite_faa(struct lite_ctx *ctx, lite_handle_t handle, uint64_t offset,
-	     uint64_t add, uint64_t *old);
+             uint64_t add, uint64_t *old);
 
 /*
  * Atomically: if the 8-byte word at offset equals `expected`, replace it with
@@ -225,7 +224,7 @@ int lite_faa(struct lite_ctx *ctx, lite_handle_t handle, uint64_t offset,
  * READ and WRITE. Errors: the operation errors above.
  */
 int lite_cas(struct lite_ctx *ctx, lite_handle_t handle, uint64_t offset,
-	     uint64_t expected, uint64_t desired, uint64_t *old);
+             uint64_t expected, uint64_t desired, uint64_t *old);
 
 /*
  * Why this thread's last failed libLITE call failed, in words, or "" when

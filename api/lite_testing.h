@@ -13,8 +13,7 @@ extern "C" {
 #endif
 
 /* Stands in for ioctl(2): returns 0 or a negative errno. */
-typedef int (*lite_fake_ioctl_fn)(void *arg, unsigned long request,
-				  void *data);
+typedef int (*lite_fake_ioctl_fn)(void *arg, unsigned long request, void *data);
 
 /* Like lite_open() (including its ABI check through `fn`), but every ioctl
  * of the context calls fn(arg, request, data). lite_fd() is -1. */

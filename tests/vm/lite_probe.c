@@ -37,320 +37,302 @@
 
 static int failures;
 
-static void check(int ok, const char *what)
-{
-	printf("  %-5s %s\n", ok ? "ok" : "FAIL", what);
-	if (!ok)
-		failures++;
+static void check(int ok, const char *what) {
+  printf("  %-5s %s\n", ok ? "ok" : "FAIL", what);
+  if (!ok) failures++;
 }
 
 // Runs an ioctl; returns 0 or the errno.
-static int lite_ioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) == 0 ? 0 : errno;
+static int lite_ioctl(int fd, unsigned long cmd, void *arg) {
+  return ioctl(fd, cmd, arg) == 0 ? 0 : errno;
 }
 
-static int open_lite(void)
-{
-	int fd = open(LITE_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+static int open_lite(void) {
+  int fd = open(LITE_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 
-	if (fd < 0) {
-		fprintf(stderr, "lite_probe: %s: %s\n", LITE_DEVICE_PATH,
-			strerror(errno));
-		exit(100);
-	}
-	return fd;
+  if (fd < 0) {
+    fprintf(stderr, "lite_probe: %s: %s\n", LITE_DEVICE_PATH, strerror(errno));
+    exit(100);
+  }
+  return fd;
 }
 
-static int map(int fd, const char *name, uint32_t access, struct lite_map *m)
-{
-	memset(m, 0, sizeof(*m));
-	snprintf(m->name, sizeof(m->name), "%s", name);
-	m->access = access;
-	return lite_ioctl(fd, LITE_IOC_MAP, m);
+static int map(int fd, const char *name, uint32_t access, struct lite_map *m) {
+  memset(m, 0, sizeof(*m));
+  snprintf(m->name, sizeof(m->name), "%s", name);
+  m->access = access;
+  return lite_ioctl(fd, LITE_IOC_MAP, m);
 }
 
 static int map_or_die(int fd, const char *name, uint32_t access,
-		      struct lite_map *m)
-{
-	int err = map(fd, name, access, m);
+                      struct lite_map *m) {
+  int err = map(fd, name, access, m);
 
-	if (err) {
-		fprintf(stderr, "lite_probe: map %s: %s: %s\n", name,
-			strerror(err), m->message);
-		exit(100);
-	}
-	return 0;
+  if (err) {
+    fprintf(stderr, "lite_probe: map %s: %s: %s\n", name, strerror(err),
+            m->message);
+    exit(100);
+  }
+  return 0;
 }
 
 static int rw(int fd, unsigned long cmd, uint64_t handle, uint64_t offset,
-	      void *buf, uint64_t length)
-{
-	struct lite_rw op = {
-		.handle = handle,
-		.offset = offset,
-		.buf = (uintptr_t)buf,
-		.length = length,
-	};
+              void *buf, uint64_t length) {
+  struct lite_rw op = {
+      .handle = handle,
+      .offset = offset,
+      .buf = (uintptr_t)buf,
+      .length = length,
+  };
 
-	return lite_ioctl(fd, cmd, &op);
+  return lite_ioctl(fd, cmd, &op);
 }
 
-static void bogus_handle(void)
-{
-	int fd = open_lite();
-	char buf[8];
-	uint64_t handles[] = { 0, 1, 0x100000001ULL, UINT64_MAX };
-	size_t i;
-	int all = 1;
+static void bogus_handle(void) {
+  int fd = open_lite();
+  char buf[8];
+  uint64_t handles[] = {0, 1, 0x100000001ULL, UINT64_MAX};
+  size_t i;
+  int all = 1;
 
-	for (i = 0; i < sizeof(handles) / sizeof(handles[0]); i++)
-		all &= rw(fd, LITE_IOC_READ, handles[i], 0, buf, 8) == EBADF;
-	check(all, "READ with invented handles (0, 1, 2^32+1, ~0): EBADF");
-	struct lite_unmap u = { .handle = 1 };
+  for (i = 0; i < sizeof(handles) / sizeof(handles[0]); i++)
+    all &= rw(fd, LITE_IOC_READ, handles[i], 0, buf, 8) == EBADF;
+  check(all, "READ with invented handles (0, 1, 2^32+1, ~0): EBADF");
+  struct lite_unmap u = {.handle = 1};
 
-	check(lite_ioctl(fd, LITE_IOC_UNMAP, &u) == EBADF,
-	      "UNMAP of an invented handle: EBADF");
-	close(fd);
+  check(lite_ioctl(fd, LITE_IOC_UNMAP, &u) == EBADF,
+        "UNMAP of an invented handle: EBADF");
+  close(fd);
 }
 
-static void closed_handle(const char *name)
-{
-	int fd = open_lite();
-	struct lite_map m;
-	struct lite_unmap u = { 0 };
-	char buf[8];
+static void closed_handle(const char *name) {
+  int fd = open_lite();
+  struct lite_map m;
+  struct lite_unmap u = {0};
+  char buf[8];
 
-	map_or_die(fd, name, LITE_ACCESS_READ, &m);
-	check(rw(fd, LITE_IOC_READ, m.handle, 0, buf, 8) == 0,
-	      "READ through a fresh handle works");
-	u.handle = m.handle;
-	check(lite_ioctl(fd, LITE_IOC_UNMAP, &u) == 0, "UNMAP succeeds");
-	check(rw(fd, LITE_IOC_READ, m.handle, 0, buf, 8) == EBADF,
-	      "READ through the unmapped handle: EBADF");
-	check(lite_ioctl(fd, LITE_IOC_UNMAP, &u) == EBADF,
-	      "UNMAP again: EBADF");
-	struct lite_map m2;
+  map_or_die(fd, name, LITE_ACCESS_READ, &m);
+  check(rw(fd, LITE_IOC_READ, m.handle, 0, buf, 8) == 0,
+        "READ through a fresh handle works");
+  u.handle = m.handle;
+  check(lite_ioctl(fd, LITE_IOC_UNMAP, &u) == 0, "UNMAP succeeds");
+  check(rw(fd, LITE_IOC_READ, m.handle, 0, buf, 8) == EBADF,
+        "READ through the unmapped handle: EBADF");
+  check(lite_ioctl(fd, LITE_IOC_UNMAP, &u) == EBADF, "UNMAP again: EBADF");
+  struct lite_map m2;
 
-	map_or_die(fd, name, LITE_ACCESS_READ, &m2);
-	check(m2.handle != m.handle, "a new map gets a new handle value");
-	close(fd);
+  map_or_die(fd, name, LITE_ACCESS_READ, &m2);
+  check(m2.handle != m.handle, "a new map gets a new handle value");
+  close(fd);
 }
 
-static void foreign_handle(const char *name)
-{
-	int fd = open_lite(), other = open_lite();
-	struct lite_map m;
-	char buf[8];
-	pid_t child;
-	int status;
+static void foreign_handle(const char *name) {
+  int fd = open_lite(), other = open_lite();
+  struct lite_map m;
+  char buf[8];
+  pid_t child;
+  int status;
 
-	map_or_die(fd, name, LITE_ACCESS_READ, &m);
-	check(rw(other, LITE_IOC_READ, m.handle, 0, buf, 8) == EBADF,
-	      "another open file of the same process: the handle is EBADF");
-	check(rw(fd, LITE_IOC_READ, m.handle, 0, buf, 8) == 0,
-	      "the file that made the handle still uses it");
-	child = fork();
-	if (child == 0) {
-		int own = open_lite();
+  map_or_die(fd, name, LITE_ACCESS_READ, &m);
+  check(rw(other, LITE_IOC_READ, m.handle, 0, buf, 8) == EBADF,
+        "another open file of the same process: the handle is EBADF");
+  check(rw(fd, LITE_IOC_READ, m.handle, 0, buf, 8) == 0,
+        "the file that made the handle still uses it");
+  child = fork();
+  if (child == 0) {
+    int own = open_lite();
 
-		_exit(rw(own, LITE_IOC_READ, m.handle, 0, buf, 8) == EBADF ? 0 : 1);
-	}
-	check(child > 0 && waitpid(child, &status, 0) == child &&
-	      WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	      "another process with its own open file: the handle is EBADF");
-	close(other);
-	close(fd);
+    _exit(rw(own, LITE_IOC_READ, m.handle, 0, buf, 8) == EBADF ? 0 : 1);
+  }
+  check(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+            WEXITSTATUS(status) == 0,
+        "another process with its own open file: the handle is EBADF");
+  close(other);
+  close(fd);
 }
 
-static void past_end(const char *name)
-{
-	int fd = open_lite();
-	struct lite_map m;
-	unsigned char before[16], after[16], junk[16];
+static void past_end(const char *name) {
+  int fd = open_lite();
+  struct lite_map m;
+  unsigned char before[16], after[16], junk[16];
 
-	map_or_die(fd, name, LITE_ACCESS_READ | LITE_ACCESS_WRITE, &m);
-	memset(junk, 0xEE, sizeof(junk));
-	check(rw(fd, LITE_IOC_READ, m.handle, m.size_bytes - 16, before, 16) == 0,
-	      "READ of the last 16 bytes works");
-	check(rw(fd, LITE_IOC_WRITE, m.handle, m.size_bytes - 8, junk, 16) == EINVAL,
-	      "WRITE of 16 bytes at size-8: EINVAL");
-	check(rw(fd, LITE_IOC_WRITE, m.handle, m.size_bytes, junk, 1) == EINVAL,
-	      "WRITE of 1 byte at offset == size: EINVAL");
-	check(rw(fd, LITE_IOC_WRITE, m.handle, UINT64_MAX - 4, junk, 16) == EINVAL,
-	      "WRITE whose offset + length overflows: EINVAL");
-	check(rw(fd, LITE_IOC_READ, m.handle, m.size_bytes - 16, after, 16) == 0 &&
-	      memcmp(before, after, 16) == 0,
-	      "the last 16 bytes are unchanged");
-	close(fd);
+  map_or_die(fd, name, LITE_ACCESS_READ | LITE_ACCESS_WRITE, &m);
+  memset(junk, 0xEE, sizeof(junk));
+  check(rw(fd, LITE_IOC_READ, m.handle, m.size_bytes - 16, before, 16) == 0,
+        "READ of the last 16 bytes works");
+  check(rw(fd, LITE_IOC_WRITE, m.handle, m.size_bytes - 8, junk, 16) == EINVAL,
+        "WRITE of 16 bytes at size-8: EINVAL");
+  check(rw(fd, LITE_IOC_WRITE, m.handle, m.size_bytes, junk, 1) == EINVAL,
+        "WRITE of 1 byte at offset == size: EINVAL");
+  check(rw(fd, LITE_IOC_WRITE, m.handle, UINT64_MAX - 4, junk, 16) == EINVAL,
+        "WRITE whose offset + length overflows: EINVAL");
+  check(rw(fd, LITE_IOC_READ, m.handle, m.size_bytes - 16, after, 16) == 0 &&
+            memcmp(before, after, 16) == 0,
+        "the last 16 bytes are unchanged");
+  close(fd);
 }
 
-static void bad_args(const char *name)
-{
-	int fd = open_lite();
-	struct lite_map m;
-	char buf[16];
-	struct lite_rw op;
-	struct lite_atomic a;
+static void bad_args(const char *name) {
+  int fd = open_lite();
+  struct lite_map m;
+  char buf[16];
+  struct lite_rw op;
+  struct lite_atomic a;
 
-	map_or_die(fd, name, LITE_ACCESS_READ | LITE_ACCESS_WRITE, &m);
-	op = (struct lite_rw){ .handle = m.handle, .buf = (uintptr_t)buf,
-			       .length = 8, .flags = 1 };
-	check(lite_ioctl(fd, LITE_IOC_READ, &op) == EINVAL, "READ flags=1: EINVAL");
-	op.flags = 0;
-	op.priority = 7;
-	check(lite_ioctl(fd, LITE_IOC_READ, &op) == EINVAL,
-	      "READ priority=7: EINVAL");
-	op.priority = 0;
-	op.length = 0;
-	check(lite_ioctl(fd, LITE_IOC_READ, &op) == EINVAL, "READ length 0: EINVAL");
-	op.length = 8;
-	op.buf = 8;	/* not mapped */
-	check(lite_ioctl(fd, LITE_IOC_WRITE, &op) == EFAULT,
-	      "WRITE from an unmapped user address: EFAULT");
-	a = (struct lite_atomic){ .handle = m.handle, .offset = 4, .operand = 1 };
-	check(lite_ioctl(fd, LITE_IOC_FAA, &a) == EINVAL,
-	      "FAA at offset 4 (not 8-aligned): EINVAL");
-	a.offset = 0;
-	a.swap = 5;
-	check(lite_ioctl(fd, LITE_IOC_FAA, &a) == EINVAL,
-	      "FAA with swap set: EINVAL");
-	struct lite_memset ms = { .handle = m.handle, .length = 8, .value = 256 };
+  map_or_die(fd, name, LITE_ACCESS_READ | LITE_ACCESS_WRITE, &m);
+  op = (struct lite_rw){
+      .handle = m.handle, .buf = (uintptr_t)buf, .length = 8, .flags = 1};
+  check(lite_ioctl(fd, LITE_IOC_READ, &op) == EINVAL, "READ flags=1: EINVAL");
+  op.flags = 0;
+  op.priority = 7;
+  check(lite_ioctl(fd, LITE_IOC_READ, &op) == EINVAL,
+        "READ priority=7: EINVAL");
+  op.priority = 0;
+  op.length = 0;
+  check(lite_ioctl(fd, LITE_IOC_READ, &op) == EINVAL, "READ length 0: EINVAL");
+  op.length = 8;
+  op.buf = 8; /* not mapped */
+  check(lite_ioctl(fd, LITE_IOC_WRITE, &op) == EFAULT,
+        "WRITE from an unmapped user address: EFAULT");
+  a = (struct lite_atomic){.handle = m.handle, .offset = 4, .operand = 1};
+  check(lite_ioctl(fd, LITE_IOC_FAA, &a) == EINVAL,
+        "FAA at offset 4 (not 8-aligned): EINVAL");
+  a.offset = 0;
+  a.swap = 5;
+  check(lite_ioctl(fd, LITE_IOC_FAA, &a) == EINVAL,
+        "FAA with swap set: EINVAL");
+  struct lite_memset ms = {.handle = m.handle, .length = 8, .value = 256};
 
-	check(lite_ioctl(fd, LITE_IOC_MEMSET, &ms) == EINVAL,
-	      "MEMSET value 256: EINVAL");
-	struct lite_memcpy mc = { .dst_handle = m.handle, .dst_offset = 0,
-				  .src_handle = m.handle, .src_offset = 4,
-				  .length = 8 };
+  check(lite_ioctl(fd, LITE_IOC_MEMSET, &ms) == EINVAL,
+        "MEMSET value 256: EINVAL");
+  struct lite_memcpy mc = {.dst_handle = m.handle,
+                           .dst_offset = 0,
+                           .src_handle = m.handle,
+                           .src_offset = 4,
+                           .length = 8};
 
-	check(lite_ioctl(fd, LITE_IOC_MEMCPY, &mc) == EINVAL,
-	      "MEMCPY of overlapping ranges of one LMR: EINVAL");
-	struct lite_map bad;
+  check(lite_ioctl(fd, LITE_IOC_MEMCPY, &mc) == EINVAL,
+        "MEMCPY of overlapping ranges of one LMR: EINVAL");
+  struct lite_map bad;
 
-	check(map(fd, "bad name!", LITE_ACCESS_READ, &bad) == EINVAL,
-	      "MAP of an invalid name: EINVAL");
-	check(map(fd, name, 4, &bad) == EINVAL,
-	      "MAP with an unknown access bit: EINVAL");
-	close(fd);
+  check(map(fd, "bad name!", LITE_ACCESS_READ, &bad) == EINVAL,
+        "MAP of an invalid name: EINVAL");
+  check(map(fd, name, 4, &bad) == EINVAL,
+        "MAP with an unknown access bit: EINVAL");
+  close(fd);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
+static double now_s(void) {
+  struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void no_agent(const char *name)
-{
-	int fd = open_lite();
-	struct lite_alloc al = { .size_bytes = 4096, .mode = 0600 };
-	struct lite_map m;
-	double start = now_s();
+static void no_agent(const char *name) {
+  int fd = open_lite();
+  struct lite_alloc al = {.size_bytes = 4096, .mode = 0600};
+  struct lite_map m;
+  double start = now_s();
 
-	snprintf(al.name, sizeof(al.name), "%s.new", name);
-	check(lite_ioctl(fd, LITE_IOC_ALLOC, &al) == ENOTCONN,
-	      "ALLOC with no agent attached: ENOTCONN");
-	check(map(fd, name, LITE_ACCESS_READ, &m) == ENOTCONN,
-	      "MAP with no agent attached: ENOTCONN");
-	check(now_s() - start < 1.0, "both failed at once (under 1 s)");
-	close(fd);
+  snprintf(al.name, sizeof(al.name), "%s.new", name);
+  check(lite_ioctl(fd, LITE_IOC_ALLOC, &al) == ENOTCONN,
+        "ALLOC with no agent attached: ENOTCONN");
+  check(map(fd, name, LITE_ACCESS_READ, &m) == ENOTCONN,
+        "MAP with no agent attached: ENOTCONN");
+  check(now_s() - start < 1.0, "both failed at once (under 1 s)");
+  close(fd);
 }
 
 static const struct {
-	const char *name;
-	int value;
+  const char *name;
+  int value;
 } errno_names[] = {
-	{ "ESTALE", ESTALE }, { "EHOSTDOWN", EHOSTDOWN }, { "EBADF", EBADF },
-	{ "EIO", EIO }, { "ETIMEDOUT", ETIMEDOUT },
+    {"ESTALE", ESTALE}, {"EHOSTDOWN", EHOSTDOWN}, {"EBADF", EBADF},
+    {"EIO", EIO},       {"ETIMEDOUT", ETIMEDOUT},
 };
 
-static const char *errno_name(int err)
-{
-	size_t i;
+static const char *errno_name(int err) {
+  size_t i;
 
-	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
-		if (errno_names[i].value == err)
-			return errno_names[i].name;
-	return strerror(err);
+  for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
+    if (errno_names[i].value == err) return errno_names[i].name;
+  return strerror(err);
 }
 
 static void expect_after(const char *name, const char *want_name,
-			 double seconds, const char *ready_file)
-{
-	int fd = open_lite(), want = 0, want2 = 0, err = 0;
-	char first[32];
-	const char *second = strchr(want_name, ',');
-	struct lite_map m;
-	char buf[8];
-	double start, deadline;
-	size_t i;
-	FILE *ready;
+                         double seconds, const char *ready_file) {
+  int fd = open_lite(), want = 0, want2 = 0, err = 0;
+  char first[32];
+  const char *second = strchr(want_name, ',');
+  struct lite_map m;
+  char buf[8];
+  double start, deadline;
+  size_t i;
+  FILE *ready;
 
-	/* "A" or "A,B": either errno passes. */
-	snprintf(first, sizeof(first), "%.*s",
-		 second ? (int)(second - want_name) : (int)strlen(want_name),
-		 want_name);
-	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++) {
-		if (!strcmp(errno_names[i].name, first))
-			want = errno_names[i].value;
-		if (second && !strcmp(errno_names[i].name, second + 1))
-			want2 = errno_names[i].value;
-	}
-	if (!want || (second && !want2)) {
-		fprintf(stderr, "lite_probe: unknown errno name %s\n", want_name);
-		exit(100);
-	}
-	map_or_die(fd, name, LITE_ACCESS_READ, &m);
-	check(rw(fd, LITE_IOC_READ, m.handle, 0, buf, 8) == 0,
-	      "READ works before the change");
-	ready = fopen(ready_file, "w");
-	if (!ready) {
-		perror(ready_file);
-		exit(100);
-	}
-	fclose(ready);
-	start = now_s();
-	deadline = start + seconds;
-	while (now_s() < deadline) {
-		err = rw(fd, LITE_IOC_READ, m.handle, 0, buf, 8);
-		if (err)
-			break;
-		usleep(50 * 1000);
-	}
-	printf("        READ failed with %s %.0f ms after READY\n",
-	       err ? errno_name(err) : "nothing", (now_s() - start) * 1000);
-	check(err && (err == want || err == want2), want_name);
-	close(fd);
+  /* "A" or "A,B": either errno passes. */
+  snprintf(first, sizeof(first), "%.*s",
+           second ? (int)(second - want_name) : (int)strlen(want_name),
+           want_name);
+  for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++) {
+    if (!strcmp(errno_names[i].name, first)) want = errno_names[i].value;
+    if (second && !strcmp(errno_names[i].name, second + 1))
+      want2 = errno_names[i].value;
+  }
+  if (!want || (second && !want2)) {
+    fprintf(stderr, "lite_probe: unknown errno name %s\n", want_name);
+    exit(100);
+  }
+  map_or_die(fd, name, LITE_ACCESS_READ, &m);
+  check(rw(fd, LITE_IOC_READ, m.handle, 0, buf, 8) == 0,
+        "READ works before the change");
+  ready = fopen(ready_file, "w");
+  if (!ready) {
+    perror(ready_file);
+    exit(100);
+  }
+  fclose(ready);
+  start = now_s();
+  deadline = start + seconds;
+  while (now_s() < deadline) {
+    err = rw(fd, LITE_IOC_READ, m.handle, 0, buf, 8);
+    if (err) break;
+    usleep(50 * 1000);
+  }
+  printf("        READ failed with %s %.0f ms after READY\n",
+         err ? errno_name(err) : "nothing", (now_s() - start) * 1000);
+  check(err && (err == want || err == want2), want_name);
+  close(fd);
 }
 
-int main(int argc, char **argv)
-{
-	const char *what = argc > 1 ? argv[1] : "";
-	const char *name = argc > 2 ? argv[2] : NULL;
+int main(int argc, char **argv) {
+  const char *what = argc > 1 ? argv[1] : "";
+  const char *name = argc > 2 ? argv[2] : NULL;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!strcmp(what, "bogus-handle") && argc == 2)
-		bogus_handle();
-	else if (!strcmp(what, "closed-handle") && name)
-		closed_handle(name);
-	else if (!strcmp(what, "foreign-handle") && name)
-		foreign_handle(name);
-	else if (!strcmp(what, "past-end") && name)
-		past_end(name);
-	else if (!strcmp(what, "bad-args") && name)
-		bad_args(name);
-	else if (!strcmp(what, "no-agent") && name)
-		no_agent(name);
-	else if (!strcmp(what, "expect-after") && argc == 6)
-		expect_after(name, argv[3], atof(argv[4]), argv[5]);
-	else {
-		fprintf(stderr,
-			"usage: lite_probe bogus-handle | closed-handle NAME | foreign-handle NAME |\n"
-			"                  past-end NAME | bad-args NAME | no-agent NAME |\n"
-			"                  expect-after NAME ERRNO SECONDS READY_FILE\n");
-		return 100;
-	}
-	return failures;
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  if (!strcmp(what, "bogus-handle") && argc == 2)
+    bogus_handle();
+  else if (!strcmp(what, "closed-handle") && name)
+    closed_handle(name);
+  else if (!strcmp(what, "foreign-handle") && name)
+    foreign_handle(name);
+  else if (!strcmp(what, "past-end") && name)
+    past_end(name);
+  else if (!strcmp(what, "bad-args") && name)
+    bad_args(name);
+  else if (!strcmp(what, "no-agent") && name)
+    no_agent(name);
+  else if (!strcmp(what, "expect-after") && argc == 6)
+    expect_after(name, argv[3], atof(argv[4]), argv[5]);
+  else {
+    fprintf(
+        stderr,
+        "usage: lite_probe bogus-handle | closed-handle NAME | foreign-handle "
+        "NAME |\n"
+        "                  past-end NAME | bad-args NAME | no-agent NAME |\n"
+        "                  expect-after NAME ERRNO SECONDS READY_FILE\n");
+    return 100;
+  }
+  return failures;
 }
