@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "common/status/macros.h"
+#include "common/units/units.h"
 
 namespace lite::agent {
 namespace {
@@ -87,42 +88,12 @@ absl::Status ValidateHostPort(absl::string_view what, absl::string_view address,
 }
 
 absl::StatusOr<uint64_t> ParseSize(absl::string_view text) {
-  absl::string_view digits = text;
-  int shift = 0;
-  if (!digits.empty()) {
-    switch (absl::ascii_toupper(digits.back())) {
-      case 'K':
-        shift = 10;
-        break;
-      case 'M':
-        shift = 20;
-        break;
-      case 'G':
-        shift = 30;
-        break;
-      case 'T':
-        shift = 40;
-        break;
-      default:
-        break;
-    }
-    if (shift != 0) digits.remove_suffix(1);
-  }
-  uint64_t value = 0;
-  if (digits.empty() || !absl::ascii_isdigit(digits[0]) ||
-      !absl::SimpleAtoi(digits, &value)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "size '%s' is not a number of bytes (e.g. 4096, 64K, 1G)", text));
-  }
+  LITE_ASSIGN_OR_RETURN(uint64_t value, units::ParseSize(text));
   if (value == 0) {
     return absl::InvalidArgumentError(
         absl::StrFormat("size '%s' must be > 0", text));
   }
-  if (value > (std::numeric_limits<uint64_t>::max() >> shift)) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("size '%s' does not fit in 64 bits", text));
-  }
-  return value << shift;
+  return value;
 }
 
 }  // namespace lite::agent

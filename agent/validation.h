@@ -22,8 +22,8 @@ absl::Status ValidateRdmaAddress(absl::string_view address);
 absl::Status ValidateHostPort(absl::string_view what, absl::string_view address,
                               bool allow_port_zero);
 
-// A size in bytes: a decimal number with an optional binary suffix K, M, G
-// or T (KiB...TiB), e.g. "4096", "64K", "1G". Must be > 0 and fit 64 bits.
+// A size in bytes as every LITE tool reads it (common/units: "4096", "64K",
+// "1GiB", 0x hex), and > 0.
 absl::StatusOr<uint64_t> ParseSize(absl::string_view text);
 
 }  // namespace lite::agent
