@@ -72,14 +72,18 @@ bool lite_name_valid(const char *name)
 	size_t len = strnlen(name, LITE_NAME_BUF);
 	size_t i;
 
-	if (!len || len > LITE_NAME_MAX || !isalnum(name[0]))
+	if (!len || len > LITE_NAME_MAX)
 		return false;
 	for (i = 0; i < len; i++) {
-		char c = name[i];
+		unsigned char c = name[i];
 
-		if (!isalnum(c) && c != '.' && c != '_' && c != ':' &&
-		    c != '/' && c != '-')
-			return false;
+		/* ASCII only: the kernel's isalnum() takes Latin-1 letters too. */
+		if (isascii(c) && isalnum(c))
+			continue;
+		if (i && (c == '.' || c == '_' || c == ':' || c == '/' ||
+			  c == '-'))
+			continue;
+		return false;
 	}
 	return true;
 }
