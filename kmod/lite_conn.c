@@ -20,12 +20,26 @@
  * A request from this node's own loopback peer (lite_peer.c) is accepted
  * too; its accepting end is kept in the peer's accepted[] and never used
  * for operations.
+ *
+ * Every QP is on the global-key PD, so who may connect one is the
+ * question. Both wire versions: the initiator binds a privileged source
+ * port, which rdma_cm gives only to CAP_NET_BIND_SERVICE, and the acceptor
+ * refuses any other (LITE_REJ_PORT). With peer_auth (wire version 2), each
+ * connection is a challenge-response under the pair's secret: the first
+ * request is answered with a reject carrying a fresh challenge, the second
+ * (a new rdma_cm id for the same slot) carries it and a MAC over both
+ * identities; only a request that passes replaces what is in its slot, and
+ * the reply carries a MAC the initiator checks while its QP (its own, not
+ * rdma_cm's) is still in INIT, so no packet reaches the PD before both ends
+ * are proven. docs/kernel-peers.md, "Peer authentication".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/build_bug.h>
 #include <linux/in.h>
+#include <linux/ktime.h>
 #include <linux/minmax.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
@@ -34,6 +48,8 @@
 #include "lite_wire.h"
 
 #define LITE_RESOLVE_TIMEOUT_MS 2000
+/* Privileged ports tried per connection attempt before giving up on it. */
+#define LITE_BIND_TRIES 16
 
 /*
  * Queue sizes for the one-sided operations and write-with-immediate
@@ -47,6 +63,18 @@
 static_assert(sizeof(struct lite_cm_req) == 40);
 static_assert(sizeof(struct lite_cm_rep) == 24);
 static_assert(sizeof(struct lite_cm_rej) == 24);
+static_assert(sizeof(struct lite_cm_req2) == 56);	/* all a REQ leaves */
+static_assert(sizeof(struct lite_cm_rep2) == 56);
+static_assert(sizeof(struct lite_cm_rej2) == 32);
+static_assert(LITE_CM_SECRET_LEN == LITE_PEER_SECRET_LEN);
+/* The uapi names refusals with the wire's reasons. */
+#define LITE_SAME_REASON(x) ((int)LITE_REFUSAL_##x == (int)LITE_REJ_##x)
+static_assert(LITE_SAME_REASON(BAD_REQUEST) && LITE_SAME_REASON(WRONG_NODE) &&
+	      LITE_SAME_REASON(STALE) && LITE_SAME_REASON(PARAMS) &&
+	      LITE_SAME_REASON(ROLE) && LITE_SAME_REASON(ADDRESS) &&
+	      LITE_SAME_REASON(AUTH) && LITE_SAME_REASON(PORT) &&
+	      LITE_SAME_REASON(NO_KEY) &&
+	      (int)LITE_REFUSAL_REPLY_AUTH > (int)LITE_REJ_NO_KEY);
 
 static void lite_conn_release(struct kref *ref)
 {
@@ -62,6 +90,17 @@ static void lite_conn_release(struct kref *ref)
 static void lite_conn_put(struct lite_conn *conn)
 {
 	kref_put(&conn->ref, lite_conn_release);
+}
+
+static void lite_conn_destroy_qp(struct lite_conn *conn)
+{
+	if (!conn->qp_created)
+		return;
+	if (conn->own_qp)
+		ib_destroy_qp(conn->qp);
+	else
+		rdma_destroy_qp(conn->cm_id);
+	conn->qp_created = false;
 }
 
 static void lite_conn_destroy_work(struct work_struct *work)
@@ -88,8 +127,7 @@ static void lite_conn_destroy_work(struct work_struct *work)
 		ib_modify_qp(conn->qp, &attr, IB_QP_STATE);
 	}
 	wait_event(conn->wait, !atomic_read(&conn->inflight));
-	if (conn->qp_created)
-		rdma_destroy_qp(conn->cm_id);
+	lite_conn_destroy_qp(conn);
 	if (conn->cq)
 		ib_free_cq(conn->cq);
 	rdma_destroy_id(conn->cm_id);
@@ -132,8 +170,13 @@ void lite_conn_kill_locked(struct lite_conn *conn, int reason, bool report)
 
 	if (conn->state == LITE_CONN_DEAD)
 		return;
-	lite_conn_close_locked(conn);
+	/*
+	 * Out of its slot before its teardown is queued: destroy_work may
+	 * free it at once (kfree_rcu), and only readers that could still
+	 * find it in the slot are covered by that grace period.
+	 */
 	lite_peer_conn_lost_locked(conn, was_up, reason, report);
+	lite_conn_close_locked(conn);
 }
 
 static struct lite_conn *lite_conn_alloc(struct lite_peer *peer, u16 index,
@@ -164,8 +207,7 @@ static struct lite_conn *lite_conn_alloc(struct lite_peer *peer, u16 index,
 static void lite_conn_free_now(struct lite_conn *conn)
 {
 	conn->state = LITE_CONN_DEAD;
-	if (conn->qp_created)
-		rdma_destroy_qp(conn->cm_id);
+	lite_conn_destroy_qp(conn);
 	if (conn->cq)
 		ib_free_cq(conn->cq);
 	lite_conn_put(conn);
@@ -191,9 +233,25 @@ static void lite_qp_event(struct ib_event *ev, void *ctx)
 	}
 }
 
-/* The CQ and the RC QP of @conn on @id's device, with the global-key PD. */
+/* Moves @conn's own QP to @state with the attributes rdma_cm has for @id. */
+static int lite_conn_qp_to(struct lite_conn *conn, enum ib_qp_state state)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+	int mask = 0, ret;
+
+	ret = rdma_init_qp_attr(conn->cm_id, &attr, &mask);
+	if (!ret)
+		ret = ib_modify_qp(conn->qp, &attr, mask);
+	return ret;
+}
+
+/*
+ * The CQ and the RC QP of @conn on @id's device, with the global-key PD.
+ * @own: lite.ko's QP, left in INIT (rdma_cm does not move it); else
+ * rdma_cm's (rdma_create_qp()), which it moves to RTR and RTS itself.
+ */
 static int lite_conn_create_qp_locked(struct lite_conn *conn,
-				      struct rdma_cm_id *id)
+				      struct rdma_cm_id *id, bool own)
 {
 	struct ib_device *ibdev = id->device;
 	struct ib_qp_init_attr attr = {};
@@ -232,15 +290,27 @@ static int lite_conn_create_qp_locked(struct lite_conn *conn,
 	attr.cap.max_recv_sge = 1;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
-	ret = rdma_create_qp(id, ldev->pd, &attr);
-	if (ret)
-		return ret;
+	if (own) {
+		struct ib_qp *qp;
+
+		attr.port_num = id->port_num;
+		qp = ib_create_qp(ldev->pd, &attr);
+		if (IS_ERR(qp))
+			return PTR_ERR(qp);
+		conn->own_qp = true;
+		conn->qp = qp;
+	} else {
+		ret = rdma_create_qp(id, ldev->pd, &attr);
+		if (ret)
+			return ret;
+		conn->qp = id->qp;
+	}
 	conn->qp_created = true;
-	conn->qp = id->qp;
 	conn->max_sge = sge;
 	/* The extra entry stays free, as for ib_drain_qp(). */
 	atomic_set(&conn->sq_credits, send_wr);
-	return 0;
+	/* As rdma_create_qp() leaves its QPs: INIT takes no traffic yet. */
+	return own ? lite_conn_qp_to(conn, IB_QPS_INIT) : 0;
 }
 
 static u8 lite_rd_atomic(int device_max)
@@ -254,9 +324,41 @@ static int lite_status_errno(int status, int fallback)
 	return status < 0 && status > -MAX_ERRNO ? -status : fallback;
 }
 
-int lite_conn_start_locked(struct lite_peer *peer, u16 index)
+/*
+ * Binds @id to @addr and a privileged source port, the acceptor's first
+ * check (LITE_REJ_PORT). rdma_cm gives ports below 1024 to
+ * CAP_NET_BIND_SERVICE only (cma_use_port()); this runs in lite_wq's
+ * kworkers, with the kernel's credentials. lite.ko's ids share ports
+ * (reuseaddr), so a port is busy only when another kernel user of rdma_cm
+ * holds it without reuseaddr: then the next is tried. The rotating start
+ * spreads connections over the range (iWARP's TCP needs distinct 4-tuples).
+ */
+static int lite_conn_bind_locked(struct rdma_cm_id *id, __be32 addr)
 {
-	struct sockaddr_in src = { .sin_family = AF_INET };
+	static unsigned int next;	/* under lite_lock */
+	const unsigned int range = LITE_CM_SRC_PORT_MAX - LITE_CM_SRC_PORT_MIN + 1;
+	struct sockaddr_in src = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = addr,
+	};
+	unsigned int i;
+	int ret;
+
+	lockdep_assert_held(&lite_lock);
+	ret = rdma_set_reuseaddr(id, 1);
+	if (ret)
+		return ret;
+	for (i = 0; i < LITE_BIND_TRIES; i++) {
+		src.sin_port = htons(LITE_CM_SRC_PORT_MIN + next++ % range);
+		ret = rdma_bind_addr(id, (struct sockaddr *)&src);
+		if (ret != -EADDRINUSE && ret != -EADDRNOTAVAIL)
+			break;
+	}
+	return ret;
+}
+
+int lite_conn_start_locked(struct lite_peer *peer, u16 index, u64 challenge)
+{
 	struct sockaddr_in dst = { .sin_family = AF_INET };
 	struct lite_node_id self;
 	struct lite_conn *conn;
@@ -269,6 +371,7 @@ int lite_conn_start_locked(struct lite_peer *peer, u16 index)
 	conn = lite_conn_alloc(peer, index, true);
 	if (!conn)
 		return -ENOMEM;
+	conn->answer = challenge;
 	id = rdma_create_id(&init_net, lite_conn_event, conn, RDMA_PS_TCP,
 			    IB_QPT_RC);
 	if (IS_ERR(id)) {
@@ -276,16 +379,18 @@ int lite_conn_start_locked(struct lite_peer *peer, u16 index)
 		return PTR_ERR(id);
 	}
 	conn->cm_id = id;
-	WRITE_ONCE(peer->conns[index], conn);
-	if (!peer->loopback)
+	rcu_assign_pointer(peer->conns[index], conn);
+	/* An answer to a challenge is the same attempt's second request. */
+	if (!peer->loopback && !challenge)
 		lite_count(LITE_CNT_CONNECT_ATTEMPTS);
 
 	/* From this node's RDMA address, so the right device is used. */
-	src.sin_addr.s_addr = self.addr;
 	dst.sin_addr.s_addr = peer->addr;
 	dst.sin_port = htons(lite_cm_port);
-	ret = rdma_resolve_addr(id, (struct sockaddr *)&src,
-				(struct sockaddr *)&dst, LITE_RESOLVE_TIMEOUT_MS);
+	ret = lite_conn_bind_locked(id, self.addr);
+	if (!ret)
+		ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
+					LITE_RESOLVE_TIMEOUT_MS);
 	if (ret)
 		lite_conn_kill_locked(conn, -ret, true);
 	return 0;
@@ -302,20 +407,40 @@ static int lite_conn_connect_locked(struct lite_conn *conn)
 	struct rdma_conn_param param = {};
 	struct lite_node_id self;
 	struct lite_cm_req req;
+	bool own;
 	int ret;
 
 	if (!lite_node_get_locked(&self))
 		return -ENXIO;
-	ret = lite_conn_create_qp_locked(conn, id);
+	/*
+	 * Authenticated, lite.ko keeps its QP in INIT until the reply is
+	 * proven. Not on iWARP, where the provider connects the QP itself.
+	 */
+	own = lite_peer_auth && rdma_cap_ib_cm(id->device, id->port_num);
+	ret = lite_conn_create_qp_locked(conn, id, own);
 	if (ret)
 		return ret;
 
 	src.id = self.id;
 	src.incarnation = self.incarnation;
-	lite_cm_fill_req(&req, &src, &dst, conn->index, lite_qps_per_peer);
-
-	param.private_data = &req;
-	param.private_data_len = sizeof(req);
+	if (lite_peer_auth) {
+		if (!peer->mac_tfm)
+			return -ENOKEY;
+		ret = lite_cm_fill_req2(&conn->req, &src, &dst, conn->index,
+					lite_qps_per_peer, get_random_u64(),
+					conn->answer, lite_peer_mac,
+					peer->mac_tfm);
+		if (ret)
+			return ret;
+		param.private_data = &conn->req;
+		param.private_data_len = sizeof(conn->req);
+		param.qp_num = conn->qp->qp_num;	/* used when it is our own */
+	} else {
+		lite_cm_fill_req(&req, &src, &dst, conn->index,
+				 lite_qps_per_peer);
+		param.private_data = &req;
+		param.private_data_len = sizeof(req);
+	}
 	param.responder_resources = lite_rd_atomic(id->device->attrs.max_qp_rd_atom);
 	param.initiator_depth = lite_rd_atomic(id->device->attrs.max_qp_init_rd_atom);
 	param.flow_control = 1;
@@ -324,30 +449,8 @@ static int lite_conn_connect_locked(struct lite_conn *conn)
 	return rdma_connect_locked(id, &param);
 }
 
-static void lite_conn_established_locked(struct lite_conn *conn,
-					 const struct rdma_cm_event *ev)
+static void lite_conn_up_locked(struct lite_conn *conn)
 {
-	int ret;
-
-	if (conn->active) {
-		/* The reply must come from the peer and incarnation we meant. */
-		struct lite_cm_node peer = {
-			.id = conn->peer->node_id,
-			.incarnation = conn->peer->incarnation,
-		};
-
-		ret = lite_cm_check_rep(ev->param.conn.private_data,
-					ev->param.conn.private_data_len, &peer,
-					conn->index);
-		if (ret) {
-			pr_warn_ratelimited("peer %s QP %u: bad reply (error %d), disconnecting\n",
-					    conn->peer->label, conn->index, ret);
-			/* Disconnect it in the teardown. */
-			conn->established = true;
-			lite_conn_kill_locked(conn, -ret, true);
-			return;
-		}
-	}
 	conn->state = LITE_CONN_UP;
 	conn->established = true;
 	/* Publishes the QP and its queue accounting to the data path. */
@@ -356,30 +459,192 @@ static void lite_conn_established_locked(struct lite_conn *conn,
 }
 
 /*
- * The acceptor refused. Quiet retries when it only has not caught up yet
- * (no listener, no identity, does not know us or our incarnation yet);
- * a reported failure for a real mismatch.
+ * The initiator's check of the acceptor's reply: it must come from the peer
+ * and incarnation we meant and, authenticated, answer our very request
+ * under the pair's secret. 0 or a negative errno (-EKEYREJECTED: the MAC).
+ */
+static int lite_conn_check_reply_locked(struct lite_conn *conn,
+					const struct rdma_cm_event *ev)
+{
+	struct lite_peer *peer = conn->peer;
+	struct lite_cm_node node = {
+		.id = peer->node_id,
+		.incarnation = peer->incarnation,
+	};
+	int ret;
+
+	if (!lite_peer_auth)
+		return lite_cm_check_rep(ev->param.conn.private_data,
+					 ev->param.conn.private_data_len,
+					 &node, conn->index);
+	ret = lite_cm_check_rep2(ev->param.conn.private_data,
+				 ev->param.conn.private_data_len, &node,
+				 &conn->req, lite_peer_mac, peer->mac_tfm);
+	if (ret == -EKEYREJECTED) {
+		lite_count(LITE_CNT_REP_AUTH_FAILED);
+		lite_peer_refused_locked(peer, LITE_REFUSAL_REPLY_AUTH,
+					 LITE_REFUSED_BY_NODE);
+		pr_warn_ratelimited("peer %s QP %u: the reply failed authentication (pair secret mismatch?)\n",
+				    peer->label, conn->index);
+	} else if (ret) {
+		pr_warn_ratelimited("peer %s QP %u: bad reply (error %d)\n",
+				    peer->label, conn->index, ret);
+	}
+	return ret;
+}
+
+/*
+ * ESTABLISHED: the acceptor got our RTU (passive), or the reply came to a
+ * QP rdma_cm moved to RTS (active: version 1, and iWARP, whose QPs the
+ * provider connects; there the check comes just after the QP could take
+ * traffic, see docs/kernel-peers.md).
+ */
+static void lite_conn_established_locked(struct lite_conn *conn,
+					 const struct rdma_cm_event *ev)
+{
+	int ret;
+
+	if (conn->active) {
+		ret = lite_conn_check_reply_locked(conn, ev);
+		if (ret) {
+			/* Disconnect it in the teardown. */
+			conn->established = true;
+			lite_conn_kill_locked(conn, -ret, true);
+			return;
+		}
+	}
+	lite_conn_up_locked(conn);
+}
+
+/* The reject an initiator sends for a reply it does not take. */
+static int lite_conn_reply_rej_reason(int err)
+{
+	switch (err) {
+	case -EKEYREJECTED:
+		return LITE_REJ_AUTH;
+	case -ESTALE:
+		return LITE_REJ_WRONG_NODE;
+	default:
+		return LITE_REJ_BAD_REQUEST;
+	}
+}
+
+/*
+ * CONNECT_RESPONSE: the reply to an authenticated request, on IB and RoCE,
+ * where our own QP is still in INIT: it takes no packet before the reply
+ * is proven. Then INIT, RTR, RTS as rdma_cm would (cma_rep_recv()) and the
+ * RTU, which rdma_accept() sends on the active side.
+ */
+static void lite_conn_response_locked(struct lite_conn *conn,
+				      const struct rdma_cm_event *ev)
+{
+	struct lite_cm_node self = {};
+	struct lite_node_id nid;
+	struct lite_cm_rej2 rej;
+	int ret;
+
+	ret = lite_conn_check_reply_locked(conn, ev);
+	if (ret) {
+		if (lite_node_get_locked(&nid)) {
+			self.id = nid.id;
+			self.incarnation = nid.incarnation;
+		}
+		lite_cm_fill_rej2(&rej, &self, lite_conn_reply_rej_reason(ret), 0);
+		rdma_reject(conn->cm_id, &rej, sizeof(rej),
+			    IB_CM_REJ_CONSUMER_DEFINED);
+		lite_conn_kill_locked(conn, -ret, true);
+		return;
+	}
+	ret = lite_conn_qp_to(conn, IB_QPS_INIT);
+	if (!ret)
+		ret = lite_conn_qp_to(conn, IB_QPS_RTR);
+	if (!ret)
+		ret = lite_conn_qp_to(conn, IB_QPS_RTS);
+	if (ret) {
+		pr_warn_ratelimited("peer %s QP %u: cannot move the QP to RTS: %d\n",
+				    conn->peer->label, conn->index, ret);
+		rdma_reject(conn->cm_id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+		lite_conn_kill_locked(conn, -ret, true);
+		return;
+	}
+	/* On failure it has sent a reject; the teardown moves the QP to ERR. */
+	ret = rdma_accept(conn->cm_id, NULL);
+	if (ret) {
+		lite_conn_kill_locked(conn, -ret, true);
+		return;
+	}
+	lite_conn_up_locked(conn);
+}
+
+/* Refusals worth remembering for PEER_GET (enum lite_refusal). */
+static bool lite_refusal_noted(int why)
+{
+	return why && why <= LITE_REJ_NO_KEY && why != LITE_REJ_CHALLENGE &&
+	       !lite_cm_rej_is_transient(why);
+}
+
+/* The errno a refusal is reported with (LITE_CMD_EVENT_PEER_FAILED). */
+static int lite_refusal_errno(int why)
+{
+	switch (why) {
+	case LITE_REJ_WRONG_NODE:
+	case LITE_REJ_STALE:
+		return -ESTALE;
+	case LITE_REJ_AUTH:
+		return -EKEYREJECTED;
+	case LITE_REJ_NO_KEY:
+		return -ENOKEY;
+	default:
+		return -EPROTO;
+	}
+}
+
+/*
+ * The acceptor refused our request (or, on the acceptor, the initiator
+ * refused our reply). A challenge is no refusal: the slot asks again at
+ * once, answering it, but only for a first request, so forged challenges
+ * cannot keep an initiator spinning. Quiet retries when the acceptor only
+ * has not caught up yet (no listener, no identity, does not know us or our
+ * incarnation yet); a reported failure for a real mismatch.
  */
 static void lite_conn_rejected_locked(struct lite_conn *conn,
 				      struct rdma_cm_event *ev)
 {
-	const void *data;
+	struct lite_peer *peer = conn->peer;
 	int reason = ECONNREFUSED, why;
 	bool report = true;
+	const void *data;
+	u64 challenge;
 	u8 len = 0;
 
-	lite_count(LITE_CNT_REJECTS_RECEIVED);
 	data = rdma_consumer_reject_data(conn->cm_id, ev, &len);
 	why = lite_cm_rej_reason(data, len);
+	if (why == LITE_REJ_CHALLENGE && lite_peer_auth && conn->active &&
+	    !conn->req.challenge) {
+		challenge = lite_cm_rej_challenge(data, len);
+		if (challenge) {
+			lite_peer_conn_challenged_locked(conn, challenge);
+			return;
+		}
+	}
+	lite_count(LITE_CNT_REJECTS_RECEIVED);
 	if (why) {
 		if (lite_cm_rej_is_transient(why))
 			report = false;
-		else if (why == LITE_REJ_WRONG_NODE || why == LITE_REJ_STALE)
-			reason = ESTALE;
 		else
-			reason = EPROTO;
-		pr_debug("peer %s QP %u: refused, reason %d\n",
-			 conn->peer->label, conn->index, why);
+			reason = -lite_refusal_errno(why);	/* positive here */
+		if (lite_refusal_noted(why))
+			lite_peer_refused_locked(peer, why, LITE_REFUSED_BY_PEER);
+		if (why == LITE_REJ_AUTH || why == LITE_REJ_NO_KEY ||
+		    why == LITE_REJ_PORT)
+			pr_warn_ratelimited("peer %s QP %u: the peer refused our %s: %s\n",
+					    peer->label, conn->index,
+					    conn->active ? "request" : "reply",
+					    lite_cm_rej_reason_name(why));
+		else
+			pr_debug("peer %s QP %u: refused, reason %d (%s)\n",
+				 peer->label, conn->index, why,
+				 lite_cm_rej_reason_name(why));
 	} else {
 		/* Nobody listens there (yet): lite.ko not loaded or node unset. */
 		if (ev->status == IB_CM_REJ_INVALID_SERVICE_ID)
@@ -411,6 +676,9 @@ int lite_conn_event(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		ret = lite_conn_connect_locked(conn);
 		if (ret)
 			lite_conn_kill_locked(conn, -ret, true);
+		break;
+	case RDMA_CM_EVENT_CONNECT_RESPONSE:
+		lite_conn_response_locked(conn, ev);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		lite_conn_established_locked(conn, ev);
@@ -450,13 +718,35 @@ out:
 	return 0;
 }
 
-/* Checks a connection request; 0 and the peer and index, or a REJ reason. */
+/*
+ * Where a request on @id comes from: the peer's address, and a privileged
+ * port (rdma_cm puts the initiator's bound port in its header; only
+ * CAP_NET_BIND_SERVICE gets one below 1024). Port 0 is no bound port.
+ */
+static int lite_conn_check_from(const struct rdma_cm_id *id,
+				const struct lite_peer *peer)
+{
+	const struct sockaddr_in *from =
+		(const struct sockaddr_in *)&id->route.addr.dst_addr;
+	u16 port;
+
+	if (from->sin_family != AF_INET || from->sin_addr.s_addr != peer->addr)
+		return LITE_REJ_ADDRESS;
+	port = ntohs(from->sin_port);
+	if (!port || port >= LITE_CM_PRIVILEGED_PORTS)
+		return LITE_REJ_PORT;
+	return 0;
+}
+
+/*
+ * Checks a version 1 request; 0 and the peer and index, or a REJ reason
+ * (and the peer, once the request named a known one).
+ */
 static int lite_conn_check_req_locked(struct rdma_cm_id *id,
 				      const struct rdma_cm_event *ev,
 				      const struct lite_cm_node *self,
 				      struct lite_peer **peerp, u16 *indexp)
 {
-	const struct sockaddr_in *from;
 	struct lite_cm_node src;
 	struct lite_peer *peer;
 	int why;
@@ -469,21 +759,19 @@ static int lite_conn_check_req_locked(struct rdma_cm_id *id,
 	peer = lite_peer_find_locked(src.id);
 	if (!peer)
 		return LITE_REJ_UNKNOWN_PEER;
+	*peerp = peer;
 	if (src.incarnation < peer->incarnation)
 		return LITE_REJ_STALE;
 	if (src.incarnation > peer->incarnation)
 		return LITE_REJ_NEWER;
-	from = (const struct sockaddr_in *)&id->route.addr.dst_addr;
-	if (from->sin_family != AF_INET || from->sin_addr.s_addr != peer->addr)
-		return LITE_REJ_ADDRESS;
-	*peerp = peer;
-	return 0;
+	return lite_conn_check_from(id, peer);
 }
 
 /*
- * A request from this node to itself: lite_cm_check_req() has checked the
- * header and refused it only because the initiator's id is not smaller
- * (@why, LITE_REJ_ROLE). 0 and the loopback peer and index, or a reason.
+ * A version 1 request from this node to itself: lite_cm_check_req() has
+ * checked the header and refused it only because the initiator's id is not
+ * smaller (@why, LITE_REJ_ROLE). 0 and the loopback peer and index, or a
+ * reason.
  */
 static int lite_conn_check_loopback_locked(struct rdma_cm_id *id,
 					   const struct rdma_cm_event *ev,
@@ -492,7 +780,6 @@ static int lite_conn_check_loopback_locked(struct rdma_cm_id *id,
 					   u16 *indexp)
 {
 	const struct lite_cm_req *req = ev->param.conn.private_data;
-	const struct sockaddr_in *from;
 	struct lite_peer *peer;
 	u16 index;
 
@@ -504,65 +791,109 @@ static int lite_conn_check_loopback_locked(struct rdma_cm_id *id,
 	if (be16_to_cpu(req->qps_per_peer) != lite_qps_per_peer ||
 	    index >= lite_qps_per_peer)
 		return LITE_REJ_PARAMS;
-	/* Stable: the loopback peer changes only under lite_lock. */
-	rcu_read_lock();
-	peer = lite_peer_lookup_rcu(self->id);
-	rcu_read_unlock();
-	if (!peer || !peer->loopback || peer->incarnation != self->incarnation)
+	peer = lite_loopback_peer_locked();
+	if (!peer || peer->incarnation != self->incarnation)
 		return LITE_REJ_NOT_READY;
-	from = (const struct sockaddr_in *)&id->route.addr.dst_addr;
-	if (from->sin_family != AF_INET || from->sin_addr.s_addr != peer->addr)
-		return LITE_REJ_ADDRESS;
 	*peerp = peer;
 	*indexp = index;
-	return 0;
+	return lite_conn_check_from(id, peer);
 }
 
-/* A connection request on the node's listener; @id is the new id. */
-int lite_conn_request(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+/*
+ * Checks a version 2 request, cheapest first; the secret is touched only
+ * for a request from the peer's address and a privileged port. A first
+ * request gets a challenge (LITE_REJ_CHALLENGE); an answer must carry the
+ * one outstanding for its slot, which it consumes, right or wrong, and a
+ * MAC over both identities, this node's incarnation included. 0 and the
+ * peer and index, or a REJ reason (and the peer, once the request named a
+ * known one).
+ */
+static int lite_conn_check_req2_locked(struct rdma_cm_id *id,
+				       const struct rdma_cm_event *ev,
+				       const struct lite_cm_node *self,
+				       struct lite_peer **peerp, u16 *indexp)
 {
-	struct lite_cm_node self = {};
-	struct rdma_conn_param param = {};
-	struct lite_peer *peer = NULL;
-	struct lite_conn *conn, *old;
-	struct lite_node_id nid;
-	struct lite_cm_rep rep;
-	struct lite_cm_rej rej;
-	bool have_self;
-	u16 index = 0;
-	int why, ret;
+	const void *data = ev->param.conn.private_data;
+	struct lite_cm_challenge *challenge;
+	struct lite_cm_req2_info req;
+	struct lite_peer *peer;
+	u64 now;
+	int why;
 
-	mutex_lock(&lite_lock);
-	have_self = lite_node_get_locked(&nid);
-	if (have_self) {
-		self.id = nid.id;
-		self.incarnation = nid.incarnation;
+	why = lite_cm_check_req2(data, ev->param.conn.private_data_len, self,
+				 lite_qps_per_peer, &req);
+	if (why)
+		return why;
+	if (req.src.id == self->id) {
+		peer = lite_loopback_peer_locked();
+		if (!peer)
+			return LITE_REJ_NOT_READY;
+	} else {
+		peer = lite_peer_find_locked(req.src.id);
+		if (!peer)
+			return LITE_REJ_UNKNOWN_PEER;
 	}
-	why = lite_conn_check_req_locked(id, ev, have_self ? &self : NULL,
-					 &peer, &index);
+	*peerp = peer;
+	*indexp = req.qp_index;
+	if (req.src.incarnation < peer->incarnation)
+		return LITE_REJ_STALE;
+	if (req.src.incarnation > peer->incarnation)
+		return LITE_REJ_NEWER;
+	why = lite_conn_check_from(id, peer);
 	if (why)
-		why = lite_conn_check_loopback_locked(id, ev,
-						      have_self ? &self : NULL,
-						      why, &peer, &index);
-	if (why)
-		goto reject;
+		return why;
+	if (!peer->mac_tfm)
+		return LITE_REJ_NO_KEY;
+
+	challenge = &peer->challenges[req.qp_index];
+	now = ktime_to_ms(ktime_get());
+	if (!req.challenge) {
+		lite_cm_challenge_issue(challenge, get_random_u64(), now);
+		return LITE_REJ_CHALLENGE;
+	}
+	if (!lite_cm_challenge_consume(challenge, req.challenge, now))
+		return LITE_REJ_AUTH;
+	return lite_cm_verify_req2(data, self, lite_peer_mac, peer->mac_tfm);
+}
+
+/*
+ * Accepts the checked request on @id for QP @index of @peer: 0, a
+ * lite_cm_rej_reason to refuse with, or a negative errno when
+ * rdma_accept() failed (it has sent the reject itself).
+ */
+static int lite_conn_accept_locked(struct rdma_cm_id *id,
+				   const struct rdma_cm_event *ev,
+				   struct lite_peer *peer, u16 index,
+				   const struct lite_cm_node *self)
+{
+	struct rdma_conn_param param = {};
+	struct lite_conn *conn, *old;
+	struct lite_cm_rep2 rep2;
+	struct lite_cm_rep rep;
+	int ret;
 
 	conn = lite_conn_alloc(peer, index, false);
-	if (!conn) {
-		why = LITE_REJ_NO_RESOURCES;
-		goto reject;
-	}
+	if (!conn)
+		return LITE_REJ_NO_RESOURCES;
 	conn->cm_id = id;
-	ret = lite_conn_create_qp_locked(conn, id);
+	ret = lite_conn_create_qp_locked(conn, id, false);
+	if (!ret && lite_peer_auth)
+		ret = lite_cm_fill_rep2(&rep2, self,
+					ev->param.conn.private_data,
+					lite_peer_mac, peer->mac_tfm);
 	if (ret) {
 		lite_conn_free_now(conn);
-		why = LITE_REJ_NO_RESOURCES;
-		goto reject;
+		return LITE_REJ_NO_RESOURCES;
 	}
 
-	lite_cm_fill_rep(&rep, &self, index);
-	param.private_data = &rep;
-	param.private_data_len = sizeof(rep);
+	if (lite_peer_auth) {
+		param.private_data = &rep2;
+		param.private_data_len = sizeof(rep2);
+	} else {
+		lite_cm_fill_rep(&rep, self, index);
+		param.private_data = &rep;
+		param.private_data_len = sizeof(rep);
+	}
 	param.responder_resources =
 		min(ev->param.conn.initiator_depth,
 		    lite_rd_atomic(id->device->attrs.max_qp_rd_atom));
@@ -573,40 +904,126 @@ int lite_conn_request(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	param.rnr_retry_count = 7;
 	ret = rdma_accept(id, &param);
 	if (ret) {
-		/* rdma_accept() has sent the reject itself. */
 		pr_warn_ratelimited("peer %s QP %u: accept failed: %d\n",
 				    peer->label, index, ret);
 		lite_conn_free_now(conn);
-		mutex_unlock(&lite_lock);
-		lite_count(LITE_CNT_REJECTS_SENT);
 		return ret;
 	}
 
-	/* The initiator only reconnects a QP it lost: the old one is stale. */
+	/*
+	 * Only now, the request having passed every check, may the slot
+	 * change. The initiator only reconnects a QP it lost: the old one is
+	 * stale.
+	 */
 	if (peer->loopback) {
-		old = peer->accepted[index];
+		old = lite_slot_locked(peer->accepted[index]);
 		if (old)
 			lite_conn_kill_locked(old, ECONNRESET, false);
-		WRITE_ONCE(peer->accepted[index], conn);
+		rcu_assign_pointer(peer->accepted[index], conn);
 	} else {
-		old = peer->conns[index];
+		old = lite_slot_locked(peer->conns[index]);
 		if (old)
 			lite_conn_kill_locked(old, ECONNRESET, false);
-		WRITE_ONCE(peer->conns[index], conn);
+		rcu_assign_pointer(peer->conns[index], conn);
 		lite_count(LITE_CNT_ACCEPTS);
 	}
 	id->context = conn;
-	mutex_unlock(&lite_lock);
 	return 0;
+}
 
-reject:
-	if (!lite_cm_rej_is_transient(why))
-		pr_info_ratelimited("refused a connection from %pISc: reason %d\n",
-				    &id->route.addr.dst_addr, why);
-	lite_cm_fill_rej(&rej, &self, why);
-	mutex_unlock(&lite_lock);
-	rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
+/* Counts, remembers and logs the refusal @why of a request on @id. */
+static void lite_conn_refused_locked(struct rdma_cm_id *id,
+				     struct lite_peer *peer, int why)
+{
+	const struct sockaddr *from =
+		(const struct sockaddr *)&id->route.addr.dst_addr;
+
+	switch (why) {
+	case LITE_REJ_CHALLENGE:
+		lite_count(LITE_CNT_CHALLENGES_ISSUED);
+		return;		/* not a refusal */
+	case LITE_REJ_AUTH:
+		lite_count(LITE_CNT_REFUSED_AUTH);
+		break;
+	case LITE_REJ_PORT:
+		lite_count(LITE_CNT_REFUSED_PORT);
+		break;
+	case LITE_REJ_NO_KEY:
+		lite_count(LITE_CNT_REFUSED_NO_KEY);
+		break;
+	}
 	lite_count(LITE_CNT_REJECTS_SENT);
+	if (lite_cm_rej_is_transient(why))
+		return;
+	if (!peer) {
+		pr_info_ratelimited("refused a connection request from %pISpc: %s\n",
+				    from, lite_cm_rej_reason_name(why));
+		return;
+	}
+	lite_peer_refused_locked(peer, why, LITE_REFUSED_BY_NODE);
+	if (why == LITE_REJ_NO_KEY) {
+		if (!peer->no_key_reported)
+			pr_warn("peer %s: no pair secret; refusing its connection requests until the agent gives one\n",
+				peer->label);
+		peer->no_key_reported = true;
+		return;
+	}
+	pr_warn_ratelimited("peer %s: refused a connection request from %pISpc: %s\n",
+			    peer->label, from, lite_cm_rej_reason_name(why));
+}
+
+/*
+ * A connection request on the node's listener; @id is the new id. A
+ * refused request changes nothing but the challenge of its slot: the QP
+ * connected there stays.
+ */
+int lite_conn_request(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	const struct lite_cm_node *selfp = NULL;
+	struct lite_cm_node self = {};
+	struct lite_peer *peer = NULL;
+	struct lite_node_id nid;
+	struct lite_cm_rej2 rej2;
+	struct lite_cm_rej rej;
+	u64 challenge = 0;
+	u16 index = 0;
+	int why;
+
+	mutex_lock(&lite_lock);
+	if (lite_node_get_locked(&nid)) {
+		self.id = nid.id;
+		self.incarnation = nid.incarnation;
+		selfp = &self;
+	}
+	if (lite_peer_auth) {
+		why = lite_conn_check_req2_locked(id, ev, selfp, &peer, &index);
+	} else {
+		why = lite_conn_check_req_locked(id, ev, selfp, &peer, &index);
+		if (why)
+			why = lite_conn_check_loopback_locked(id, ev, selfp, why,
+							      &peer, &index);
+	}
+	if (!why)
+		why = lite_conn_accept_locked(id, ev, peer, index, &self);
+	if (why <= 0) {
+		mutex_unlock(&lite_lock);
+		if (why)
+			lite_count(LITE_CNT_REJECTS_SENT);
+		/* Non-zero: rdma_cm destroys the new id. */
+		return why;
+	}
+
+	if (why == LITE_REJ_CHALLENGE)
+		challenge = peer->challenges[index].value;
+	lite_conn_refused_locked(id, peer, why);
+	mutex_unlock(&lite_lock);
+	if (lite_peer_auth) {
+		lite_cm_fill_rej2(&rej2, &self, why, challenge);
+		rdma_reject(id, &rej2, sizeof(rej2), IB_CM_REJ_CONSUMER_DEFINED);
+	} else {
+		lite_cm_fill_rej(&rej, &self, why);
+		rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
+	}
 	/* Non-zero: rdma_cm destroys the new id. */
 	return -ECONNREFUSED;
 }

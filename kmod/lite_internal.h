@@ -16,9 +16,11 @@
 #include <rdma/rdma_cm.h>
 
 #include "uapi/lite.h"
+#include "lite_wire.h"
 
 #define LITE_CQ_DEPTH 4096
 
+struct crypto_shash;
 struct lite_ops_pool;
 
 /*
@@ -92,6 +94,11 @@ extern unsigned int lite_upcall_timeout_ms;
 extern unsigned int lite_lmr_quota_mib;
 /* Longest a one-sided operation waits; writable, so read with READ_ONCE(). */
 extern unsigned int lite_op_timeout_ms;
+/*
+ * Peer connections authenticated with the pair secrets (wire version 2,
+ * lite_wire.h); read-only, the same on every node.
+ */
+extern bool lite_peer_auth;
 
 /* lite_debugfs.c: counters under /sys/kernel/debug/lite/. */
 enum lite_counter {
@@ -103,6 +110,11 @@ enum lite_counter {
 	LITE_CNT_REJECTS_RECEIVED,	/* this node's requests the peer rejected */
 	LITE_CNT_CONNECT_ERRORS,	/* attempts that failed before connecting */
 	LITE_CNT_DISCONNECTS,		/* connected QPs lost or torn down */
+	LITE_CNT_REFUSED_AUTH,		/* requests refused: authentication failed */
+	LITE_CNT_REFUSED_PORT,		/* requests refused: unprivileged source port */
+	LITE_CNT_REFUSED_NO_KEY,	/* requests refused: no pair secret for the peer */
+	LITE_CNT_CHALLENGES_ISSUED,	/* challenges sent to initiators */
+	LITE_CNT_REP_AUTH_FAILED,	/* replies to this node that failed authentication */
 	LITE_CNT_LOOPBACK_QPS,		/* gauge: this node's QPs to itself, both ends */
 	LITE_CNT_LMRS,			/* gauge: LMRs hosted here */
 	LITE_CNT_LMR_BYTES,		/* gauge: bytes of the hosted LMRs */
@@ -223,15 +235,39 @@ struct lite_peer {
 	/* The rest is under lite_lock. */
 	bool removed;			/* no longer in the table */
 	bool failure_reported;		/* PEER_FAILED sent since last connected */
+	bool no_key_reported;		/* "no pair secret" said once */
 	enum lite_peer_state state;
 	unsigned int connected;		/* connections in conns[] that are up */
 	unsigned int backoff_ms;	/* next retry delay (initiator) */
 	struct delayed_work connect_work;
-	/* Written with WRITE_ONCE(); the data path reads them under RCU. */
-	struct lite_conn *conns[LITE_QPS_PER_PEER_MAX];
+	/*
+	 * The pair secret as a keyed hmac(sha256) transform, NULL if none
+	 * was given. Set before the peer is used or swapped whole under
+	 * lite_lock, never re-keyed, so no MAC sees a key change; freed with
+	 * the peer.
+	 */
+	struct crypto_shash *mac_tfm;
+	/* Acceptor (peer_auth): the challenge outstanding per QP index. */
+	struct lite_cm_challenge challenges[LITE_QPS_PER_PEER_MAX];
+	/* Initiator (peer_auth): the challenge each index's next request answers. */
+	u64 answers[LITE_QPS_PER_PEER_MAX];
+	/* The last refusal since the peer was connected (enum lite_refusal, 0: none). */
+	u16 last_refusal;
+	u8 refused_by;			/* enum lite_refused_by */
+	u32 refusals;			/* since the peer was added */
+	/*
+	 * Published with rcu_assign_pointer() under lite_lock, cleared before
+	 * the connection's teardown is queued; the data path reads them under
+	 * RCU. Read under lite_lock with lite_slot_locked().
+	 */
+	struct lite_conn __rcu *conns[LITE_QPS_PER_PEER_MAX];
 	/* Loopback only: the accepting ends of conns[]. */
-	struct lite_conn *accepted[LITE_QPS_PER_PEER_MAX];
+	struct lite_conn __rcu *accepted[LITE_QPS_PER_PEER_MAX];
 };
+
+/* A slot of conns[] or accepted[], read under lite_lock. */
+#define lite_slot_locked(slot) \
+	rcu_dereference_protected(slot, lockdep_is_held(&lite_lock))
 
 /* A snapshot of one peer, for dumps and events. */
 struct lite_peer_info {
@@ -242,11 +278,20 @@ struct lite_peer_info {
 	enum lite_peer_state state;
 	enum lite_peer_role role;
 	u32 qps_connected;
+	u16 last_refusal;		/* enum lite_refusal, 0: none */
+	u8 refused_by;			/* enum lite_refused_by */
+	u32 refusals;
 };
 
 typedef int (*lite_peer_fn)(const struct lite_peer_info *info, void *arg);
 
-int lite_peer_add(const struct lite_node_id *pid, struct netlink_ext_ack *extack);
+/*
+ * Adds the peer @pid with the pair secret @secret (LITE_PEER_SECRET_LEN
+ * bytes, or NULL for none), or gives a known peer a new secret. Process
+ * context; takes lite_lock.
+ */
+int lite_peer_add(const struct lite_node_id *pid, const u8 *secret,
+		  struct netlink_ext_ack *extack);
 int lite_peer_remove(u32 node_id, u64 incarnation, struct netlink_ext_ack *extack);
 /*
  * Calls @fn for each peer whose node id is >= *@next, in node id order,
@@ -260,8 +305,32 @@ struct lite_peer *lite_peer_find_locked(u32 node_id);
 struct lite_peer *lite_peer_find_name_locked(const char *name);
 /* The peer with @node_id, or this node's loopback peer; under RCU. */
 struct lite_peer *lite_peer_lookup_rcu(u32 node_id);
-/* The loopback peer for this node's identity @self; NULL to remove it. */
-int lite_loopback_set_locked(const struct lite_node_id *self);
+/*
+ * The loopback peer for this node's identity @self; NULL to remove it. A
+ * new loopback peer takes *@key (its secret, made by lite_node.c) and sets
+ * it to NULL; the caller frees what is left.
+ */
+int lite_loopback_set_locked(const struct lite_node_id *self,
+			     struct crypto_shash **key);
+/* This node's loopback peer, or NULL. Under lite_lock. */
+struct lite_peer *lite_loopback_peer_locked(void);
+/*
+ * An hmac(sha256) transform keyed with the LITE_PEER_SECRET_LEN bytes at
+ * @secret, or an ERR_PTR. Process context (it may load the algorithm).
+ */
+struct crypto_shash *lite_peer_key_alloc(const u8 *secret);
+/* lite_cm_mac_fn over a transform of lite_peer_key_alloc(); any context. */
+int lite_peer_mac(void *key, const void *data, size_t len, u8 *mac);
+/*
+ * A connection with @peer was refused with @reason (enum lite_refusal) by
+ * @by (enum lite_refused_by): remembered for PEER_GET. Under lite_lock.
+ */
+void lite_peer_refused_locked(struct lite_peer *peer, u16 reason, u8 by);
+/*
+ * @conn's first request was answered with @challenge: @conn goes, and its
+ * slot reconnects at once with the answer. Under lite_lock.
+ */
+void lite_peer_conn_challenged_locked(struct lite_conn *conn, u64 challenge);
 void lite_peer_put(struct lite_peer *peer);
 void lite_peer_conn_up_locked(struct lite_conn *conn);
 void lite_peer_conn_lost_locked(struct lite_conn *conn, bool was_up, int reason,
@@ -296,10 +365,18 @@ struct lite_conn {
 	struct work_struct error_work;	/* a fatal QP event: fail the conn */
 	u16 index;
 	bool active;			/* this node initiated it */
+	/*
+	 * The QP is lite.ko's, not rdma_cm's (ib_create_qp(), not
+	 * rdma_create_qp()): an authenticating initiator moves it out of INIT
+	 * itself, only once the reply is verified.
+	 */
+	bool own_qp;
 	/* Under lite_lock. */
 	enum lite_conn_state state;
 	bool qp_created;
 	bool established;		/* was up at some point */
+	u64 answer;			/* initiator (peer_auth): the challenge to answer */
+	struct lite_cm_req2 req;	/* initiator (peer_auth): the request sent */
 
 	/*
 	 * One-sided operations (lite_ops.c). An operation counts itself in
@@ -317,7 +394,12 @@ struct lite_conn {
 	wait_queue_head_t wait;		/* inflight reaching 0, credits coming back */
 };
 
-int lite_conn_start_locked(struct lite_peer *peer, u16 index);
+/*
+ * Starts connecting QP @index of @peer, answering @challenge (0: a first
+ * request). Under lite_lock, in process context with CAP_NET_BIND_SERVICE
+ * (lite_wq): it binds a privileged source port.
+ */
+int lite_conn_start_locked(struct lite_peer *peer, u16 index, u64 challenge);
 int lite_conn_request(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 int lite_conn_event(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 /* Takes @conn out of its peer's slot and queues its teardown. */

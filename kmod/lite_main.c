@@ -12,6 +12,7 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/stringify.h>
 
 #include "lite_grant.h"
 #include "lite_internal.h"
@@ -114,6 +115,18 @@ static const struct kernel_param_ops lite_timeout_ops = {
 module_param_cb(op_timeout_ms, &lite_timeout_ops, &lite_op_timeout_ms, 0644);
 MODULE_PARM_DESC(op_timeout_ms, "longest a one-sided operation waits, in ms, 1..600000 (default 5000)");
 
+/*
+ * Authenticate every peer connection with the pair secrets the agent gives
+ * (wire version 2). Off: version 1, where a request is taken on its word.
+ * Also gates the admin-only LMR and grant dumps. Every node must agree.
+ */
+#define LITE_PEER_AUTH_DEFAULT 0
+bool lite_peer_auth = LITE_PEER_AUTH_DEFAULT;
+module_param_named(peer_auth, lite_peer_auth, bool, 0444);
+MODULE_PARM_DESC(peer_auth,
+		 "authenticate peer connections with the pair secrets (wire version 2) and make the LMR and grant dumps admin-only; the same on every node (default "
+		 __stringify(LITE_PEER_AUTH_DEFAULT) ")");
+
 static int __init lite_init(void)
 {
 	int ret;
@@ -144,8 +157,9 @@ static int __init lite_init(void)
 		goto err_chardev;
 	}
 
-	pr_info("loaded, ABI version %d, rdma_cm port %u, %u QPs per peer\n",
-		LITE_ABI_VERSION, lite_cm_port, lite_qps_per_peer);
+	pr_info("loaded, ABI version %d, rdma_cm port %u, %u QPs per peer, peer authentication %s\n",
+		LITE_ABI_VERSION, lite_cm_port, lite_qps_per_peer,
+		lite_peer_auth ? "on" : "off");
 	return 0;
 
 err_chardev:

@@ -12,6 +12,13 @@
  * The attached agent is remembered by its netlink port: that is where
  * upcalls will go, and a netlink notifier detaches it when that socket is
  * released, so a crashed agent never leaves a stale owner behind.
+ *
+ * Who reads what: commands that change state are GENL_ADMIN_PERM; with
+ * peer_auth so are the LMR and grant dumps (memory keys, chunk addresses,
+ * other users' ids), by a .start check since the flag cannot depend on a
+ * parameter; NODE_GET and PEER_GET are open and leave out the agent's port
+ * for callers without CAP_NET_ADMIN. The pair secret is never put in any
+ * message.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -58,6 +65,7 @@ static const struct nla_policy lite_nl_peer_add_policy[LITE_ATTR_MAX + 1] = {
 	[LITE_ATTR_INCARNATION] = { .type = NLA_U64 },
 	[LITE_ATTR_IPV4_ADDR] = { .type = NLA_BE32 },
 	[LITE_ATTR_NODE_NAME] = { .type = NLA_NUL_STRING, .len = LITE_NODE_NAME_MAX },
+	[LITE_ATTR_PEER_SECRET] = NLA_POLICY_EXACT_LEN(LITE_PEER_SECRET_LEN),
 };
 
 static const struct nla_policy lite_nl_peer_remove_policy[LITE_ATTR_MAX + 1] = {
@@ -364,7 +372,9 @@ static int lite_nl_node_get(struct sk_buff *skb, struct genl_info *info)
 	if (set && nid.name[0] &&
 	    nla_put_string(msg, LITE_ATTR_NODE_NAME, nid.name))
 		goto too_big;
-	if (attached && nla_put_u32(msg, LITE_ATTR_AGENT_PORTID, portid))
+	/* Where upcalls go is the administrator's business only. */
+	if (attached && netlink_capable(skb, CAP_NET_ADMIN) &&
+	    nla_put_u32(msg, LITE_ATTR_AGENT_PORTID, portid))
 		goto too_big;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
@@ -374,8 +384,27 @@ too_big:
 	return -EMSGSIZE;
 }
 
+/* LITE_ATTR_PEER_SECRET, optional: its bytes (the policy checked the size), or NULL. */
+static int lite_nl_get_secret(struct genl_info *info, const u8 **secret)
+{
+	struct nlattr *attr = info->attrs[LITE_ATTR_PEER_SECRET];
+
+	*secret = NULL;
+	if (!attr)
+		return 0;
+	if (!memchr_inv(nla_data(attr), 0, LITE_PEER_SECRET_LEN)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "LITE_ATTR_PEER_SECRET: all zero is not a secret");
+		return -EINVAL;
+	}
+	*secret = nla_data(attr);
+	return 0;
+}
+
 static int lite_nl_peer_add(struct sk_buff *skb, struct genl_info *info)
 {
+	struct nlattr *attr = info->attrs[LITE_ATTR_PEER_SECRET];
+	const u8 *secret;
 	struct lite_node_id pid;
 	int ret;
 
@@ -383,7 +412,15 @@ static int lite_nl_peer_add(struct sk_buff *skb, struct genl_info *info)
 	if (!ret)
 		ret = lite_nl_get_identity(info, &pid);
 	if (!ret)
-		ret = lite_peer_add(&pid, info->extack);
+		ret = lite_nl_get_secret(info, &secret);
+	if (!ret)
+		ret = lite_peer_add(&pid, secret, info->extack);
+	/*
+	 * The key schedule has what it needs: no copy of the secret stays
+	 * in the request (an error ACK echoes the request to its sender).
+	 */
+	if (attr)
+		memzero_explicit(nla_data(attr), nla_len(attr));
 	return ret;
 }
 
@@ -435,8 +472,12 @@ static int lite_nl_dump_one(const struct lite_peer_info *p, void *arg)
 		return -EMSGSIZE;
 	if (lite_nl_put_peer(ctx->skb, p) ||
 	    nla_put_u32(ctx->skb, LITE_ATTR_PEER_ROLE, p->role) ||
+	    nla_put_u32(ctx->skb, LITE_ATTR_PEER_REFUSALS, p->refusals) ||
 	    (p->name[0] &&
-	     nla_put_string(ctx->skb, LITE_ATTR_NODE_NAME, p->name))) {
+	     nla_put_string(ctx->skb, LITE_ATTR_NODE_NAME, p->name)) ||
+	    (p->last_refusal &&
+	     (nla_put_u32(ctx->skb, LITE_ATTR_PEER_LAST_REFUSAL, p->last_refusal) ||
+	      nla_put_u32(ctx->skb, LITE_ATTR_PEER_REFUSED_BY, p->refused_by)))) {
 		genlmsg_cancel(ctx->skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -488,6 +529,17 @@ void lite_nl_peer_event(u8 cmd, const struct lite_peer_info *info,
 	return;
 drop:
 	nlmsg_free(msg);
+}
+
+/*
+ * .start of the LMR and grant dumps: with peer_auth they are admin-only, as
+ * GENL_ADMIN_PERM would make them (EPERM in the ACK, before any message).
+ */
+static int lite_nl_secret_dump_start(struct netlink_callback *cb)
+{
+	if (lite_peer_auth && !netlink_capable(cb->skb, CAP_NET_ADMIN))
+		return -EPERM;
+	return 0;
 }
 
 static const struct genl_ops lite_genl_ops[] = {
@@ -561,6 +613,7 @@ static const struct genl_ops lite_genl_ops[] = {
 	},
 	{
 		.cmd = LITE_CMD_LMR_GET,
+		.start = lite_nl_secret_dump_start,
 		.dumpit = lite_nl_lmr_dump,
 		.policy = lite_nl_no_attrs,
 		.maxattr = LITE_ATTR_MAX,
@@ -581,6 +634,7 @@ static const struct genl_ops lite_genl_ops[] = {
 	},
 	{
 		.cmd = LITE_CMD_GRANT_GET,
+		.start = lite_nl_secret_dump_start,
 		.dumpit = lite_nl_grant_dump,
 		.policy = lite_nl_no_attrs,
 		.maxattr = LITE_ATTR_MAX,

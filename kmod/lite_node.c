@@ -5,6 +5,10 @@
  * itself as well (the loopback peer, lite_peer.c): operations on the LMRs
  * it hosts use those connections.
  *
+ * With peer_auth, the loopback connections are authenticated like the
+ * others, with a secret lite.ko makes for each identity (random, never
+ * leaves the kernel).
+ *
  * The listener is created and destroyed only under lite_listen_mutex, which
  * rdma_cm handlers never take, so rdma_destroy_id() on it (which waits for
  * a running handler) can be called with that mutex held but never with
@@ -12,9 +16,12 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <crypto/hash.h>
 #include <linux/ctype.h>
+#include <linux/err.h>
 #include <linux/in.h>
 #include <linux/inet.h>
+#include <linux/random.h>
 #include <linux/string.h>
 #include <net/net_namespace.h>
 
@@ -167,12 +174,37 @@ static void lite_node_rename_locked(const char *name)
 	strscpy(lite_node.id.name, name, sizeof(lite_node.id.name));
 }
 
+/*
+ * The loopback peer's secret, keyed (peer_auth only; NULL otherwise, or if
+ * the kernel cannot: then the node cannot reach its own LMRs, and says so).
+ */
+static struct crypto_shash *lite_loopback_key_alloc(u32 id)
+{
+	u8 secret[LITE_PEER_SECRET_LEN];
+	struct crypto_shash *key;
+
+	if (!lite_peer_auth)
+		return NULL;
+	get_random_bytes(secret, sizeof(secret));
+	key = lite_peer_key_alloc(secret);
+	memzero_explicit(secret, sizeof(secret));
+	if (IS_ERR(key)) {
+		pr_warn("node %u: cannot key hmac(sha256) (%ld): no loopback connections\n",
+			id, PTR_ERR(key));
+		return NULL;
+	}
+	return key;
+}
+
 int lite_node_set(const struct lite_node_id *nid, struct netlink_ext_ack *extack)
 {
 	struct rdma_cm_id *old, *listener;
+	struct crypto_shash *key;
 	bool same;
 	int ret = 0;
 
+	/* Before any lock: allocating it may load the algorithm. */
+	key = lite_loopback_key_alloc(nid->id);
 	mutex_lock(&lite_listen_mutex);
 	mutex_lock(&lite_lock);
 	same = lite_node.set && lite_node.id.id == nid->id &&
@@ -201,7 +233,7 @@ int lite_node_set(const struct lite_node_id *nid, struct netlink_ext_ack *extack
 	lite_node.listener = NULL;
 	if (!same) {
 		lite_node.set = false;
-		lite_loopback_set_locked(NULL);
+		lite_loopback_set_locked(NULL, NULL);
 	}
 	mutex_unlock(&lite_lock);
 
@@ -230,7 +262,7 @@ int lite_node_set(const struct lite_node_id *nid, struct netlink_ext_ack *extack
 	lite_node.listener = listener;
 	lite_node.set = true;
 	/* Without it, operations on this node's own LMRs fail (EHOSTDOWN). */
-	if (lite_loopback_set_locked(nid))
+	if (lite_loopback_set_locked(nid, &key))
 		pr_warn("node %u: no memory for the loopback connections\n",
 			nid->id);
 	mutex_unlock(&lite_lock);
@@ -240,6 +272,9 @@ int lite_node_set(const struct lite_node_id *nid, struct netlink_ext_ack *extack
 		lite_cm_port, dev_name(&listener->device->dev));
 out:
 	mutex_unlock(&lite_listen_mutex);
+	/* Unused: the same identity keeps its loopback peer and secret. */
+	if (key)
+		crypto_free_shash(key);
 	return ret;
 }
 

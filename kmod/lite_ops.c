@@ -61,7 +61,7 @@ static int lite_conn_ops_get(u32 home, u64 epoch, struct lite_conn **out)
 	}
 	start = raw_smp_processor_id() % k;
 	for (i = 0; i < k; i++) {
-		conn = READ_ONCE(peer->conns[(start + i) % k]);
+		conn = rcu_dereference(peer->conns[(start + i) % k]);
 		/* Acquire: the QP and its accounting are set up before it. */
 		if (!conn || !smp_load_acquire(&conn->ops_ready))
 			continue;

@@ -17,11 +17,20 @@
  * no events and is counted apart (loopback_qps).
  *
  * The data path looks peers and their connections up under RCU, with no
- * lock: the table is an xarray, conns[] is written with WRITE_ONCE(), and
- * peers and connections are freed after a grace period.
+ * lock: the table is an xarray, conns[] is published with
+ * rcu_assign_pointer() and cleared before the connection's teardown is
+ * queued, and peers and connections are freed after a grace period.
+ *
+ * With peer_auth, each peer holds the pair secret as a keyed hmac(sha256)
+ * transform (lite_conn.c uses it under lite_lock), the acceptor's
+ * outstanding challenge per QP index and the initiator's challenge to
+ * answer per index; a peer without a secret is not connected to.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <crypto/hash.h>
+#include <crypto/sha2.h>
+#include <linux/err.h>
 #include <linux/minmax.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -45,7 +54,43 @@ static void lite_peer_release(struct kref *ref)
 {
 	struct lite_peer *peer = container_of(ref, struct lite_peer, ref);
 
+	/* The data path never looks at the secret: no grace period for it. */
+	if (peer->mac_tfm)
+		crypto_free_shash(peer->mac_tfm);	/* kfree_sensitive() inside */
 	kfree_rcu(peer, rcu);
+}
+
+struct crypto_shash *lite_peer_key_alloc(const u8 *secret)
+{
+	struct crypto_shash *tfm;
+	int ret;
+
+	tfm = crypto_alloc_shash("hmac(sha256)", 0, 0);
+	if (IS_ERR(tfm))
+		return tfm;
+	ret = crypto_shash_setkey(tfm, secret, LITE_PEER_SECRET_LEN);
+	if (ret) {
+		crypto_free_shash(tfm);
+		return ERR_PTR(ret);
+	}
+	return tfm;
+}
+
+/*
+ * A synchronous shash: no sleeping, so the rdma_cm handlers may call it
+ * (they run in process context under lite_lock anyway). Concurrent digests
+ * on one transform are safe; only setkey is not, and nobody re-keys one.
+ */
+int lite_peer_mac(void *key, const void *data, size_t len, u8 *mac)
+{
+	u8 digest[SHA256_DIGEST_SIZE];
+	int ret;
+
+	ret = crypto_shash_tfm_digest(key, data, len, digest);
+	if (!ret)
+		memcpy(mac, digest, LITE_CM_MAC_LEN);
+	memzero_explicit(digest, sizeof(digest));
+	return ret;
 }
 
 static enum lite_counter lite_peer_qp_counter(const struct lite_peer *peer)
@@ -69,6 +114,9 @@ static void lite_peer_info_locked(const struct lite_peer *peer,
 	info->role = peer->initiator ? LITE_PEER_ROLE_INITIATOR :
 				       LITE_PEER_ROLE_ACCEPTOR;
 	info->qps_connected = peer->connected;
+	info->last_refusal = peer->last_refusal;
+	info->refused_by = peer->refused_by;
+	info->refusals = peer->refusals;
 }
 
 static void lite_peer_event_locked(const struct lite_peer *peer, u8 cmd,
@@ -107,20 +155,61 @@ static void lite_peer_schedule_locked(struct lite_peer *peer, bool backoff)
 		kref_get(&peer->ref);
 }
 
+/* The connect work, now, even if a retry is pending (answering a challenge). */
+static void lite_peer_connect_now_locked(struct lite_peer *peer)
+{
+	lockdep_assert_held(&lite_lock);
+	if (!peer->initiator || peer->removed || lite_peers_stopping)
+		return;
+	/* False: it was idle (or running) and is queued now, so one more ref. */
+	if (!mod_delayed_work(lite_wq, &peer->connect_work, 0))
+		kref_get(&peer->ref);
+}
+
+void lite_peer_refused_locked(struct lite_peer *peer, u16 reason, u8 by)
+{
+	lockdep_assert_held(&lite_lock);
+	peer->last_refusal = reason;
+	peer->refused_by = by;
+	peer->refusals++;
+}
+
+/*
+ * peer_auth and no pair secret for @peer: it is not connected to until
+ * the agent gives one (lite_peer_add() said so, and schedules the connect
+ * work then).
+ */
+static void lite_peer_no_key_locked(struct lite_peer *peer)
+{
+	lite_peer_refused_locked(peer, LITE_REFUSAL_NO_KEY, LITE_REFUSED_BY_NODE);
+	if (!peer->failure_reported) {
+		peer->failure_reported = true;
+		lite_peer_event_locked(peer, LITE_CMD_EVENT_PEER_FAILED, -1, ENOKEY);
+	}
+}
+
 static void lite_peer_connect_work(struct work_struct *work)
 {
 	struct lite_peer *peer = container_of(to_delayed_work(work),
 					      struct lite_peer, connect_work);
 	unsigned int i;
+	u64 answer;
 	int ret;
 
 	mutex_lock(&lite_lock);
+	if (lite_peer_auth && !peer->mac_tfm && !peer->removed &&
+	    !lite_peers_stopping) {
+		lite_peer_no_key_locked(peer);
+		goto out;
+	}
 	for (i = 0; i < lite_qps_per_peer; i++) {
 		if (peer->removed || lite_peers_stopping)
 			break;
-		if (peer->conns[i])
+		if (lite_slot_locked(peer->conns[i]))
 			continue;
-		ret = lite_conn_start_locked(peer, i);
+		answer = peer->answers[i];
+		peer->answers[i] = 0;
+		ret = lite_conn_start_locked(peer, i, answer);
 		if (ret) {
 			/* Nothing was started for this slot: try again later. */
 			pr_debug("peer %s: cannot start QP %u: %d\n",
@@ -135,6 +224,7 @@ static void lite_peer_connect_work(struct work_struct *work)
 			break;
 		}
 	}
+out:
 	mutex_unlock(&lite_lock);
 	lite_peer_put(peer);
 }
@@ -146,11 +236,12 @@ void lite_peer_conn_up_locked(struct lite_conn *conn)
 	lockdep_assert_held(&lite_lock);
 	if (peer->loopback && !conn->active) {
 		/* The accepting end of a loopback connection. */
-		if (!peer->removed && peer->accepted[conn->index] == conn)
+		if (!peer->removed &&
+		    lite_slot_locked(peer->accepted[conn->index]) == conn)
 			lite_count(LITE_CNT_LOOPBACK_QPS);
 		return;
 	}
-	if (peer->removed || peer->conns[conn->index] != conn)
+	if (peer->removed || lite_slot_locked(peer->conns[conn->index]) != conn)
 		return;
 	peer->connected++;
 	lite_count(lite_peer_qp_counter(peer));
@@ -159,6 +250,9 @@ void lite_peer_conn_up_locked(struct lite_conn *conn)
 		return;
 	peer->state = LITE_PEER_CONNECTED;
 	peer->failure_reported = false;
+	/* PEER_GET shows why a peer does not connect, not why it once did not. */
+	peer->last_refusal = 0;
+	peer->refused_by = 0;
 	peer->backoff_ms = LITE_RETRY_MIN_MS;
 	if (peer->loopback) {
 		pr_info("node %u: %u loopback QPs connected\n", peer->node_id,
@@ -183,16 +277,16 @@ void lite_peer_conn_lost_locked(struct lite_conn *conn, bool was_up, int reason,
 	lockdep_assert_held(&lite_lock);
 	if (peer->loopback && !conn->active) {
 		/* The initiating end notices too, and reconnects. */
-		if (peer->accepted[conn->index] != conn)
+		if (lite_slot_locked(peer->accepted[conn->index]) != conn)
 			return;
-		WRITE_ONCE(peer->accepted[conn->index], NULL);
+		RCU_INIT_POINTER(peer->accepted[conn->index], NULL);
 		if (was_up)
 			lite_uncount(LITE_CNT_LOOPBACK_QPS);
 		return;
 	}
-	if (peer->conns[conn->index] != conn)
+	if (lite_slot_locked(peer->conns[conn->index]) != conn)
 		return;
-	WRITE_ONCE(peer->conns[conn->index], NULL);
+	RCU_INIT_POINTER(peer->conns[conn->index], NULL);
 	if (was_up) {
 		peer->connected--;
 		lite_uncount(lite_peer_qp_counter(peer));
@@ -225,6 +319,22 @@ void lite_peer_conn_lost_locked(struct lite_conn *conn, bool was_up, int reason,
 	lite_peer_schedule_locked(peer, true);
 }
 
+void lite_peer_conn_challenged_locked(struct lite_conn *conn, u64 challenge)
+{
+	struct lite_peer *peer = conn->peer;
+
+	lockdep_assert_held(&lite_lock);
+	/* Not a failure: no counter, no event, no backoff. */
+	if (lite_slot_locked(peer->conns[conn->index]) == conn) {
+		RCU_INIT_POINTER(peer->conns[conn->index], NULL);
+		if (!peer->removed) {
+			peer->answers[conn->index] = challenge;
+			lite_peer_connect_now_locked(peer);
+		}
+	}
+	lite_conn_close_locked(conn);
+}
+
 /*
  * Takes @peer out of service: closes its connections, cancels its retry and
  * drops the table's reference. The caller has taken it out of the table.
@@ -240,9 +350,9 @@ static void lite_peer_detach_locked(struct lite_peer *peer)
 	lite_peer_info_locked(peer, &info);
 	peer->removed = true;
 	for (i = 0; i < ARRAY_SIZE(peer->conns); i++) {
-		conn = peer->conns[i];
+		conn = lite_slot_locked(peer->conns[i]);
 		if (conn) {
-			WRITE_ONCE(peer->conns[i], NULL);
+			RCU_INIT_POINTER(peer->conns[i], NULL);
 			if (conn->state == LITE_CONN_UP) {
 				lite_uncount(lite_peer_qp_counter(peer));
 				if (!peer->loopback)
@@ -250,9 +360,9 @@ static void lite_peer_detach_locked(struct lite_peer *peer)
 			}
 			lite_conn_close_locked(conn);
 		}
-		conn = peer->accepted[i];
+		conn = lite_slot_locked(peer->accepted[i]);
 		if (conn) {
-			WRITE_ONCE(peer->accepted[i], NULL);
+			RCU_INIT_POINTER(peer->accepted[i], NULL);
 			if (conn->state == LITE_CONN_UP)
 				lite_uncount(LITE_CNT_LOOPBACK_QPS);
 			lite_conn_close_locked(conn);
@@ -304,16 +414,51 @@ static struct lite_peer *lite_peer_alloc(const struct lite_node_id *pid,
 	return peer;
 }
 
-int lite_peer_add(const struct lite_node_id *pid, struct netlink_ext_ack *extack)
+/*
+ * A new pair secret *@key for the known @peer, swapped whole: connections
+ * made with the old one stay, new ones use the new one. *@key becomes the
+ * old transform, for the caller to free. NULL *@key (peer_auth off): nothing.
+ */
+static void lite_peer_rekey_locked(struct lite_peer *peer,
+				   struct crypto_shash **key)
+{
+	struct crypto_shash *old = peer->mac_tfm;
+
+	if (!*key)
+		return;
+	peer->mac_tfm = *key;
+	*key = old;
+	peer->no_key_reported = false;
+	pr_info("peer %s: pair secret %s\n", peer->label,
+		old ? "replaced" : "set");
+	/* An initiator without a secret was waiting for it. */
+	if (!old)
+		lite_peer_schedule_locked(peer, false);
+}
+
+int lite_peer_add(const struct lite_node_id *pid, const u8 *secret,
+		  struct netlink_ext_ack *extack)
 {
 	struct lite_peer *peer, *old, *other;
+	struct crypto_shash *key = NULL;
 	struct lite_node_id self;
 	unsigned long idx;
 	int ret = 0;
 
+	/* Keyed before lite_lock: allocating it may load the algorithm. */
+	if (secret && lite_peer_auth) {
+		key = lite_peer_key_alloc(secret);
+		if (IS_ERR(key)) {
+			ret = PTR_ERR(key);
+			NL_SET_ERR_MSG(extack, "cannot key hmac(sha256) with the pair secret");
+			return ret == -ENOMEM ? ret : -EOPNOTSUPP;
+		}
+	}
 	peer = lite_peer_alloc(pid, pid->name);
-	if (!peer)
-		return -ENOMEM;
+	if (!peer) {
+		ret = -ENOMEM;
+		goto free_key;
+	}
 
 	mutex_lock(&lite_lock);
 	if (!lite_node_get_locked(&self)) {
@@ -337,6 +482,11 @@ int lite_peer_add(const struct lite_node_id *pid, struct netlink_ext_ack *extack
 		goto out;
 	}
 	old = xa_load(&lite_peers, pid->id);
+	if (old && old->incarnation == pid->incarnation && secret &&
+	    old->addr == pid->addr && !strcmp(old->name, pid->name)) {
+		lite_peer_rekey_locked(old, &key);
+		goto out;
+	}
 	if (old && old->incarnation == pid->incarnation) {
 		NL_SET_ERR_MSG(extack, "the peer is already known with this incarnation");
 		ret = -EEXIST;
@@ -368,6 +518,8 @@ int lite_peer_add(const struct lite_node_id *pid, struct netlink_ext_ack *extack
 	}
 
 	peer->initiator = self.id < pid->id;
+	peer->mac_tfm = key;
+	key = NULL;
 	/* Replacing an entry allocates nothing, so @old stays if this fails. */
 	ret = xa_err(xa_store(&lite_peers, pid->id, peer, GFP_KERNEL));
 	if (ret)
@@ -379,12 +531,22 @@ int lite_peer_add(const struct lite_node_id *pid, struct netlink_ext_ack *extack
 	pr_info("peer %s (incarnation %llu, %pI4) added; %s\n", peer->label,
 		peer->incarnation, &peer->addr,
 		peer->initiator ? "connecting" : "waiting for it to connect");
+	if (lite_peer_auth && !peer->mac_tfm) {
+		/* Once: its refused requests are counted, not logged again. */
+		peer->no_key_reported = true;
+		pr_warn("peer %s: added without a pair secret: %s until the agent gives one\n",
+			peer->label, peer->initiator ?
+			"not connecting to it" : "refusing its connections");
+	}
 	lite_peer_schedule_locked(peer, false);
 	peer = NULL;
 out:
 	mutex_unlock(&lite_lock);
 	if (peer)
-		lite_peer_put(peer);
+		lite_peer_put(peer);	/* frees its key, if it took one */
+free_key:
+	if (key)
+		crypto_free_shash(key);
 	return ret;
 }
 
@@ -473,11 +635,18 @@ static struct lite_peer *lite_self_peer_locked(void)
 					 lockdep_is_held(&lite_lock));
 }
 
+struct lite_peer *lite_loopback_peer_locked(void)
+{
+	lockdep_assert_held(&lite_lock);
+	return lite_self_peer_locked();
+}
+
 /*
  * Replaces the loopback peer with one for @self (NULL: none). The same
  * identity again keeps the existing one and its connections.
  */
-int lite_loopback_set_locked(const struct lite_node_id *self)
+int lite_loopback_set_locked(const struct lite_node_id *self,
+			     struct crypto_shash **key)
 {
 	struct lite_peer *old = lite_self_peer_locked(), *peer = NULL;
 
@@ -495,6 +664,10 @@ int lite_loopback_set_locked(const struct lite_node_id *self)
 			return -ENOMEM;
 		peer->loopback = true;
 		peer->initiator = true;
+		if (key) {
+			peer->mac_tfm = *key;
+			*key = NULL;
+		}
 	}
 	rcu_assign_pointer(lite_self_peer, peer);
 	if (old)
@@ -514,10 +687,10 @@ static void lite_peer_conns_device_removed_locked(struct lite_peer *peer,
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(peer->conns); i++) {
-		conn = peer->conns[i];
+		conn = lite_slot_locked(peer->conns[i]);
 		if (conn && conn->ldev == ldev)
 			lite_conn_kill_locked(conn, ENODEV, true);
-		conn = peer->accepted[i];
+		conn = lite_slot_locked(peer->accepted[i]);
 		if (conn && conn->ldev == ldev)
 			lite_conn_kill_locked(conn, ENODEV, true);
 	}
@@ -554,7 +727,7 @@ void lite_peers_exit(void)
 
 	mutex_lock(&lite_lock);
 	lite_peers_stopping = true;
-	lite_loopback_set_locked(NULL);
+	lite_loopback_set_locked(NULL, NULL);
 	xa_for_each(&lite_peers, idx, peer) {
 		xa_erase(&lite_peers, idx);
 		lite_peer_detach_locked(peer);

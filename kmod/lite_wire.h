@@ -148,7 +148,7 @@ static inline const char *lite_cm_rej_reason_name(int reason)
 	case LITE_REJ_CHALLENGE:
 		return "challenge";
 	case LITE_REJ_AUTH:
-		return "authentication failed (pair secret mismatch, or a request for an old incarnation)";
+		return "authentication failed (pair secret mismatch?)";
 	case LITE_REJ_PORT:
 		return "from an unprivileged source port";
 	case LITE_REJ_NO_KEY:

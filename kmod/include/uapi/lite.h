@@ -118,6 +118,10 @@ struct lite_query {
  * exception: an operation that fails with EHOSTDOWN or ETIMEDOUT after it was
  * posted (the home node failed mid-way) may have written part of its range.
  *
+ * No ioctl returns a memory key or a chunk address: those stay inside
+ * lite.ko (LITE_IOC_MAP's answer is the handle, the LMR's id, size and home
+ * node).
+ *
  * Errors common to every call below:
  *   EFAULT     the argument (or a buffer it points to) is not valid memory;
  *   EINVAL     flags, reserved or priority is not zero, or a field is out of
@@ -394,7 +398,11 @@ struct lite_atomic {
  * NETLINK_EXT_ACK socket option).
  *
  * Ownership. Commands that change state need CAP_NET_ADMIN (EPERM
- * otherwise). While an agent is attached (LITE_CMD_AGENT_ATTACH), only the
+ * otherwise), and so do the dumps of LMRs and grants (LMR_GET, GRANT_GET:
+ * memory keys, chunk addresses, other users' ids) when lite.ko runs with
+ * peer_auth=1. NODE_GET and PEER_GET are open to any user and leave out
+ * what is not theirs to see (the agent's netlink port); nothing returns a
+ * pair secret. While an agent is attached (LITE_CMD_AGENT_ATTACH), only the
  * agent's own socket may change state: others get EBUSY. The agent stays
  * attached until it detaches or its netlink socket is closed (also when the
  * process dies). Peers and their connections outlive the agent: the data
@@ -405,6 +413,7 @@ struct lite_atomic {
  *   incarnation   u64, 1..UINT64_MAX; a node that restarts gets a larger one
  *   IPv4 address  __be32 (struct in_addr.s_addr); not 0.0.0.0/8, loopback,
  *                 multicast or 255.255.255.255
+ *   pair secret   LITE_PEER_SECRET_LEN bytes, not all zero
  */
 #define LITE_GENL_NAME		"lite"
 #define LITE_GENL_VERSION	1
@@ -415,6 +424,8 @@ struct lite_atomic {
 #define LITE_QPS_PER_PEER_MAX	16
 /* How many peers one node keeps at most (LITE_CMD_PEER_ADD: ENOSPC). */
 #define LITE_MAX_PEERS		1024
+/* The pair secret's size (LITE_ATTR_PEER_SECRET). */
+#define LITE_PEER_SECRET_LEN	32
 
 enum lite_genl_cmd {
 	LITE_CMD_UNSPEC,
@@ -463,7 +474,8 @@ enum lite_genl_cmd {
 	 * Reply: LITE_ATTR_CM_PORT, LITE_ATTR_QPS_PER_PEER, LITE_ATTR_NUM_PEERS;
 	 * LITE_ATTR_NODE_ID, LITE_ATTR_INCARNATION and LITE_ATTR_IPV4_ADDR once
 	 * the identity is set, and LITE_ATTR_NODE_NAME if it has a name;
-	 * LITE_ATTR_AGENT_PORTID while an agent is attached.
+	 * LITE_ATTR_AGENT_PORTID while an agent is attached, to callers with
+	 * CAP_NET_ADMIN only.
 	 * Errors: EINVAL  an attribute was given; ENOMEM.
 	 */
 	LITE_CMD_NODE_GET,
@@ -472,20 +484,32 @@ enum lite_genl_cmd {
 	 * LITE_CMD_PEER_ADD (CAP_NET_ADMIN): connect to another node.
 	 * Attributes (all required): LITE_ATTR_NODE_ID, LITE_ATTR_INCARNATION,
 	 * LITE_ATTR_IPV4_ADDR; optional: LITE_ATTR_NODE_NAME, the peer's name
-	 * (for LITE_IOC_NODE_LOOKUP and log lines). The node with the smaller
-	 * id initiates qps_per_peer RC connections; the other accepts them. A
-	 * larger incarnation than the known one replaces the peer: its old
-	 * connections are torn down (LITE_CMD_EVENT_PEER_REMOVED) and new
-	 * ones made.
+	 * (for LITE_IOC_NODE_LOOKUP and log lines), and LITE_ATTR_PEER_SECRET,
+	 * the secret the cluster manager made for this pair of incarnations.
+	 * The node with the smaller id initiates qps_per_peer RC connections;
+	 * the other accepts them. A larger incarnation than the known one
+	 * replaces the peer: its old connections are torn down
+	 * (LITE_CMD_EVENT_PEER_REMOVED) and new ones made.
+	 *
+	 * The secret is write-only: no command returns it. With the peer_auth
+	 * module parameter on, every connection to and from the peer proves
+	 * both ends hold it (docs/kernel-peers.md, "Peer authentication"); a
+	 * peer added without one is never connected to and its requests are
+	 * refused (LITE_REFUSAL_NO_KEY) until a PEER_ADD gives one. Adding
+	 * the same peer again (same id, incarnation, address and name) with a
+	 * secret replaces the secret and changes nothing else: connected QPs
+	 * stay. With peer_auth off the secret is checked and ignored.
 	 * Errors: EPERM    no CAP_NET_ADMIN;
 	 *         EINVAL   an attribute is missing, unknown or out of range, or
 	 *                  names this node itself (its id, address or name);
 	 *         ENXIO    the node identity is not set (LITE_CMD_NODE_SET first);
-	 *         EEXIST   the peer is known with this incarnation already, or
-	 *                  another peer has this address or this name;
+	 *         EEXIST   the peer is known with this incarnation already (and
+	 *                  no secret is given to replace), or another peer has
+	 *                  this address or this name;
 	 *         ESTALE   the peer is known with a larger incarnation;
 	 *         ENOSPC   LITE_MAX_PEERS peers exist;
 	 *         EBUSY    an agent is attached and the caller is not it;
+	 *         EOPNOTSUPP  (peer_auth on) the kernel has no hmac(sha256);
 	 *         ENOMEM.
 	 */
 	LITE_CMD_PEER_ADD,
@@ -507,8 +531,10 @@ enum lite_genl_cmd {
 	 * LITE_CMD_PEER_GET (any user), dump only (NLM_F_DUMP): one message
 	 * per peer, in node id order: LITE_ATTR_NODE_ID, LITE_ATTR_INCARNATION,
 	 * LITE_ATTR_IPV4_ADDR, LITE_ATTR_PEER_STATE, LITE_ATTR_PEER_ROLE,
-	 * LITE_ATTR_QPS_CONNECTED, and LITE_ATTR_NODE_NAME if the peer has a
-	 * name. No request attributes.
+	 * LITE_ATTR_QPS_CONNECTED, LITE_ATTR_PEER_REFUSALS, LITE_ATTR_NODE_NAME
+	 * if the peer has a name, and, when a connection with the peer was
+	 * refused since it was last connected, LITE_ATTR_PEER_LAST_REFUSAL
+	 * and LITE_ATTR_PEER_REFUSED_BY (who refused). No request attributes.
 	 * Errors: EINVAL  an attribute was given; EOPNOTSUPP  not a dump.
 	 */
 	LITE_CMD_PEER_GET,
@@ -526,8 +552,10 @@ enum lite_genl_cmd {
 	 *   peer not knowing this node yet; at most once until the peer is
 	 *   connected again. Also LITE_ATTR_QP_INDEX, LITE_ATTR_REASON
 	 *   (ECONNRESET disconnected, ECONNREFUSED rejected, ESTALE incarnation
-	 *   mismatch, EPROTO protocol mismatch, EHOSTUNREACH or ETIMEDOUT
-	 *   unreachable, ENODEV RDMA device removed, or a local errno) and
+	 *   mismatch, EPROTO protocol mismatch, EKEYREJECTED authentication
+	 *   failed either way, ENOKEY no pair secret on one side,
+	 *   EHOSTUNREACH or ETIMEDOUT unreachable, ENODEV RDMA device removed,
+	 *   or a local errno) and
 	 *   LITE_ATTR_QPS_CONNECTED (how many are still up).
 	 * PEER_REMOVED: the peer was removed here (LITE_CMD_PEER_REMOVE or a
 	 *   new incarnation); its connections are being torn down. State and
@@ -573,7 +601,8 @@ enum lite_genl_cmd {
 	LITE_CMD_LMR_UPDATE,
 
 	/*
-	 * LITE_CMD_LMR_GET (any user), dump only: one message per hosted LMR
+	 * LITE_CMD_LMR_GET (CAP_NET_ADMIN with peer_auth=1, else any user),
+	 * dump only: one message per hosted LMR
 	 * in lmr id order: LITE_ATTR_LMR_ID, LITE_ATTR_NAME, LITE_ATTR_SIZE,
 	 * LITE_ATTR_UID, LITE_ATTR_GID, LITE_ATTR_MODE, LITE_ATTR_EPOCH (0
 	 * until set), LITE_ATTR_MEMORY_KEY, LITE_ATTR_CHUNKS. An LMR whose
@@ -629,7 +658,8 @@ enum lite_genl_cmd {
 	LITE_CMD_GRANT_REVOKE,
 
 	/*
-	 * LITE_CMD_GRANT_GET (any user), dump only: every grant an
+	 * LITE_CMD_GRANT_GET (CAP_NET_ADMIN with peer_auth=1, else any user),
+	 * dump only: every grant an
 	 * application on this node holds and has not unmapped, revoked or not,
 	 * in grant id order: the attributes of a MAP answer plus LITE_ATTR_UID,
 	 * LITE_ATTR_GID, LITE_ATTR_PID (the requester) and LITE_ATTR_REVOKED
@@ -677,6 +707,11 @@ enum lite_genl_attr {
 	LITE_ATTR_GRANTED_AT_MS,	/* s64: Unix time in ms */
 	LITE_ATTR_REVOKED,		/* flag */
 	LITE_ATTR_NODE_NAME,		/* string, a node name (LITE_NODE_NAME_MAX) */
+	/* binary, LITE_PEER_SECRET_LEN bytes, not all zero (PEER_ADD only; never in a reply) */
+	LITE_ATTR_PEER_SECRET,
+	LITE_ATTR_PEER_LAST_REFUSAL,	/* u32: enum lite_refusal (reply only) */
+	LITE_ATTR_PEER_REFUSED_BY,	/* u32: enum lite_refused_by (reply only) */
+	LITE_ATTR_PEER_REFUSALS,	/* u32: refusals since the peer was added (reply only) */
 
 	__LITE_ATTR_MAX,
 	LITE_ATTR_MAX = __LITE_ATTR_MAX - 1
@@ -719,6 +754,33 @@ enum lite_peer_state {
 enum lite_peer_role {
 	LITE_PEER_ROLE_INITIATOR = 1,	/* this node connects (its id is smaller) */
 	LITE_PEER_ROLE_ACCEPTOR = 2,	/* the peer connects to this node */
+};
+
+/*
+ * Why a connection with a peer was refused (LITE_ATTR_PEER_LAST_REFUSAL).
+ * Only refusals that need a person count: not the ones that resolve
+ * themselves while two nodes catch up (the acceptor does not know the
+ * initiator yet, no identity yet, no resources) nor the challenge of an
+ * authenticated exchange. The values are those of lite.ko's rdma_cm
+ * reject reasons, so both ends name a refusal alike.
+ */
+enum lite_refusal {
+	LITE_REFUSAL_BAD_REQUEST = 1,	/* malformed, or another wire version (peer_auth?) */
+	LITE_REFUSAL_WRONG_NODE = 3,	/* meant for another node */
+	LITE_REFUSAL_STALE = 5,		/* an old incarnation */
+	LITE_REFUSAL_PARAMS = 7,	/* qps_per_peer differs */
+	LITE_REFUSAL_ROLE = 8,		/* the initiator's id is not the smaller */
+	LITE_REFUSAL_ADDRESS = 10,	/* from another address than the peer's */
+	LITE_REFUSAL_AUTH = 12,		/* authentication failed (pair secret mismatch?) */
+	LITE_REFUSAL_PORT = 13,		/* from an unprivileged source port: not lite.ko */
+	LITE_REFUSAL_NO_KEY = 14,	/* no pair secret for the peer */
+	LITE_REFUSAL_REPLY_AUTH = 15,	/* the acceptor's reply failed authentication */
+};
+
+/* Who refused (LITE_ATTR_PEER_REFUSED_BY). */
+enum lite_refused_by {
+	LITE_REFUSED_BY_PEER = 1,	/* the peer refused this node */
+	LITE_REFUSED_BY_NODE = 2,	/* this node refused the peer (or a request naming it) */
 };
 
 #endif /* _UAPI_LITE_H */
