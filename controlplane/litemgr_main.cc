@@ -23,6 +23,7 @@
 #include "controlplane/lease_timer.h"
 #include "controlplane/manager_state.h"
 #include "controlplane/memory_store.h"
+#include "controlplane/pair_secrets.h"
 #include "controlplane/service.h"
 
 ABSL_FLAG(std::string, listen, "0.0.0.0:7420",
@@ -48,6 +49,11 @@ ABSL_FLAG(uint64_t, max_lmr_size_bytes, lite::names::kMaxLmrSizeBytes,
           "Largest LMR the manager accepts; at most lite.ko's limit for one "
           "LMR (LITE_LMR_SIZE_MAX, 64 GiB), the default.");
 ABSL_FLAG(int32_t, max_lmr_chunks, 4096, "Most chunks one LMR may have.");
+ABSL_FLAG(std::string, pair_key_file, "",
+          "The cluster key every pair secret is derived from: 32 random "
+          "bytes, raw or as 64 hex digits (openssl rand -hex 32), in a file "
+          "of mode 0600 or 0400. With it a restarted manager hands out the "
+          "same pair secrets; without it each start draws a new key.");
 ABSL_FLAG(std::string, log_level, "info", "debug, info, warning or error.");
 ABSL_FLAG(int64_t, shutdown_grace_ms, 2000,
           "On SIGTERM, how long in-flight RPCs get before they are cancelled.");
@@ -107,6 +113,14 @@ int Main() {
     return Fail("--max_lmr_chunks must be positive");
   }
   options.max_lmr_chunks = absl::GetFlag(FLAGS_max_lmr_chunks);
+  const std::string pair_key_file = absl::GetFlag(FLAGS_pair_key_file);
+  if (!pair_key_file.empty()) {
+    absl::StatusOr<std::string> key = PairSecrets::LoadKeyFile(pair_key_file);
+    if (!key.ok()) {
+      return Fail(absl::StrCat("--pair_key_file: ", key.status().message()));
+    }
+    options.pair_key = *std::move(key);
+  }
 
   // Signals are taken synchronously by this thread; block them before any
   // other thread exists so that every thread inherits the mask.
@@ -150,11 +164,15 @@ int Main() {
   }
   LITE_LOG_INFO(
       "litemgr serving on %s (port %d): lease %d ms, heartbeat every %d ms, "
-      "session queue %d, request timeout %d ms, recovery window %d ms",
+      "session queue %d, request timeout %d ms, recovery window %d ms; pair "
+      "secrets from %s",
       absl::GetFlag(FLAGS_listen), port, absl::GetFlag(FLAGS_lease_ms),
       absl::GetFlag(FLAGS_lease_ms) / options.heartbeats_per_lease,
       options.session_queue_limit, absl::GetFlag(FLAGS_request_timeout_ms),
-      absl::GetFlag(FLAGS_recovery_window_ms));
+      absl::GetFlag(FLAGS_recovery_window_ms),
+      pair_key_file.empty()
+          ? std::string("a key drawn at this start (--pair_key_file unset)")
+          : absl::StrCat("the key in ", pair_key_file));
 
   int signal_number = 0;
   while (sigwait(&signals, &signal_number) != 0) {

@@ -3,6 +3,7 @@
 #include "controlplane/manager_state.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <utility>
 
@@ -44,6 +45,28 @@ ManagerState::ManagerState(ManagerOptions options, const Clock* clock,
     recovering_ = true;
     recovery_end_ = clock_->Now() + options_.recovery_window;
   }
+  // The cluster key: the configured one (--pair_key_file), else the one the
+  // store kept, else a new one kept in the store from now on.
+  std::string key = options_.pair_key;
+  if (key.empty()) key = store_->ClusterKey();
+  if (key.empty()) {
+    absl::StatusOr<std::string> random = PairSecrets::RandomKey();
+    if (!random.ok()) {
+      LITE_LOG_ERROR("%s", random.status().ToString());
+      std::abort();
+    }
+    key = *std::move(random);
+  }
+  if (store_->ClusterKey() != key) store_->SetClusterKey(key);
+  absl::StatusOr<std::unique_ptr<PairSecrets>> secrets =
+      PairSecrets::Create(key);
+  if (!secrets.ok()) {
+    // litemgr checks --pair_key_file before it gets here: a programming
+    // error, and a manager that cannot make pair secrets must not run.
+    LITE_LOG_ERROR("cannot make pair secrets: %s", secrets.status().ToString());
+    std::abort();
+  }
+  pair_secrets_ = *std::move(secrets);
 }
 
 ManagerState::~ManagerState() = default;
@@ -303,7 +326,32 @@ absl::StatusOr<std::string> ManagerState::JoinWire(
     }
   }
 
-  Locked lock(this);
+  std::vector<PairEnd> peers;
+  PairEnd self;
+  absl::StatusOr<std::string> wire;
+  {
+    Locked lock(this);
+    wire = AdmitLocked(request, address, &peers, &self);
+  }
+  if (!wire.ok()) return wire.status();
+  // The secrets of this node's pairs with the members listed, derived
+  // without holding the lock (a join storm of N nodes derives N^2/2). Later
+  // members come with their MemberJoined, through the session.
+  lite::v1::JoinResponse secrets;
+  for (const PairEnd& peer : peers) {
+    lite::v1::PeerSecret* secret = secrets.add_peer_secrets();
+    secret->set_node_id(peer.node_id);
+    secret->set_incarnation(peer.incarnation);
+    secret->set_secret(pair_secrets_->Derive(self, peer));
+  }
+  secrets.AppendToString(&*wire);
+  return wire;
+}
+
+absl::StatusOr<std::string> ManagerState::AdmitLocked(
+    const lite::v1::JoinRequest& request, const std::string& address,
+    std::vector<PairEnd>* peers, PairEnd* self) {
+  const bool restore = request.has_restore();
   LITE_RETURN_IF_ERROR(CheckRunningLocked());
   const absl::Time now = clock_->Now();
   const std::optional<uint32_t> known_id =
@@ -396,6 +444,13 @@ absl::StatusOr<std::string> ManagerState::JoinWire(
                 restored ? " (identity restored)" : "");
   std::string wire = response.SerializeAsString();
   wire.append(MembersWireLocked());
+  *self = PairEnd{member.node_id(), member.incarnation()};
+  peers->reserve(live_.size() - 1);
+  for (const auto& [node_id, other] : live_) {
+    if (node_id != member.node_id()) {
+      peers->push_back(PairEnd{node_id, other.member.incarnation()});
+    }
+  }
   return wire;
 }
 

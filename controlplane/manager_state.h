@@ -33,6 +33,7 @@
 #include "controlplane/clock.h"
 #include "controlplane/options.h"
 #include "controlplane/outbox.h"
+#include "controlplane/pair_secrets.h"
 #include "controlplane/store.h"
 #include "lite/v1/manager.pb.h"
 
@@ -152,6 +153,9 @@ class ManagerState {
   ManagerCounters counters() const;
   bool recovering() const;
   uint64_t last_event_sequence() const;
+  // Derives the pair secrets handed to the nodes (JoinWire, and the
+  // sessions through SessionRecipient). Thread-safe; lives as long as this.
+  const PairSecrets& pair_secrets() const { return *pair_secrets_; }
 
  private:
   // A live incarnation of a node.
@@ -185,6 +189,15 @@ class ManagerState {
    private:
     ManagerState* const state_;
   };
+
+  // JoinWire's part under the lock: admits the node and returns the
+  // response without its pair secrets, and in `peers` the other members it
+  // lists, whose secrets JoinWire derives after the lock is released.
+  absl::StatusOr<std::string> AdmitLocked(const lite::v1::JoinRequest& request,
+                                          const std::string& address,
+                                          std::vector<PairEnd>* peers,
+                                          PairEnd* self)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Validation of the calling node; INVALID_ARGUMENT checks are separate so
   // that every field error is reported before any state error.
@@ -249,6 +262,8 @@ class ManagerState {
 
   const ManagerOptions options_;
   const Clock* const clock_;
+  // Set in the constructor, immutable after: no lock needed.
+  std::unique_ptr<PairSecrets> pair_secrets_;
 
   mutable absl::Mutex mu_;
   std::unique_ptr<Store> store_ ABSL_GUARDED_BY(mu_);

@@ -37,10 +37,11 @@ ManagerOptions ManagerTest::TestOptions() {
   return options;
 }
 
-void ManagerTest::Restart(ManagerOptions options) {
+void ManagerTest::Restart(ManagerOptions options,
+                          std::unique_ptr<Store> store) {
   if (state_ != nullptr) state_->Shutdown();
-  state_ = std::make_unique<ManagerState>(options, &clock_,
-                                          std::make_unique<MemoryStore>());
+  if (store == nullptr) store = std::make_unique<MemoryStore>();
+  state_ = std::make_unique<ManagerState>(options, &clock_, std::move(store));
 }
 
 lite::v1::JoinRequest ManagerTest::JoinRequestFor(const std::string& name,
@@ -71,6 +72,7 @@ TestNode ManagerTest::JoinAndOpen(const std::string& name, int address_index) {
   node.id = joined.node_id();
   node.incarnation = joined.incarnation();
   node.name = name;
+  node.join = joined;
   if (opened.ok()) node.outbox = opened->outbox;
   return node;
 }
@@ -132,6 +134,26 @@ std::vector<lite::v1::Event> ManagerTest::DrainEvents(Outbox& outbox) {
   std::vector<lite::v1::Event> out;
   for (const lite::v1::ManagerMessage& message : Drain(outbox)) {
     if (message.has_event()) out.push_back(message.event());
+  }
+  return out;
+}
+
+std::vector<lite::v1::ManagerMessage> ManagerTest::DrainSession(
+    const TestNode& node, bool batched) {
+  const SessionRecipient recipient{.self = {node.id, node.incarnation},
+                                   .secrets = &state_->pair_secrets()};
+  std::vector<lite::v1::ManagerMessage> out;
+  while (true) {
+    // What StreamPump<>::WriteNextLocked does, with the same functions.
+    Outbox::Batch next = node.outbox->PopEvents(batched ? 1024 : 1, 1 << 18);
+    if (next.messages.empty()) break;
+    std::string wire = next.messages.size() > 1
+                           ? EventBatchWire(next.messages)
+                           : next.messages.front()->SessionWire();
+    wire += PeerSecretsWire(next.messages, recipient);
+    lite::v1::ManagerMessage message;
+    EXPECT_TRUE(message.ParseFromString(wire));
+    out.push_back(std::move(message));
   }
   return out;
 }

@@ -26,6 +26,8 @@ struct TestNode {
   uint64_t incarnation = 0;
   std::string name;
   std::shared_ptr<Outbox> outbox;
+  // What Join answered (members, pair secrets).
+  lite::v1::JoinResponse join;
   lite::v1::NodeCaller caller() const;
   SessionBinding binding() const { return {id, incarnation}; }
 };
@@ -39,8 +41,8 @@ class ManagerTest : public ::testing::Test {
 
   // Options for tests: 1 s lease, no recovery window (a fresh cluster).
   static ManagerOptions TestOptions();
-  // A new manager (a restart: empty store) with `options`.
-  void Restart(ManagerOptions options);
+  // A new manager (a restart: empty store, or `store`) with `options`.
+  void Restart(ManagerOptions options, std::unique_ptr<Store> store = nullptr);
 
   lite::v1::JoinRequest JoinRequestFor(const std::string& name,
                                        int address_index) const;
@@ -63,6 +65,12 @@ class ManagerTest : public ::testing::Test {
   // Pops every message queued for an outbox.
   static std::vector<lite::v1::ManagerMessage> Drain(Outbox& outbox);
   static std::vector<lite::v1::Event> DrainEvents(Outbox& outbox);
+  // Pops every message queued for `node`'s session and returns them as the
+  // agent receives them: completed with its pair secrets the way the
+  // session's StreamPump writes them, one message per write, or batched
+  // (an agent that set accept_event_batches).
+  std::vector<lite::v1::ManagerMessage> DrainSession(const TestNode& node,
+                                                     bool batched = false);
   // The close status once everything queued is popped; nullopt if open.
   static std::optional<absl::Status> CloseStatus(Outbox& outbox);
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -55,6 +56,10 @@ class MemoryStore final : public Store {
   void RaiseGrantSeq(uint32_t holder_node_id, uint32_t used_seq) override;
   uint64_t NextEventSequence() override { return ++event_sequence_; }
   uint64_t LastEventSequence() const override { return event_sequence_; }
+  std::string ClusterKey() const override { return cluster_key_; }
+  void SetClusterKey(std::string key) override {
+    cluster_key_ = std::move(key);
+  }
 
  private:
   // Ordered maps: listings page by id.
@@ -72,6 +77,7 @@ class MemoryStore final : public Store {
   absl::flat_hash_map<uint32_t, uint32_t> last_lmr_seq_;
   absl::flat_hash_map<uint32_t, uint32_t> last_grant_seq_;
   uint64_t event_sequence_ = 0;
+  std::string cluster_key_;
 };
 
 }  // namespace lite::controlplane

@@ -3,6 +3,7 @@
 #define LITE_CONTROLPLANE_OPTIONS_H_
 
 #include <cstdint>
+#include <string>
 
 #include "absl/time/time.h"
 #include "common/names/names.h"
@@ -28,6 +29,11 @@ struct ManagerOptions {
   // for one LMR (64 GiB).
   uint64_t max_lmr_size_bytes = names::kMaxLmrSizeBytes;
   int max_lmr_chunks = 4096;
+  // The cluster key pair secrets are derived from (--pair_key_file):
+  // PairSecrets::kKeyBytes, or empty for the Store's key, or a new random one
+  // if the Store has none (then a manager restarted on an empty store hands
+  // out new secrets, and the agents replace them in lite.ko).
+  std::string pair_key;
 };
 
 }  // namespace lite::controlplane

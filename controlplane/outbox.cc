@@ -104,6 +104,29 @@ std::string EventBatchWire(const std::vector<OutMessagePtr>& events) {
   return wire;
 }
 
+std::string PeerSecretsWire(const std::vector<OutMessagePtr>& messages,
+                            const SessionRecipient& recipient) {
+  lite::v1::ManagerMessage secrets;
+  for (const OutMessagePtr& message : messages) {
+    if (!message->message().has_event() ||
+        !message->message().event().has_member_joined()) {
+      continue;
+    }
+    const lite::v1::Member& member =
+        message->message().event().member_joined().member();
+    // A node is not sent its own MemberJoined; should one come, it is no
+    // pair.
+    if (member.node_id() == recipient.self.node_id) continue;
+    lite::v1::PeerSecret* secret = secrets.add_peer_secrets();
+    secret->set_node_id(member.node_id());
+    secret->set_incarnation(member.incarnation());
+    secret->set_secret(recipient.secrets->Derive(
+        recipient.self, PairEnd{member.node_id(), member.incarnation()}));
+  }
+  if (secrets.peer_secrets_size() == 0) return std::string();
+  return secrets.SerializeAsString();
+}
+
 Outbox::Batch Outbox::PopEvents(size_t max_count, size_t max_bytes) {
   absl::MutexLock lock(&mu_);
   Batch batch;

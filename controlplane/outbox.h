@@ -19,6 +19,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "controlplane/pair_secrets.h"
 #include "lite/v1/manager.pb.h"
 
 namespace lite::controlplane {
@@ -53,6 +54,24 @@ using OutMessagePtr = std::shared_ptr<const OutMessage>;
 // The wire form of a ManagerMessage carrying an EventBatch of `events` (each
 // one an event), built from their cached encodings without re-serializing.
 std::string EventBatchWire(const std::vector<OutMessagePtr>& events);
+
+// Who a session belongs to. What its node is sent is completed, as it is
+// written, with the pair secret of the node and each other member that a
+// MemberJoined in it announces (ManagerMessage.peer_secrets). Secrets are
+// made per session when written, never queued, never shared: an event is
+// encoded once for every session, a secret only for the one that may see
+// it, and the state machine's lock is not held while it is derived.
+struct SessionRecipient {
+  PairEnd self;
+  const PairSecrets* secrets = nullptr;  // Not owned; outlives the session.
+};
+
+// The ManagerMessage.peer_secrets entries that `messages` (as one write to
+// `recipient`'s session) call for, encoded: appended to the write's
+// ManagerMessage, they are parsed as part of it. Empty when no message
+// announces another member.
+std::string PeerSecretsWire(const std::vector<OutMessagePtr>& messages,
+                            const SessionRecipient& recipient);
 
 // Told when an idle outbox gets something to hand out.
 class OutboxListener {

@@ -106,7 +106,9 @@ class SessionReactor final
         this, opened->outbox,
         message.heartbeat().accept_event_batches()
             ? StreamPump<SessionReactor>::Mode::kBatchedSession
-            : StreamPump<SessionReactor>::Mode::kSession);
+            : StreamPump<SessionReactor>::Mode::kSession,
+        SessionRecipient{.self = {binding_.node_id, binding_.incarnation},
+                         .secrets = &state_->pair_secrets()});
     opened->outbox->SetListener(pump_);
     pump_->OnOutboxReady();  // Something may be queued already.
     StartRead(&in_);

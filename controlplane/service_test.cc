@@ -113,6 +113,14 @@ TEST_F(ServiceTest, SessionAcksHeartbeatsAndDeliversEvents) {
   ASSERT_TRUE(message.has_event());
   EXPECT_EQ(message.event().member_joined().member().node_id(), b.node_id());
   EXPECT_EQ(message.event().sequence(), a.event_sequence() + 1);
+  // With it, only to this session, the pair secret beta's Join carried.
+  ASSERT_EQ(message.peer_secrets_size(), 1);
+  EXPECT_EQ(message.peer_secrets(0).node_id(), b.node_id());
+  EXPECT_EQ(message.peer_secrets(0).incarnation(), b.incarnation());
+  ASSERT_EQ(b.peer_secrets_size(), 1);
+  EXPECT_EQ(b.peer_secrets(0).node_id(), a.node_id());
+  EXPECT_EQ(message.peer_secrets(0).secret().size(), 32u);
+  EXPECT_EQ(message.peer_secrets(0).secret(), b.peer_secrets(0).secret());
   ASSERT_TRUE(stream->Write(Heartbeat(a, 2)));
   ASSERT_TRUE(stream->Read(&message));
   EXPECT_EQ(message.heartbeat_ack().heartbeat_seq(), 2u);
@@ -310,9 +318,19 @@ TEST_F(LongLeaseServiceTest, BatchingSessionsSeeEveryEventOnceInOrder) {
       ASSERT_GT(message.event_batch().events_size(), 0);
       for (const auto& e : message.event_batch().events()) events.push_back(e);
     }
-    for (const lite::v1::Event& event : events) {
+    // One pair secret per MemberJoined, in the same message.
+    ASSERT_EQ(message.peer_secrets_size(), static_cast<int>(events.size()));
+    for (size_t i = 0; i < events.size(); ++i) {
+      const lite::v1::Event& event = events[i];
       ASSERT_EQ(event.sequence(), expected);
       ASSERT_TRUE(event.has_member_joined());
+      EXPECT_EQ(message.peer_secrets(static_cast<int>(i)).node_id(),
+                event.member_joined().member().node_id());
+      EXPECT_EQ(message.peer_secrets(static_cast<int>(i)).secret(),
+                state_->pair_secrets().Derive(
+                    {a.node_id(), a.incarnation()},
+                    {event.member_joined().member().node_id(),
+                     event.member_joined().member().incarnation()}));
       ++joined;
       ++expected;
     }

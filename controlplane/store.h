@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -75,6 +76,13 @@ class Store {
   // The global event sequence: returns last + 1 and records it.
   virtual uint64_t NextEventSequence() = 0;
   virtual uint64_t LastEventSequence() const = 0;
+
+  // The cluster key every pair secret is derived from (pair_secrets.h):
+  // empty until the manager sets it. Kept with the records so that a
+  // manager restarting on a persistent store hands out the same secrets. It
+  // does not count for Empty(): a key alone is nothing to recover.
+  virtual std::string ClusterKey() const = 0;
+  virtual void SetClusterKey(std::string key) = 0;
 };
 
 }  // namespace lite::controlplane

@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
@@ -37,8 +38,14 @@ class StreamPump final : public OutboxListener {
   static constexpr size_t kMaxBatchEvents = 1024;
   static constexpr size_t kMaxBatchBytes = 256 * 1024;
 
-  StreamPump(Reactor* reactor, std::shared_ptr<Outbox> outbox, Mode mode)
-      : reactor_(reactor), outbox_(std::move(outbox)), mode_(mode) {}
+  // Sessions pass their recipient: what they write is completed with the
+  // node's pair secrets (see SessionRecipient).
+  StreamPump(Reactor* reactor, std::shared_ptr<Outbox> outbox, Mode mode,
+             std::optional<SessionRecipient> recipient = std::nullopt)
+      : reactor_(reactor),
+        outbox_(std::move(outbox)),
+        mode_(mode),
+        recipient_(std::move(recipient)) {}
 
   void OnOutboxReady() override {
     absl::MutexLock lock(&mu_);
@@ -85,8 +92,18 @@ class StreamPump final : public OutboxListener {
     }
     Outbox::Batch next = outbox_->PopEvents(
         mode_ == Mode::kBatchedSession ? kMaxBatchEvents : 1, kMaxBatchBytes);
+    const std::string secrets =
+        recipient_.has_value() && !next.messages.empty()
+            ? PeerSecretsWire(next.messages, *recipient_)
+            : std::string();
     if (next.messages.size() > 1) {
-      grpc::Slice slice(EventBatchWire(next.messages));
+      grpc::Slice slice(EventBatchWire(next.messages) + secrets);
+      buffer_ = grpc::ByteBuffer(&slice, 1);
+      writing_ = true;
+      reactor_->StartWrite(&buffer_);
+    } else if (next.messages.size() == 1 && !secrets.empty()) {
+      // This session's own copy: the shared encoding plus its secret.
+      grpc::Slice slice(next.messages.front()->SessionWire() + secrets);
       buffer_ = grpc::ByteBuffer(&slice, 1);
       writing_ = true;
       reactor_->StartWrite(&buffer_);
@@ -126,6 +143,7 @@ class StreamPump final : public OutboxListener {
   Reactor* reactor_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<Outbox> outbox_ ABSL_GUARDED_BY(mu_);
   const Mode mode_;
+  const std::optional<SessionRecipient> recipient_;
   grpc::ByteBuffer buffer_ ABSL_GUARDED_BY(mu_);
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;

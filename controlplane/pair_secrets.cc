@@ -1,0 +1,190 @@
+#include "controlplane/pair_secrets.h"
+
+#include <fcntl.h>
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace lite::controlplane {
+namespace {
+
+constexpr absl::string_view kLabel = "lite-pair-v1";
+// Read at most this much of a key file: a key is 65 bytes at most.
+constexpr size_t kMaxKeyFileBytes = 4096;
+
+std::string OpenSslError() {
+  const unsigned long err = ERR_get_error();
+  if (err == 0) return "unknown OpenSSL error";
+  char buf[256];
+  ERR_error_string_n(err, buf, sizeof(buf));
+  return buf;
+}
+
+void AppendEnd(std::string* out, PairEnd end) {
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    out->push_back(static_cast<char>((end.node_id >> shift) & 0xff));
+  }
+  for (int shift = 56; shift >= 0; shift -= 8) {
+    out->push_back(static_cast<char>((end.incarnation >> shift) & 0xff));
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<PairSecrets>> PairSecrets::Create(
+    absl::string_view cluster_key) {
+  if (absl::Status s = ValidateClusterKey(cluster_key, "the cluster key");
+      !s.ok()) {
+    return s;
+  }
+  EVP_MAC* mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+  if (mac == nullptr) {
+    return absl::InternalError(
+        absl::StrCat("OpenSSL has no HMAC: ", OpenSslError()));
+  }
+  EVP_MAC_CTX* ctx = EVP_MAC_CTX_new(mac);
+  EVP_MAC_free(mac);  // The context keeps its own reference.
+  if (ctx == nullptr) {
+    return absl::InternalError(
+        absl::StrCat("EVP_MAC_CTX_new: ", OpenSslError()));
+  }
+  char digest[] = "SHA256";
+  const OSSL_PARAM params[] = {
+      OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
+      OSSL_PARAM_construct_end()};
+  if (EVP_MAC_init(ctx,
+                   reinterpret_cast<const unsigned char*>(cluster_key.data()),
+                   cluster_key.size(), params) != 1) {
+    const std::string why = OpenSslError();
+    EVP_MAC_CTX_free(ctx);
+    return absl::InternalError(
+        absl::StrCat("HMAC-SHA256 cannot be keyed: ", why));
+  }
+  return std::unique_ptr<PairSecrets>(new PairSecrets(ctx));
+}
+
+PairSecrets::~PairSecrets() { EVP_MAC_CTX_free(keyed_); }
+
+std::string PairSecrets::Derive(PairEnd a, PairEnd b) const {
+  if (b.node_id < a.node_id) std::swap(a, b);
+  std::string message(kLabel);
+  AppendEnd(&message, a);
+  AppendEnd(&message, b);
+  std::string secret(kSecretBytes, '\0');
+  size_t length = 0;
+  absl::MutexLock lock(&mu_);
+  // Re-initializing with no key keeps the key; these calls fail only on
+  // memory exhaustion, which the process does not survive anyway.
+  const bool ok =
+      EVP_MAC_init(keyed_, nullptr, 0, nullptr) == 1 &&
+      EVP_MAC_update(keyed_,
+                     reinterpret_cast<const unsigned char*>(message.data()),
+                     message.size()) == 1 &&
+      EVP_MAC_final(keyed_, reinterpret_cast<unsigned char*>(secret.data()),
+                    &length, secret.size()) == 1 &&
+      length == kSecretBytes;
+  if (!ok) {
+    // Never hand out a secret that is not one: a peer without a secret is
+    // refused by lite.ko, a predictable one would be accepted.
+    std::fprintf(stderr, "litemgr: HMAC-SHA256 failed: %s\n",
+                 OpenSslError().c_str());
+    std::abort();
+  }
+  return secret;
+}
+
+absl::StatusOr<std::string> PairSecrets::RandomKey() {
+  std::string key(kKeyBytes, '\0');
+  if (RAND_priv_bytes(reinterpret_cast<unsigned char*>(key.data()),
+                      static_cast<int>(key.size())) != 1) {
+    return absl::InternalError(
+        absl::StrCat("cannot draw a random cluster key: ", OpenSslError()));
+  }
+  return key;
+}
+
+absl::Status PairSecrets::ValidateClusterKey(absl::string_view key,
+                                             absl::string_view what) {
+  if (key.size() != kKeyBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s is %d bytes long; it must be %d random bytes", what,
+                        key.size(), kKeyBytes));
+  }
+  if (std::all_of(key.begin(), key.end(),
+                  [&](char c) { return c == key.front(); })) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s is one byte repeated %d times, not random bytes", what, kKeyBytes));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> PairSecrets::LoadKeyFile(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot open ", path, ": ", std::strerror(errno),
+        " (create it with: (umask 077; openssl rand -hex 32 > ", path, "))"));
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, " is not a regular file"));
+  }
+  if ((st.st_mode & 077) != 0) {
+    close(fd);
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s has mode %04o: its group or others may read or change the key "
+        "every pair secret derives from; chmod 600 %s",
+        path, st.st_mode & 07777, path));
+  }
+  std::string content(kMaxKeyFileBytes + 1, '\0');
+  size_t got = 0;
+  while (got < content.size()) {
+    const ssize_t n = read(fd, content.data() + got, content.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      close(fd);
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot read ", path, ": ", std::strerror(err)));
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  close(fd);
+  content.resize(got);
+
+  std::string key;
+  absl::string_view text = absl::StripTrailingAsciiWhitespace(content);
+  if (content.size() == kKeyBytes) {
+    key = content;
+  } else if (text.size() == 2 * kKeyBytes &&
+             std::all_of(text.begin(), text.end(), absl::ascii_isxdigit)) {
+    key = absl::HexStringToBytes(text);
+  } else {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s holds %d bytes; it must hold the cluster key: %d random bytes, "
+        "raw or as %d hex digits (e.g. openssl rand -hex 32)",
+        path, content.size(), kKeyBytes, 2 * kKeyBytes));
+  }
+  if (absl::Status s = ValidateClusterKey(key, path); !s.ok()) return s;
+  return key;
+}
+
+}  // namespace lite::controlplane
