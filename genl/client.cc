@@ -49,6 +49,15 @@ struct Client::Waiter {
 
 namespace {
 
+// Frees a request after wiping what it held: a PEER_ADD carries a pair
+// secret, which must not linger in freed memory.
+void FreeWiped(nl_msg* msg) {
+  if (msg == nullptr) return;
+  nlmsghdr* hdr = nlmsg_hdr(msg);
+  explicit_bzero(hdr, hdr->nlmsg_len);
+  nlmsg_free(msg);
+}
+
 struct SockDeleter {
   void operator()(nl_sock* s) const { nl_socket_free(s); }
 };
@@ -266,9 +275,9 @@ void Client::ReceiveLoop() {
 }
 
 absl::Status Client::Transact(Request& request) {
-  std::unique_ptr<nl_msg, decltype(&nlmsg_free)> msg(
+  std::unique_ptr<nl_msg, decltype(&FreeWiped)> msg(
       request.size ? nlmsg_alloc_size(request.size) : nlmsg_alloc(),
-      &nlmsg_free);
+      &FreeWiped);
   if (!msg) return ErrnoStatus(ENOMEM);
   // The whole request is built (and so checked) before it takes a sequence
   // number: a request the codec refuses never reaches the waiter table.
@@ -412,11 +421,14 @@ absl::StatusOr<NodeInfo> Client::GetNode() {
 }
 
 absl::Status Client::AddPeer(uint32_t node_id, uint64_t incarnation,
-                             in_addr addr, absl::string_view name) {
+                             in_addr addr, absl::string_view name,
+                             absl::string_view secret) {
   Request r;
   r.cmd = LITE_CMD_PEER_ADD;
   r.build = [&](nl_msg* msg) {
-    return EncodeIdentity(msg, node_id, incarnation, addr, name);
+    LITE_RETURN_IF_ERROR(EncodeIdentity(msg, node_id, incarnation, addr, name));
+    if (secret.empty()) return absl::OkStatus();
+    return EncodePeerSecret(msg, secret);
   };
   return Transact(r);
 }

@@ -70,9 +70,13 @@ class Client {
   absl::Status SetNode(uint32_t node_id, uint64_t incarnation, in_addr addr,
                        absl::string_view name = {});
   absl::StatusOr<NodeInfo> GetNode();
-  // With a name (not empty), lite.ko knows the peer by it too.
+  // With a name (not empty), lite.ko knows the peer by it too. With a
+  // secret (not empty: LITE_PEER_SECRET_LEN bytes), lite.ko authenticates
+  // the connections with the peer by it; the same peer again with a secret
+  // replaces only the secret.
   absl::Status AddPeer(uint32_t node_id, uint64_t incarnation, in_addr addr,
-                       absl::string_view name = {});
+                       absl::string_view name = {},
+                       absl::string_view secret = {});
   // With an incarnation, removes the peer only if it has that one.
   absl::Status RemovePeer(uint32_t node_id,
                           std::optional<uint64_t> incarnation = std::nullopt);

@@ -72,6 +72,9 @@ absl::Status DecodeError(const nlmsghdr* msg);
 // name unless @name is empty (a node name: common/names/names.h).
 absl::Status EncodeIdentity(nl_msg* msg, uint32_t node_id, uint64_t incarnation,
                             in_addr addr, absl::string_view name = {});
+// PEER_ADD: the pair secret (LITE_PEER_SECRET_LEN bytes, not all zero;
+// EINVAL otherwise, without the bytes in the message).
+absl::Status EncodePeerSecret(nl_msg* msg, absl::string_view secret);
 // PEER_REMOVE: with an incarnation, only a peer that has it goes.
 absl::Status EncodePeerRemove(nl_msg* msg, uint32_t node_id,
                               std::optional<uint64_t> incarnation);

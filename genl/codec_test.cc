@@ -717,5 +717,112 @@ TEST(NodeNameTest, MalformedNamesFromLiteKoAreRejected) {
   EXPECT_THAT(peer_with_name("abc", 3), FailsWith(EIO));
 }
 
+// ---- Peer authentication (issue #16) ----
+
+TEST(PeerSecretTest, PeerAddCarriesTheSecretAfterTheIdentity) {
+  const std::string secret(LITE_PEER_SECRET_LEN, '\x5a');
+  in_addr addr = *ParseIPv4("10.211.0.12");
+  MsgPtr msg = NewMessage(LITE_CMD_PEER_ADD);
+  ASSERT_TRUE(EncodeIdentity(msg.get(), 2, 7, addr, "node2").ok());
+  ASSERT_TRUE(EncodePeerSecret(msg.get(), secret).ok());
+  nlattr* tb[LITE_ATTR_MAX + 1] = {};
+  ASSERT_EQ(genlmsg_parse(nlmsg_hdr(msg.get()), 0, tb, LITE_ATTR_MAX, nullptr),
+            0);
+  ASSERT_NE(tb[LITE_ATTR_PEER_SECRET], nullptr);
+  ASSERT_EQ(nla_len(tb[LITE_ATTR_PEER_SECRET]), LITE_PEER_SECRET_LEN);
+  EXPECT_EQ(
+      std::string(static_cast<const char*>(nla_data(tb[LITE_ATTR_PEER_SECRET])),
+                  LITE_PEER_SECRET_LEN),
+      secret);
+  EXPECT_EQ(nla_get_u32(tb[LITE_ATTR_NODE_ID]), 2u);
+}
+
+TEST(PeerSecretTest, RefusesWhatLiteKoWouldWithoutShowingIt) {
+  MsgPtr msg = NewMessage(LITE_CMD_PEER_ADD);
+  for (const std::string& bad :
+       {std::string(), std::string(31, 'a'), std::string(33, 'a'),
+        std::string(LITE_PEER_SECRET_LEN, '\0')}) {
+    absl::Status s = EncodePeerSecret(msg.get(), bad);
+    EXPECT_THAT(s, FailsWith(EINVAL)) << bad.size();
+    EXPECT_THAT(std::string(s.message()), ::testing::HasSubstr("32 bytes"));
+    if (!bad.empty() && bad[0] == 'a') {
+      EXPECT_THAT(std::string(s.message()),
+                  ::testing::Not(::testing::HasSubstr("aaaa")));
+    }
+  }
+}
+
+TEST(PeerRefusalTest, PeerGetReportsTheLastRefusal) {
+  MsgPtr msg = NewMessage(LITE_CMD_PEER_GET);
+  PutPeer(msg.get(), 3, 9, "10.211.0.13");
+  nla_put_u32(msg.get(), LITE_ATTR_PEER_ROLE, LITE_PEER_ROLE_INITIATOR);
+  nla_put_u32(msg.get(), LITE_ATTR_PEER_REFUSALS, 4);
+  nla_put_u32(msg.get(), LITE_ATTR_PEER_LAST_REFUSAL, LITE_REFUSAL_AUTH);
+  nla_put_u32(msg.get(), LITE_ATTR_PEER_REFUSED_BY, LITE_REFUSED_BY_PEER);
+  auto peer = DecodePeer(nlmsg_hdr(msg.get()));
+  ASSERT_TRUE(peer.ok()) << peer.status();
+  EXPECT_EQ(peer->refusals, 4u);
+  ASSERT_TRUE(peer->last_refusal.has_value());
+  EXPECT_EQ(*peer->last_refusal, uint32_t{LITE_REFUSAL_AUTH});
+  EXPECT_STREQ(RefusalName(*peer->last_refusal),
+               "authentication failed (pair secret mismatch or stale "
+               "incarnation)");
+  ASSERT_TRUE(peer->refused_by.has_value());
+  EXPECT_STREQ(RefusedByName(*peer->refused_by), "the peer");
+}
+
+TEST(PeerRefusalTest, AbsentFromALiteKoWithoutPeerAuthentication) {
+  MsgPtr msg = NewMessage(LITE_CMD_PEER_GET);
+  PutPeer(msg.get(), 3, 9, "10.211.0.13");
+  nla_put_u32(msg.get(), LITE_ATTR_PEER_ROLE, LITE_PEER_ROLE_ACCEPTOR);
+  auto peer = DecodePeer(nlmsg_hdr(msg.get()));
+  ASSERT_TRUE(peer.ok()) << peer.status();
+  EXPECT_EQ(peer->refusals, 0u);
+  EXPECT_FALSE(peer->last_refusal.has_value());
+  EXPECT_FALSE(peer->refused_by.has_value());
+}
+
+TEST(PeerRefusalTest, EveryReasonHasWordsAndNewerOnesAreUnknown) {
+  for (uint32_t r : {LITE_REFUSAL_BAD_REQUEST, LITE_REFUSAL_WRONG_NODE,
+                     LITE_REFUSAL_STALE, LITE_REFUSAL_PARAMS, LITE_REFUSAL_ROLE,
+                     LITE_REFUSAL_ADDRESS, LITE_REFUSAL_AUTH, LITE_REFUSAL_PORT,
+                     LITE_REFUSAL_NO_KEY, LITE_REFUSAL_REPLY_AUTH}) {
+    EXPECT_STRNE(RefusalName(r), "unknown reason") << r;
+  }
+  EXPECT_STREQ(RefusalName(99), "unknown reason");
+  EXPECT_STREQ(RefusedByName(LITE_REFUSED_BY_NODE), "this node");
+  EXPECT_STREQ(RefusedByName(7), "unknown");
+  // A newer reason decodes (and is called unknown), it is not an error.
+  MsgPtr msg = NewMessage(LITE_CMD_PEER_GET);
+  PutPeer(msg.get(), 3, 9, "10.211.0.13");
+  nla_put_u32(msg.get(), LITE_ATTR_PEER_ROLE, LITE_PEER_ROLE_ACCEPTOR);
+  nla_put_u32(msg.get(), LITE_ATTR_PEER_LAST_REFUSAL, 99);
+  EXPECT_TRUE(DecodePeer(nlmsg_hdr(msg.get())).ok());
+}
+
+TEST(PeerRefusalTest, MalformedRefusalsAreRejected) {
+  {
+    MsgPtr msg = NewMessage(LITE_CMD_PEER_GET);
+    PutPeer(msg.get(), 3, 9, "10.211.0.13");
+    nla_put_u32(msg.get(), LITE_ATTR_PEER_ROLE, LITE_PEER_ROLE_ACCEPTOR);
+    nla_put_u32(msg.get(), LITE_ATTR_PEER_LAST_REFUSAL, 0);
+    EXPECT_THAT(DecodePeer(nlmsg_hdr(msg.get())), FailsWith(EBADMSG));
+  }
+  {
+    MsgPtr msg = NewMessage(LITE_CMD_PEER_GET);
+    PutPeer(msg.get(), 3, 9, "10.211.0.13");
+    nla_put_u32(msg.get(), LITE_ATTR_PEER_ROLE, LITE_PEER_ROLE_ACCEPTOR);
+    nla_put_u32(msg.get(), LITE_ATTR_PEER_REFUSED_BY, LITE_REFUSED_BY_PEER);
+    EXPECT_THAT(DecodePeer(nlmsg_hdr(msg.get())), FailsWith(EBADMSG));
+  }
+  {
+    MsgPtr msg = NewMessage(LITE_CMD_PEER_GET);
+    PutPeer(msg.get(), 3, 9, "10.211.0.13");
+    nla_put_u32(msg.get(), LITE_ATTR_PEER_ROLE, LITE_PEER_ROLE_ACCEPTOR);
+    nla_put_u16(msg.get(), LITE_ATTR_PEER_REFUSALS, 1);  // u32 expected
+    EXPECT_THAT(DecodePeer(nlmsg_hdr(msg.get())), FailsWith(EIO));
+  }
+}
+
 }  // namespace
 }  // namespace lite::genl

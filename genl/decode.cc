@@ -66,6 +66,9 @@ const nla_policy* Policy() {
     p[LITE_ATTR_REVOKED].type = NLA_FLAG;
     p[LITE_ATTR_NODE_NAME].type = NLA_STRING;
     p[LITE_ATTR_NODE_NAME].maxlen = LITE_NODE_NAME_BUF;
+    p[LITE_ATTR_PEER_LAST_REFUSAL].type = NLA_U32;
+    p[LITE_ATTR_PEER_REFUSED_BY].type = NLA_U32;
+    p[LITE_ATTR_PEER_REFUSALS].type = NLA_U32;
     return p;
   }();
   return policy;
@@ -401,6 +404,25 @@ absl::StatusOr<PeerInfo> DecodePeer(const nlmsghdr* msg) {
   if (!a.tb[LITE_ATTR_PEER_ROLE]) return Missing("LITE_ATTR_PEER_ROLE");
   peer.role = nla_get_u32(a.tb[LITE_ATTR_PEER_ROLE]);
   LITE_ASSIGN_OR_RETURN(peer.name, GetNodeName(a));
+  // Optional: a lite.ko without peer authentication has none of them. The
+  // values are not range-checked: a newer lite.ko may name more reasons,
+  // which RefusalName() calls unknown.
+  if (a.tb[LITE_ATTR_PEER_REFUSALS]) {
+    peer.refusals = nla_get_u32(a.tb[LITE_ATTR_PEER_REFUSALS]);
+  }
+  if (a.tb[LITE_ATTR_PEER_LAST_REFUSAL]) {
+    peer.last_refusal = nla_get_u32(a.tb[LITE_ATTR_PEER_LAST_REFUSAL]);
+    if (*peer.last_refusal == 0) {
+      return BadMessage("LITE_ATTR_PEER_LAST_REFUSAL is 0");
+    }
+  }
+  if (a.tb[LITE_ATTR_PEER_REFUSED_BY]) {
+    if (!peer.last_refusal) {
+      return BadMessage(
+          "LITE_ATTR_PEER_REFUSED_BY without LITE_ATTR_PEER_LAST_REFUSAL");
+    }
+    peer.refused_by = nla_get_u32(a.tb[LITE_ATTR_PEER_REFUSED_BY]);
+  }
   return peer;
 }
 

@@ -124,6 +124,20 @@ absl::Status EncodeIdentity(nl_msg* msg, uint32_t node_id, uint64_t incarnation,
   return Put(err);
 }
 
+absl::Status EncodePeerSecret(nl_msg* msg, absl::string_view secret) {
+  // lite.ko's rule; the message never shows the bytes.
+  if (secret.size() != LITE_PEER_SECRET_LEN ||
+      std::all_of(secret.begin(), secret.end(),
+                  [](char c) { return c == 0; })) {
+    return InvalidRequest(absl::StrFormat(
+        "a pair secret is %d bytes, not all zero (got %u bytes%s)",
+        LITE_PEER_SECRET_LEN, secret.size(),
+        secret.size() == LITE_PEER_SECRET_LEN ? ", all zero" : ""));
+  }
+  return Put(nla_put(msg, LITE_ATTR_PEER_SECRET,
+                     static_cast<int>(secret.size()), secret.data()));
+}
+
 absl::Status EncodePeerRemove(nl_msg* msg, uint32_t node_id,
                               std::optional<uint64_t> incarnation) {
   int err = nla_put_u32(msg, LITE_ATTR_NODE_ID, node_id);

@@ -53,6 +53,47 @@ const char* PeerRoleName(uint32_t role) {
   }
 }
 
+const char* RefusalName(uint32_t refusal) {
+  switch (refusal) {
+    case LITE_REFUSAL_BAD_REQUEST:
+      return "malformed request or another wire version (is peer_auth the "
+             "same on both nodes?)";
+    case LITE_REFUSAL_WRONG_NODE:
+      return "the request was meant for another node";
+    case LITE_REFUSAL_STALE:
+      return "stale incarnation";
+    case LITE_REFUSAL_PARAMS:
+      return "qps_per_peer differs between the nodes";
+    case LITE_REFUSAL_ROLE:
+      return "wrong initiator (the node with the smaller id connects)";
+    case LITE_REFUSAL_ADDRESS:
+      return "the request came from another address than the peer's";
+    case LITE_REFUSAL_AUTH:
+      return "authentication failed (pair secret mismatch or stale "
+             "incarnation)";
+    case LITE_REFUSAL_PORT:
+      return "unprivileged source port (not lite.ko)";
+    case LITE_REFUSAL_NO_KEY:
+      return "no pair secret for the peer (the agent gave none)";
+    case LITE_REFUSAL_REPLY_AUTH:
+      return "the acceptor's reply failed authentication (pair secret "
+             "mismatch?)";
+    default:
+      return "unknown reason";
+  }
+}
+
+const char* RefusedByName(uint32_t refused_by) {
+  switch (refused_by) {
+    case LITE_REFUSED_BY_PEER:
+      return "the peer";
+    case LITE_REFUSED_BY_NODE:
+      return "this node";
+    default:
+      return "unknown";
+  }
+}
+
 const char* EventTypeName(EventType type) {
   switch (type) {
     case EventType::kPeerConnected:

@@ -42,6 +42,14 @@ struct PeerInfo {
   uint32_t role = 0;   // enum lite_peer_role
   uint32_t qps_connected = 0;
   std::string name;  // LITE_ATTR_NODE_NAME, empty if the peer has none
+  // LITE_ATTR_PEER_REFUSALS: connections with the peer refused since it was
+  // added (0 from a lite.ko without peer authentication).
+  uint32_t refusals = 0;
+  // Set while a refusal since the peer was last connected is remembered:
+  // why (enum lite_refusal, LITE_ATTR_PEER_LAST_REFUSAL) and who refused
+  // (enum lite_refused_by, LITE_ATTR_PEER_REFUSED_BY; unset if not said).
+  std::optional<uint32_t> last_refusal;
+  std::optional<uint32_t> refused_by;
 };
 
 enum class EventType { kPeerConnected, kPeerFailed, kPeerRemoved };
@@ -165,6 +173,12 @@ std::string FormatIPv4(in_addr addr);
 
 const char* PeerStateName(uint32_t state);  // "connecting", "connected"
 const char* PeerRoleName(uint32_t role);    // "initiator", "acceptor"
+// enum lite_refusal in words, e.g. "authentication failed (pair secret
+// mismatch or stale incarnation)"; "unknown reason" for a value this library
+// does not know (a newer lite.ko).
+const char* RefusalName(uint32_t refusal);
+// enum lite_refused_by: "the peer", "this node", "unknown".
+const char* RefusedByName(uint32_t refused_by);
 const char* EventTypeName(EventType type);  // "connected", "failed", "removed"
 const char* UpcallKindName(UpcallKind kind);  // "alloc", "map", ...
 
