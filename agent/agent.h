@@ -106,9 +106,15 @@ class Agent final : public CallerSource {
   SessionEnd RunSession(const lite::v1::JoinResponse& join,
                         bool* heartbeat_acked);
   void HeartbeatLoop(Session* session);
-  // Applies one event; returns false when the session must end (gap, or
-  // this incarnation is over, which *over is set for).
-  bool ApplyEvent(const lite::v1::Event& event, bool* over);
+  // Applies one event, with the pair secrets that came in its message;
+  // returns false when the session must end (gap, or this incarnation is
+  // over, which *over is set for).
+  bool ApplyEvent(const lite::v1::Event& event, const PeerSecrets& secrets,
+                  bool* over);
+  // The well-formed pair secrets of a Join answer or a session message;
+  // counts and reports (without them) the others.
+  PeerSecrets Secrets(
+      const google::protobuf::RepeatedPtrField<lite::v1::PeerSecret>& in);
   void HandleRequest(Session* session, const lite::v1::NodeRequest& request);
   void LeaveIfJoined();
 

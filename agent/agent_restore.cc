@@ -81,12 +81,43 @@ absl::Status Agent::Adopt(const lite::v1::JoinResponse& join) {
   // have rejoined yet; RecoveryComplete settles it.
   std::vector<lite::v1::Member> members(join.members().begin(),
                                         join.members().end());
-  if (absl::Status s =
-          peers_.Reconcile(members, join.node_id(), join.manager_recovering());
+  // Each peer goes to lite.ko with the secret of this node's pair with it.
+  const PeerSecrets secrets = Secrets(join.peer_secrets());
+  int without = 0;
+  for (const lite::v1::Member& m : members) {
+    if (m.node_id() != join.node_id() && SecretFor(secrets, m).empty()) {
+      ++without;
+    }
+  }
+  if (without > 0) {
+    counters_.Add("agent.peers_without_secret", without);
+    LITE_LOG_WARNING(
+        "the manager's Join answer has no pair secret for %d of %d peers (a "
+        "manager older than peer authentication?); lite.ko with peer_auth=1 "
+        "will not connect to them",
+        without, members.size() - 1);
+  }
+  if (absl::Status s = peers_.Reconcile(members, join.node_id(),
+                                        join.manager_recovering(), secrets);
       !s.ok()) {
     ModuleError("programming peers", s);
   }
   return absl::OkStatus();
+}
+
+PeerSecrets Agent::Secrets(
+    const google::protobuf::RepeatedPtrField<lite::v1::PeerSecret>& in) {
+  int invalid = 0;
+  PeerSecrets secrets = CollectPeerSecrets(in, &invalid);
+  if (invalid > 0) {
+    // Not the secrets themselves: they are never logged.
+    counters_.Add("agent.peer_secrets_invalid", invalid);
+    LITE_LOG_ERROR(
+        "the manager sent %d pair secrets that are not %d bytes (or name "
+        "node 0); their peers are added without one",
+        invalid, kPairSecretBytes);
+  }
+  return secrets;
 }
 
 absl::Status Agent::Restore(const lite::v1::JoinResponse& join) {

@@ -106,13 +106,18 @@ Agent::SessionEnd Agent::RunSession(const lite::v1::JoinResponse& join,
   bool over = false;
   bool ended_here = false;
   while (!ended_here && session.stream->Read(&msg)) {
+    // The pair secrets for the members this message announces; only this
+    // session gets them, next to the events everyone gets.
+    const PeerSecrets secrets = msg.peer_secrets().empty()
+                                    ? PeerSecrets()
+                                    : Secrets(msg.peer_secrets());
     switch (msg.kind_case()) {
       case lite::v1::ManagerMessage::kEvent:
-        ended_here = !ApplyEvent(msg.event(), &over);
+        ended_here = !ApplyEvent(msg.event(), secrets, &over);
         break;
       case lite::v1::ManagerMessage::kEventBatch:
         for (const lite::v1::Event& event : msg.event_batch().events()) {
-          ended_here = !ApplyEvent(event, &over);
+          ended_here = !ApplyEvent(event, secrets, &over);
           if (ended_here) break;
         }
         break;
@@ -205,7 +210,8 @@ void Agent::HeartbeatLoop(Session* session) {
   }
 }
 
-bool Agent::ApplyEvent(const lite::v1::Event& event, bool* over) {
+bool Agent::ApplyEvent(const lite::v1::Event& event, const PeerSecrets& secrets,
+                       bool* over) {
   uint64_t expected;
   uint32_t self;
   uint64_t incarnation;
@@ -230,7 +236,16 @@ bool Agent::ApplyEvent(const lite::v1::Event& event, bool* over) {
       if (m.node_id() == self) break;
       LITE_LOG_INFO("peer %u (%s) joined, incarnation %u, at %s", m.node_id(),
                     m.node_name(), m.incarnation(), m.rdma_address());
-      if (absl::Status s = peers_.Upsert(m); !s.ok()) {
+      const std::string secret = SecretFor(secrets, m);
+      if (secret.empty()) {
+        counters_.Add("agent.peers_without_secret");
+        LITE_LOG_WARNING(
+            "no pair secret came with peer %u's MemberJoined (a manager "
+            "older than peer authentication?); lite.ko with peer_auth=1 will "
+            "not connect to it",
+            m.node_id());
+      }
+      if (absl::Status s = peers_.Upsert(m, secret); !s.ok()) {
         ModuleError("MemberJoined", s);
       }
       break;

@@ -253,6 +253,117 @@ TEST(AgentTest, AppliesEventsToTheModuleInOrder) {
   agent->Shutdown();
 }
 
+lite::v1::PeerSecret Secret(uint32_t id, uint64_t incarnation, char fill) {
+  lite::v1::PeerSecret s;
+  s.set_node_id(id);
+  s.set_incarnation(incarnation);
+  s.set_secret(std::string(kPairSecretBytes, fill));
+  return s;
+}
+
+// Pair secrets (issue #16): from the Join answer for the members it lists,
+// from the message of each later MemberJoined (single or batched), replaced
+// in place when the manager hands out a new one for the same peer, and never
+// taken from a message about another incarnation.
+TEST(AgentTest, GivesEveryPeerItsPairSecret) {
+  FakeManagerServer server;
+  int joins = 0;
+  server.manager().OnJoin(
+      [&joins](const lite::v1::JoinRequest& req, lite::v1::JoinResponse* resp) {
+        ++joins;
+        resp->set_node_id(1);
+        resp->set_incarnation(1);
+        resp->set_restored(joins > 1);  // The manager restarted and adopted it.
+        resp->set_lease_duration_ms(1000);
+        resp->set_heartbeat_interval_ms(20);
+        resp->set_event_sequence(joins == 1 ? 10 : 20);
+        *resp->add_members() = MakeMember(1, 1, req.rdma_address());
+        *resp->add_members() = MakeMember(2, 5, "10.0.0.2:7471");
+        // A restarted manager with a new key: new secret, same peer.
+        *resp->add_peer_secrets() = Secret(2, 5, joins == 1 ? 'a' : 'A');
+        return grpc::Status::OK;
+      });
+  FakeModule module;
+  auto agent = MakeAgent(server.address(), &module);
+  agent->Start();
+  ASSERT_TRUE(server.manager().WaitForSessions(1, kWait));
+  EXPECT_EQ(module.PeerSecret(2), std::string(kPairSecretBytes, 'a'));
+
+  FakeManager& mgr = server.manager();
+  // Node 3 joins: its secret comes in the same message.
+  ManagerMessage joined =
+      MemberJoinedEvent(11, MakeMember(3, 7, "10.0.0.3:7471"));
+  *joined.add_peer_secrets() = Secret(3, 7, 'b');
+  mgr.Push(joined);
+  // A batch: node 4 with its secret, node 5 with one for another incarnation
+  // (not its own: added without).
+  ManagerMessage batch;
+  *batch.mutable_event_batch()->add_events() =
+      MemberJoinedEvent(12, MakeMember(4, 1, "10.0.0.4:7471")).event();
+  *batch.mutable_event_batch()->add_events() =
+      MemberJoinedEvent(13, MakeMember(5, 2, "10.0.0.5:7471")).event();
+  *batch.add_peer_secrets() = Secret(4, 1, 'c');
+  *batch.add_peer_secrets() = Secret(5, 1, 'd');
+  mgr.Push(batch);
+  ASSERT_TRUE(Eventually(
+      [&] { return agent->Status().applied_event_sequence() == 13; }));
+  EXPECT_EQ(module.PeerSecret(3), std::string(kPairSecretBytes, 'b'));
+  EXPECT_EQ(module.PeerSecret(4), std::string(kPairSecretBytes, 'c'));
+  EXPECT_EQ(module.PeerSecret(5), std::string());
+  EXPECT_EQ(CounterValue(*agent, "agent.peers_without_secret"), 1u);
+  // lite.ko never gives a secret back, and neither does the agent.
+  const auto listed = module.ListPeers();
+  ASSERT_TRUE(listed.ok());
+  for (const Peer& p : *listed) EXPECT_TRUE(p.secret.empty());
+  for (const lite::v1::Member& m : agent->Peers()) {
+    EXPECT_FALSE(absl::StrContains(m.SerializeAsString(),
+                                   std::string(kPairSecretBytes, 'a')));
+  }
+
+  // The manager restarts with another key and adopts this node unchanged:
+  // the same peer 2 comes with a new secret, which replaces the old one
+  // without a RemovePeer (its connections stay).
+  mgr.EndSession();
+  ASSERT_TRUE(mgr.WaitForSessions(2, kWait));
+  ASSERT_TRUE(Eventually([&] {
+    return module.PeerSecret(2) == std::string(kPairSecretBytes, 'A');
+  }));
+  EXPECT_FALSE(HasCall(module, "RemovePeer 2 5"));
+  auto counters = module.GetCounters();
+  ASSERT_TRUE(counters.ok());
+  for (const auto& c : *counters) {
+    if (c.name() == "module.peer_secrets_replaced") {
+      EXPECT_EQ(c.value(), 1u);
+    }
+  }
+  agent->Shutdown();
+}
+
+TEST(AgentTest, AMalformedSecretIsDroppedAndCounted) {
+  FakeManagerServer server;
+  server.manager().OnJoin(
+      [](const lite::v1::JoinRequest& req, lite::v1::JoinResponse* resp) {
+        resp->set_node_id(1);
+        resp->set_incarnation(1);
+        resp->set_lease_duration_ms(1000);
+        resp->set_heartbeat_interval_ms(20);
+        *resp->add_members() = MakeMember(1, 1, req.rdma_address());
+        *resp->add_members() = MakeMember(2, 5, "10.0.0.2:7471");
+        lite::v1::PeerSecret* s = resp->add_peer_secrets();
+        *s = Secret(2, 5, 'a');
+        s->mutable_secret()->pop_back();  // 31 bytes
+        return grpc::Status::OK;
+      });
+  FakeModule module;
+  auto agent = MakeAgent(server.address(), &module);
+  agent->Start();
+  ASSERT_TRUE(server.manager().WaitForSessions(1, kWait));
+  EXPECT_EQ(module.PeerSecret(2), std::string());
+  EXPECT_EQ(CounterValue(*agent, "agent.peer_secrets_invalid"), 1u);
+  EXPECT_EQ(CounterValue(*agent, "agent.peers_without_secret"), 1u);
+  agent->Shutdown();
+}
+
 TEST(AgentTest, AnEventGapEndsTheSessionAndJoinsAgain) {
   FakeManagerServer server;
   FakeModule module;

@@ -1,8 +1,13 @@
 #include "agent/fake_module.h"
 
+#include <openssl/sha.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "agent/counters.h"
@@ -57,6 +62,7 @@ absl::Status FakeModule::SetIdentity(const lite::v1::NodeIdentity& identity) {
   identity_ = identity;
   RecordCall(absl::StrFormat("SetIdentity %u %u", identity.node_id(),
                              identity.incarnation()));
+  WritePeersFileLocked();
   return absl::OkStatus();
 }
 
@@ -74,15 +80,68 @@ absl::Status FakeModule::AddPeer(const Peer& peer) {
           "peer %u is named '%s', this node's name", peer.node_id, peer.name));
     }
   }
+  // lite.ko's rule for secrets (LITE_PEER_SECRET_LEN bytes, not all zero).
+  if (!peer.secret.empty() &&
+      (peer.secret.size() != kPairSecretBytes ||
+       std::all_of(peer.secret.begin(), peer.secret.end(),
+                   [](char c) { return c == 0; }))) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "peer %u: a pair secret is %d bytes, not all zero; got %d bytes",
+        peer.node_id, kPairSecretBytes, peer.secret.size()));
+  }
   absl::MutexLock lock(&mu_);
   if (identity_.has_value() && identity_->node_id() == peer.node_id) {
     return absl::InvalidArgumentError(
         absl::StrFormat("node %u is this node, not a peer", peer.node_id));
   }
+  auto it = peers_.find(peer.node_id);
+  if (it != peers_.end() && it->second.incarnation == peer.incarnation &&
+      it->second.rdma_address == peer.rdma_address &&
+      it->second.name == peer.name && !peer.secret.empty() &&
+      it->second.secret != peer.secret) {
+    ++peer_secrets_replaced_;
+  }
   peers_[peer.node_id] = peer;
   RecordCall(absl::StrFormat("AddPeer %u %u %s", peer.node_id, peer.incarnation,
                              peer.rdma_address));
+  WritePeersFileLocked();
   return absl::OkStatus();
+}
+
+std::optional<std::string> FakeModule::PeerSecret(uint32_t node_id) const {
+  absl::MutexLock lock(&mu_);
+  auto it = peers_.find(node_id);
+  if (it == peers_.end()) return std::nullopt;
+  return it->second.secret;
+}
+
+void FakeModule::WritePeersFileLocked() {
+  if (options_.peers_file.empty()) return;
+  std::string text;
+  if (identity_.has_value()) {
+    absl::StrAppend(&text, "self ", identity_->node_id(), " ",
+                    identity_->incarnation(), "\n");
+  }
+  for (const auto& [id, peer] : peers_) {
+    std::string digest = "-";
+    if (!peer.secret.empty()) {
+      unsigned char sha[SHA256_DIGEST_LENGTH];
+      SHA256(reinterpret_cast<const unsigned char*>(peer.secret.data()),
+             peer.secret.size(), sha);
+      digest = absl::BytesToHexString(
+          absl::string_view(reinterpret_cast<const char*>(sha), sizeof(sha)));
+    }
+    absl::StrAppend(&text, "peer ", id, " ", peer.incarnation, " ", digest,
+                    "\n");
+  }
+  // Readers never see half a file: write beside it, then rename over it.
+  const std::string tmp = absl::StrCat(options_.peers_file, ".tmp");
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << text;
+    if (!out.good()) return;
+  }
+  std::rename(tmp.c_str(), options_.peers_file.c_str());
 }
 
 absl::Status FakeModule::RemovePeer(uint32_t node_id, uint64_t incarnation) {
@@ -94,13 +153,17 @@ absl::Status FakeModule::RemovePeer(uint32_t node_id, uint64_t incarnation) {
   }
   peers_.erase(it);
   RecordCall(absl::StrFormat("RemovePeer %u %u", node_id, incarnation));
+  WritePeersFileLocked();
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<Peer>> FakeModule::ListPeers() {
   absl::MutexLock lock(&mu_);
   std::vector<Peer> out;
-  for (const auto& [id, peer] : peers_) out.push_back(peer);
+  for (const auto& [id, peer] : peers_) {
+    out.push_back(peer);
+    out.back().secret.clear();  // Write-only, as in lite.ko.
+  }
   return out;
 }
 
@@ -321,6 +384,14 @@ absl::StatusOr<std::vector<lite::v1::Counter>> FakeModule::GetCounters() {
       MakeCounter("module.lmrs_hosted", hosted_.size(),
                   "LMRs whose memory this node hosts"),
       MakeCounter("module.peers", peers_.size(), "peers programmed"),
+      MakeCounter("module.peers_without_secret",
+                  static_cast<uint64_t>(std::count_if(
+                      peers_.begin(), peers_.end(),
+                      [](const auto& p) { return p.second.secret.empty(); })),
+                  "peers programmed without a pair secret (lite.ko with "
+                  "peer_auth=1 never connects to them)"),
+      MakeCounter("module.peer_secrets_replaced", peer_secrets_replaced_,
+                  "pair secrets replaced for a peer that stayed"),
       MakeCounter("module.upcalls_completed", upcalls_completed_,
                   "upcalls answered with success"),
       MakeCounter("module.upcalls_failed", upcalls_failed_,

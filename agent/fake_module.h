@@ -36,6 +36,13 @@ struct FakeModuleOptions {
   uint64_t max_chunk_bytes = uint64_t{64} << 20;
   // The made-up global memory key reported for every LMR.
   uint32_t memory_key = 0x117e;
+  // TEST ONLY: after every change of identity or peers, the module rewrites
+  // this file (atomically) with what it holds — "self ID INCARNATION", then
+  // "peer ID INCARNATION SHA256" per peer, where SHA256 is the hex SHA-256 of
+  // the peer's pair secret ("-" without one) — so that a host test can check
+  // that both ends of a pair hold the same secret without any secret leaving
+  // the process. Empty: no file.
+  std::string peers_file;
 };
 
 class FakeModule final : public Module {
@@ -75,8 +82,12 @@ class FakeModule final : public Module {
   // if it did not within `timeout`.
   absl::StatusOr<UpcallReply> WaitForReply(uint64_t upcall_id,
                                            absl::Duration timeout);
+  // The pair secret the peer was added with (empty: none); nullopt for an
+  // unknown peer. lite.ko never tells; tests may ask the fake.
+  std::optional<std::string> PeerSecret(uint32_t node_id) const;
   // Every state-changing call made on the module, oldest first, one line
-  // each (e.g. "AddPeer 2 1 10.0.0.2:7471"); the last 10000 are kept.
+  // each (e.g. "AddPeer 2 1 10.0.0.2:7471"; never a secret); the last 10000
+  // are kept.
   std::vector<std::string> Calls() const;
   // Waits until at least `count` Receive() calls are blocked waiting (the
   // inbox was empty and the module open); false if that did not happen
@@ -85,6 +96,8 @@ class FakeModule final : public Module {
 
  private:
   void RecordCall(std::string call) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Rewrites options_.peers_file, if set.
+  void WritePeersFileLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Made-up chunks covering size_bytes at fresh addresses.
   std::vector<lite::v1::LmrChunk> MakeChunks(uint64_t size_bytes)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -95,6 +108,8 @@ class FakeModule final : public Module {
   mutable absl::Mutex mu_;
   std::optional<lite::v1::NodeIdentity> identity_ ABSL_GUARDED_BY(mu_);
   std::map<uint32_t, Peer> peers_ ABSL_GUARDED_BY(mu_);
+  // Same peer, new secret (lite.ko keeps the connections).
+  uint64_t peer_secrets_replaced_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<uint64_t, lite::v1::Lmr> hosted_ ABSL_GUARDED_BY(mu_);
   uint64_t allocated_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t next_address_ ABSL_GUARDED_BY(mu_) = 0x7f0000000000;

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <thread>
 
 #include "absl/status/statusor.h"
@@ -151,6 +155,67 @@ TEST(FakeModuleTest, CloseWakesReceive) {
   receiver.join();
   ASSERT_TRUE(woken) << "Close() did not wake a blocked Receive()";
   EXPECT_TRUE(absl::IsCancelled(received.status())) << received.status();
+}
+
+TEST(FakeModuleTest, PairSecretsAreKeptWriteOnlyAndCheckedAsLiteKoDoes) {
+  const std::string secret(kPairSecretBytes, 's');
+  FakeModule m;
+  ASSERT_TRUE(m.AddPeer({2, 1, "10.0.0.2:1", "beta", secret}).ok());
+  ASSERT_TRUE(m.AddPeer({3, 1, "10.0.0.3:1", "gamma"}).ok());
+  EXPECT_EQ(m.PeerSecret(2), secret);
+  EXPECT_EQ(m.PeerSecret(3), std::string());
+  EXPECT_FALSE(m.PeerSecret(4).has_value());
+  const auto listed = m.ListPeers();
+  ASSERT_TRUE(listed.ok());
+  for (const Peer& p : *listed) EXPECT_TRUE(p.secret.empty());
+  for (const std::string& call : m.Calls()) {
+    EXPECT_EQ(call.find(secret), std::string::npos) << call;
+  }
+  EXPECT_FALSE(m.AddPeer({4, 1, "10.0.0.4:1", "", "short"}).ok());
+  EXPECT_FALSE(
+      m.AddPeer({4, 1, "10.0.0.4:1", "", std::string(kPairSecretBytes, '\0')})
+          .ok());
+  // Same peer, new secret: counted as a replacement.
+  ASSERT_TRUE(m.AddPeer({2, 1, "10.0.0.2:1", "beta",
+                         std::string(kPairSecretBytes, 't')})
+                  .ok());
+  uint64_t without = 99, replaced = 99;
+  const auto counters = m.GetCounters();
+  ASSERT_TRUE(counters.ok());
+  for (const auto& c : *counters) {
+    if (c.name() == "module.peers_without_secret") without = c.value();
+    if (c.name() == "module.peer_secrets_replaced") replaced = c.value();
+  }
+  EXPECT_EQ(without, 1u);
+  EXPECT_EQ(replaced, 1u);
+}
+
+TEST(FakeModuleTest, PeersFileHasDigestsNotSecrets) {
+  const std::string path =
+      std::string(std::getenv("TEST_TMPDIR")) + "/peers.txt";
+  FakeModule m(FakeModuleOptions{.peers_file = path});
+  lite::v1::NodeIdentity id;
+  id.set_node_id(1);
+  id.set_incarnation(3);
+  ASSERT_TRUE(m.SetIdentity(id).ok());
+  // 32 bytes of 'a': SHA-256 below (sha256sum of the same bytes).
+  ASSERT_TRUE(
+      m.AddPeer({2, 5, "10.0.0.2:1", "", std::string(kPairSecretBytes, 'a')})
+          .ok());
+  ASSERT_TRUE(m.AddPeer({3, 1, "10.0.0.3:1"}).ok());
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(),
+            "self 1 3\n"
+            "peer 2 5 "
+            "3ba3f5f43b92602683c19aee62a20342b084dd5971ddd33808d81a328879a547\n"
+            "peer 3 1 -\n");
+  ASSERT_TRUE(m.RemovePeer(3, 1).ok());
+  std::ifstream again(path);
+  std::stringstream after;
+  after << again.rdbuf();
+  EXPECT_EQ(after.str().find("peer 3"), std::string::npos);
 }
 
 }  // namespace

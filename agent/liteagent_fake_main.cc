@@ -30,6 +30,10 @@ ABSL_FLAG(std::string, fake_lmrs, "",
 ABSL_FLAG(std::string, fake_maps, "",
           "TEST ONLY (--module=fake): LMRs the fake's applications map at "
           "startup, NAME=r|w|rw,...");
+ABSL_FLAG(std::string, fake_peers_file, "",
+          "TEST ONLY (--module=fake): the fake rewrites this file with its "
+          "identity and peers after every change, each peer with the SHA-256 "
+          "of its pair secret (never the secret)");
 ABSL_FLAG(std::string, fake_memory, "1G",
           "TEST ONLY (--module=fake): LMR memory the fake can allocate, e.g. "
           "1G");
@@ -46,11 +50,13 @@ struct FakeConfig {
 
 absl::StatusOr<FakeConfig> ReadFakeFlags(absl::string_view module) {
   if (module != "fake" && (!absl::GetFlag(FLAGS_fake_lmrs).empty() ||
-                           !absl::GetFlag(FLAGS_fake_maps).empty())) {
+                           !absl::GetFlag(FLAGS_fake_maps).empty() ||
+                           !absl::GetFlag(FLAGS_fake_peers_file).empty())) {
     return absl::InvalidArgumentError(
-        "--fake_lmrs and --fake_maps need --module=fake");
+        "--fake_lmrs, --fake_maps and --fake_peers_file need --module=fake");
   }
   FakeConfig c;
+  c.module.peers_file = absl::GetFlag(FLAGS_fake_peers_file);
   absl::StatusOr<uint64_t> memory = ParseSize(absl::GetFlag(FLAGS_fake_memory));
   if (!memory.ok()) {
     return absl::InvalidArgumentError(

@@ -14,6 +14,7 @@
 #ifndef LITE_AGENT_MODULE_H_
 #define LITE_AGENT_MODULE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,14 +31,23 @@ namespace lite::agent {
 
 // A peer as lite.ko needs it to connect RC QPs: the node id, the incarnation
 // (carried in rdma_cm private data so a restarted peer is told apart) and
-// where its lite.ko accepts rdma_cm connections; and its name in the
-// cluster, by which applications may find it (empty: unnamed).
+// where its lite.ko accepts rdma_cm connections; its name in the cluster, by
+// which applications may find it (empty: unnamed); and the pair secret with
+// which both lite.ko prove who they are (issue #16).
 struct Peer {
   uint32_t node_id = 0;
   uint64_t incarnation = 0;
   std::string rdma_address;
   std::string name;
+  // kPairSecretBytes from the manager, for this node's and the peer's
+  // current incarnations; empty when the manager gave none (lite.ko with
+  // peer_auth=1 then refuses every connection with the peer). Write-only in
+  // lite.ko: ListPeers leaves it empty. Never log it.
+  std::string secret;
 };
+
+// The size of a pair secret (lite.ko's LITE_PEER_SECRET_LEN).
+inline constexpr size_t kPairSecretBytes = 32;
 
 // ---- Upcalls: requests applications made through /dev/lite. ----
 // The credentials are taken by lite.ko from the calling task, never from the
@@ -129,11 +139,16 @@ class Module {
   // ---- Peers ----
   // Adds a peer, or replaces the peer with the same node id (a different
   // incarnation or address is a new peer: the old connections are torn down).
+  // The same peer again (id, incarnation, address, name) with another
+  // secret only replaces the secret: connected QPs stay, later connections
+  // use the new one (the manager restarted with a new key, or this node has
+  // a new incarnation).
   virtual absl::Status AddPeer(const Peer& peer) = 0;
   // Removes the peer if it has this incarnation: its QPs go to error, every
   // operation on it fails with EHOSTDOWN, handles into its LMRs go stale.
   // NOT_FOUND if there is no such peer.
   virtual absl::Status RemovePeer(uint32_t node_id, uint64_t incarnation) = 0;
+  // Without their secrets (lite.ko never reads one back).
   virtual absl::StatusOr<std::vector<Peer>> ListPeers() = 0;
 
   // ---- LMR memory this node hosts ----

@@ -391,7 +391,10 @@ absl::Status NetlinkModule::SetIdentity(
   }
   // EBUSY: lite.ko has peers and another identity. The Module keeps its
   // peers across an identity change, so take them down, set the identity
-  // and connect them again (as the new identity).
+  // and connect them again (as the new identity). They come back without a
+  // pair secret: the old ones were for the old identity, and the new ones
+  // come from the manager with the Join that gave this identity (AddPeer
+  // then gives each its secret).
   absl::StatusOr<std::vector<genl::PeerInfo>> peers = client_->ListPeers();
   if (!peers.ok()) return ModuleStatus(peers.status(), "listing peers");
   for (const genl::PeerInfo& p : *peers) {
@@ -443,8 +446,10 @@ absl::Status NetlinkModule::AddPeer(const Peer& peer) {
   const std::string what =
       absl::StrFormat("adding peer %u incarnation %u at %s", peer.node_id,
                       peer.incarnation, peer.rdma_address);
-  absl::Status s =
-      client_->AddPeer(peer.node_id, peer.incarnation, addr, peer.name);
+  // With a secret, lite.ko replaces the secret of the same peer (id,
+  // incarnation, address, name) in place and keeps its connections.
+  absl::Status s = client_->AddPeer(peer.node_id, peer.incarnation, addr,
+                                    peer.name, peer.secret);
   const int err = genl::ErrnoOf(s);
   if (s.ok() || (err != EEXIST && err != ESTALE)) {
     return ModuleStatus(s, what);
@@ -479,17 +484,24 @@ absl::Status NetlinkModule::AddPeer(const Peer& peer) {
         known == same_address ? "address" : "name");
   }
   // Already there, as asked. A name lite.ko lacks (a peer an agent without
-  // names added) is not worth tearing down live connections for.
+  // names added) is not worth tearing down live connections for; a secret
+  // it lacks is: lite.ko replaces a secret in place only for the peer with
+  // the same name, and without the secret the peer never authenticates.
   if (known->incarnation == peer.incarnation &&
       known->addr.s_addr == addr.s_addr) {
-    return absl::OkStatus();
+    if (peer.secret.empty()) return absl::OkStatus();
+    LITE_LOG_INFO(
+        "peer %u incarnation %u is in lite.ko as '%s', not '%s': adding it "
+        "again to give it its pair secret (its connections are made again)",
+        peer.node_id, peer.incarnation, known->name, peer.name);
   }
   absl::Status r = client_->RemovePeer(known->node_id, known->incarnation);
   if (!r.ok() && genl::ErrnoOf(r) != ENOENT) {
     return ModuleStatus(r, absl::StrCat(what, ": removing the old one"));
   }
-  return ModuleStatus(
-      client_->AddPeer(peer.node_id, peer.incarnation, addr, peer.name), what);
+  return ModuleStatus(client_->AddPeer(peer.node_id, peer.incarnation, addr,
+                                       peer.name, peer.secret),
+                      what);
 }
 
 absl::Status NetlinkModule::RemovePeer(uint32_t node_id, uint64_t incarnation) {

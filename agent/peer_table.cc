@@ -3,24 +3,57 @@
 #include <set>
 
 #include "absl/strings/str_format.h"
+#include "common/log/log.h"
 
 namespace lite::agent {
 
-absl::Status PeerTable::Upsert(const lite::v1::Member& member) {
+PeerSecrets CollectPeerSecrets(
+    const google::protobuf::RepeatedPtrField<lite::v1::PeerSecret>& in,
+    int* invalid) {
+  PeerSecrets out;
+  out.reserve(in.size());
+  for (const lite::v1::PeerSecret& secret : in) {
+    if (secret.secret().size() != kPairSecretBytes || secret.node_id() == 0) {
+      ++*invalid;
+      continue;
+    }
+    out[secret.node_id()] = secret;
+  }
+  return out;
+}
+
+std::string SecretFor(const PeerSecrets& secrets,
+                      const lite::v1::Member& member) {
+  auto it = secrets.find(member.node_id());
+  if (it == secrets.end() || it->second.incarnation() != member.incarnation()) {
+    return std::string();
+  }
+  return it->second.secret();
+}
+
+absl::Status PeerTable::Upsert(const lite::v1::Member& member,
+                               const std::string& secret) {
   absl::MutexLock lock(&mu_);
   auto it = peers_.find(member.node_id());
-  const bool same = it != peers_.end() &&
-                    it->second.incarnation() == member.incarnation() &&
-                    it->second.node_name() == member.node_name() &&
-                    it->second.rdma_address() == member.rdma_address();
-  if (!same) {
+  const bool same_peer =
+      it != peers_.end() &&
+      it->second.member.incarnation() == member.incarnation() &&
+      it->second.member.node_name() == member.node_name() &&
+      it->second.member.rdma_address() == member.rdma_address();
+  // A peer with a secret is not taken back to none: a member that comes
+  // again without one (a RecoveryComplete-style refresh) keeps it.
+  const bool same_secret =
+      same_peer && (secret.empty() || it->second.secret == secret);
+  if (!same_peer || !same_secret) {
     // AddPeer replaces a peer with the same id: lite.ko tears down the old
-    // incarnation's connections itself.
+    // incarnation's connections itself, or, for the same peer, replaces
+    // only its secret.
     absl::Status s =
         module_->AddPeer(Peer{.node_id = member.node_id(),
                               .incarnation = member.incarnation(),
                               .rdma_address = member.rdma_address(),
-                              .name = member.node_name()});
+                              .name = member.node_name(),
+                              .secret = secret});
     if (!s.ok()) {
       // The module keeps what it had, and so does the table.
       return absl::Status(
@@ -28,15 +61,23 @@ absl::Status PeerTable::Upsert(const lite::v1::Member& member) {
                                     member.node_id(), member.node_name(),
                                     member.incarnation(), s.message()));
     }
+    if (same_peer) {
+      LITE_LOG_INFO(
+          "peer %u (%s, incarnation %u): pair secret replaced, connections "
+          "kept",
+          member.node_id(), member.node_name(), member.incarnation());
+    }
   }
-  peers_[member.node_id()] = member;
+  Entry& entry = peers_[member.node_id()];
+  entry.member = member;
+  if (!same_peer || !secret.empty()) entry.secret = secret;
   return absl::OkStatus();
 }
 
 absl::StatusOr<bool> PeerTable::Remove(uint32_t node_id, uint64_t incarnation) {
   absl::MutexLock lock(&mu_);
   auto it = peers_.find(node_id);
-  if (it == peers_.end() || it->second.incarnation() != incarnation) {
+  if (it == peers_.end() || it->second.member.incarnation() != incarnation) {
     return false;
   }
   absl::Status s = module_->RemovePeer(node_id, incarnation);
@@ -53,17 +94,21 @@ absl::StatusOr<bool> PeerTable::Remove(uint32_t node_id, uint64_t incarnation) {
 void PeerTable::SetDraining(uint32_t node_id, bool draining) {
   absl::MutexLock lock(&mu_);
   auto it = peers_.find(node_id);
-  if (it != peers_.end()) it->second.set_draining(draining);
+  if (it != peers_.end()) it->second.member.set_draining(draining);
 }
 
 absl::Status PeerTable::Reconcile(const std::vector<lite::v1::Member>& members,
-                                  uint32_t self_id, bool keep_missing) {
+                                  uint32_t self_id, bool keep_missing,
+                                  const PeerSecrets& secrets) {
   absl::Status first;
   std::vector<lite::v1::Member> listed;
   for (const lite::v1::Member& m : members) {
     if (m.node_id() == self_id) continue;
     listed.push_back(m);
-    if (absl::Status s = Upsert(m); !s.ok() && first.ok()) first = s;
+    if (absl::Status s = Upsert(m, SecretFor(secrets, m));
+        !s.ok() && first.ok()) {
+      first = s;
+    }
   }
   if (!keep_missing) {
     if (absl::Status s = RetainOnly(listed); !s.ok() && first.ok()) first = s;
@@ -78,8 +123,8 @@ absl::Status PeerTable::RetainOnly(
   std::vector<std::pair<uint32_t, uint64_t>> drop;
   {
     absl::MutexLock lock(&mu_);
-    for (const auto& [id, m] : peers_) {
-      if (!keep.contains(id)) drop.emplace_back(id, m.incarnation());
+    for (const auto& [id, entry] : peers_) {
+      if (!keep.contains(id)) drop.emplace_back(id, entry.member.incarnation());
     }
   }
   absl::Status first;
@@ -93,7 +138,7 @@ absl::Status PeerTable::RetainOnly(
 std::vector<lite::v1::Member> PeerTable::List() const {
   absl::MutexLock lock(&mu_);
   std::vector<lite::v1::Member> out;
-  for (const auto& [id, m] : peers_) out.push_back(m);
+  for (const auto& [id, entry] : peers_) out.push_back(entry.member);
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/match.h"
 #include "agent/fake_module.h"
 
 namespace lite::agent {
@@ -84,6 +85,56 @@ TEST(PeerTableTest, AModuleRefusalLeavesTheTableAsTheModuleIs) {
   // The fake refuses this node as its own peer.
   EXPECT_FALSE(t.Upsert(M(1, 1, "10.0.0.1:1")).ok());
   EXPECT_TRUE(t.List().empty());
+}
+
+TEST(PeerTableTest, SecretsGoToTheModuleAndANewOneReplacesOnlyIt) {
+  FakeModule module;
+  PeerTable t(&module);
+  const std::string s1(kPairSecretBytes, '1');
+  const std::string s2(kPairSecretBytes, '2');
+  ASSERT_TRUE(t.Upsert(M(2, 1, "10.0.0.2:1"), s1).ok());
+  EXPECT_EQ(module.PeerSecret(2), s1);
+  // The same secret again: nothing to do. None: the one there stays.
+  ASSERT_TRUE(t.Upsert(M(2, 1, "10.0.0.2:1"), s1).ok());
+  ASSERT_TRUE(t.Upsert(M(2, 1, "10.0.0.2:1")).ok());
+  EXPECT_EQ(module.Calls().size(), 1u);
+  EXPECT_EQ(module.PeerSecret(2), s1);
+  // A new secret for the same peer: AddPeer again, no RemovePeer.
+  ASSERT_TRUE(t.Upsert(M(2, 1, "10.0.0.2:1"), s2).ok());
+  EXPECT_EQ(module.PeerSecret(2), s2);
+  EXPECT_EQ(module.Calls(),
+            (std::vector<std::string>{"AddPeer 2 1 10.0.0.2:1",
+                                      "AddPeer 2 1 10.0.0.2:1"}));
+  // Listing shows members, never secrets.
+  EXPECT_FALSE(absl::StrContains(t.List()[0].SerializeAsString(), s2));
+}
+
+TEST(PeerTableTest, ReconcileTakesOnlyASecretForTheMembersIncarnation) {
+  FakeModule module;
+  PeerTable t(&module);
+  lite::v1::JoinResponse join;
+  lite::v1::PeerSecret* good = join.add_peer_secrets();
+  good->set_node_id(2);
+  good->set_incarnation(4);
+  good->set_secret(std::string(kPairSecretBytes, 'g'));
+  lite::v1::PeerSecret* other = join.add_peer_secrets();
+  other->set_node_id(3);
+  other->set_incarnation(1);  // The member is incarnation 2.
+  other->set_secret(std::string(kPairSecretBytes, 'o'));
+  lite::v1::PeerSecret* short_one = join.add_peer_secrets();
+  short_one->set_node_id(4);
+  short_one->set_incarnation(1);
+  short_one->set_secret("short");
+  int invalid = 0;
+  const PeerSecrets secrets = CollectPeerSecrets(join.peer_secrets(), &invalid);
+  EXPECT_EQ(invalid, 1);
+  ASSERT_TRUE(t.Reconcile({M(1, 1, "10.0.0.1:1"), M(2, 4, "10.0.0.2:1"),
+                           M(3, 2, "10.0.0.3:1"), M(4, 1, "10.0.0.4:1")},
+                          1, false, secrets)
+                  .ok());
+  EXPECT_EQ(module.PeerSecret(2), std::string(kPairSecretBytes, 'g'));
+  EXPECT_EQ(module.PeerSecret(3), std::string());
+  EXPECT_EQ(module.PeerSecret(4), std::string());
 }
 
 }  // namespace

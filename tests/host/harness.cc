@@ -221,7 +221,8 @@ absl::Status Cluster::StartManager(const ManagerConfig& config, int port) {
       {absl::StrCat("--listen=127.0.0.1:", port),
        absl::StrCat("--port_file=", port_file),
        absl::StrCat("--lease_ms=", config.lease_ms),
-       absl::StrCat("--recovery_window_ms=", config.recovery_window_ms)},
+       absl::StrCat("--recovery_window_ms=", config.recovery_window_ms),
+       absl::StrCat("--pair_key_file=", config.pair_key_file)},
       absl::StrCat(dir_, "/litemgr.", manager_starts_, ".log"));
   if (!p.ok()) return p.status();
   manager_ = *std::move(p);
@@ -249,6 +250,7 @@ absl::Status Cluster::StartAgent(const std::string& name, int index,
       // Come back quickly after a manager restart.
       "--backoff_max=1s",
       absl::StrCat("--fake_memory=", config.fake_memory),
+      absl::StrCat("--fake_peers_file=", peers_file(name)),
   };
   if (!config.fake_lmrs.empty()) {
     args.push_back(absl::StrCat("--fake_lmrs=", config.fake_lmrs));
@@ -258,6 +260,7 @@ absl::Status Cluster::StartAgent(const std::string& name, int index,
   }
   // A restarted agent gets a fresh event log: it is a new process.
   std::remove(event_log(name).c_str());
+  std::remove(peers_file(name).c_str());
   absl::StatusOr<std::unique_ptr<Process>> p = Process::Start(
       absl::StrCat("liteagent ", name, "#", a.starts),
       Runfile("agent/liteagent_fake"), args, absl::StrCat(stem, ".log"));
@@ -282,6 +285,10 @@ lite::v1::NodeAgent::Stub* Cluster::agent_stub(const std::string& name) {
 
 std::string Cluster::event_log(const std::string& name) const {
   return absl::StrCat(dir_, "/", name, ".events.jsonl");
+}
+
+std::string Cluster::peers_file(const std::string& name) const {
+  return absl::StrCat(dir_, "/", name, ".peers");
 }
 
 void Cluster::DropAgent(const std::string& name) {

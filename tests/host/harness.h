@@ -95,6 +95,8 @@ class Cluster {
   struct ManagerConfig {
     int64_t lease_ms = 1000;
     int64_t recovery_window_ms = 3000;
+    // --pair_key_file; empty: the manager draws a key at each start.
+    std::string pair_key_file = "";
   };
   struct AgentConfig {
     std::string fake_lmrs = "";
@@ -121,6 +123,9 @@ class Cluster {
   Process* agent(const std::string& name);
   lite::v1::NodeAgent::Stub* agent_stub(const std::string& name);
   std::string event_log(const std::string& name) const;
+  // The fake module's --fake_peers_file: "self ID INC", then "peer ID INC
+  // SHA256-OF-SECRET" lines (fake_module.h).
+  std::string peers_file(const std::string& name) const;
   // Forgets the agent process (after it was killed and reaped).
   void DropAgent(const std::string& name);
 
