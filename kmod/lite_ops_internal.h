@@ -19,6 +19,7 @@
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
+#include "lite_conn.h"
 #include "lite_grant.h"
 #include "lite_internal.h"
 

@@ -5,10 +5,11 @@
  * A peer is another node LITE keeps qps_per_peer RC connections to. Of each
  * pair, the node with the smaller id initiates all connections and retries
  * failed ones with a bounded, jittered exponential backoff for as long as
- * the peer is wanted; the other node only accepts (lite_conn.c). The peer
- * is CONNECTED while all of its connections are up. A new incarnation of a
- * peer is a new struct lite_peer: the old one is detached from the table,
- * its connections torn down, and its late rdma_cm events find it removed.
+ * the peer is wanted; the other node only accepts (lite_conn_accept.c).
+ * The peer is CONNECTED while all of its connections are up. A new
+ * incarnation of a peer is a new struct lite_peer: the old one is detached
+ * from the table, its connections torn down, and its late rdma_cm events
+ * find it removed.
  *
  * This node itself is a peer too, outside the table: the loopback peer
  * connects qps_per_peer RC QPs to the node's own listener, so operations on
@@ -22,7 +23,7 @@
  * queued, and peers and connections are freed after a grace period.
  *
  * With peer_auth, each peer holds the pair secret as a keyed hmac(sha256)
- * transform (lite_conn.c uses it under lite_lock), the acceptor's
+ * transform (lite_conn*.c use it under lite_lock), the acceptor's
  * outstanding challenge per QP index and the initiator's challenge to
  * answer per index; a peer without a secret is not connected to.
  */
@@ -37,6 +38,7 @@
 #include <linux/string.h>
 #include <linux/xarray.h>
 
+#include "lite_conn.h"
 #include "lite_internal.h"
 
 /* Initiator retry delays: doubled after each failure, jitter added. */

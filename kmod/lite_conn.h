@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * LITE: one RC connection (rdma_cm id, CQ, QP) to a peer, for the files
+ * that reach into one: the connection's own (lite_conn.c,
+ * lite_conn_auth.c, lite_conn_accept.c), the peer table (lite_peer.c),
+ * which starts and ends connections, and the data path (lite_ops*.c,
+ * through lite_ops_internal.h), which posts on their QPs. The rdma_cm
+ * handlers the listener calls are in lite_internal.h.
+ */
+#ifndef LITE_CONN_H
+#define LITE_CONN_H
+
+#include "lite_internal.h"
+
+enum lite_conn_state {
+	LITE_CONN_CONNECTING,	/* resolving, connecting or accepting */
+	LITE_CONN_UP,		/* established */
+	LITE_CONN_DEAD,		/* out of its peer's slot; teardown queued */
+};
+
+/*
+ * Until it is DEAD a connection sits in peer->conns[index]. Its verbs
+ * resources and rdma_cm id are torn down by destroy_work; the structure
+ * lives on while error_work holds a reference.
+ */
+struct lite_conn {
+	/*
+	 * Held by the rdma_cm id's lifetime and by a queued error_work.
+	 * Freed after an RCU grace period (see struct lite_peer).
+	 */
+	struct kref ref;
+	struct rcu_head rcu;
+	struct lite_peer *peer;		/* holds a reference */
+	struct rdma_cm_id *cm_id;
+	struct lite_device *ldev;	/* with a reference, once the QP exists */
+	struct ib_cq *cq;
+	struct work_struct destroy_work;
+	struct work_struct error_work;	/* a fatal QP event: fail the conn */
+	u16 index;
+	bool active;			/* this node initiated it */
+	/*
+	 * The QP is lite.ko's, not rdma_cm's (ib_create_qp(), not
+	 * rdma_create_qp()): an authenticating initiator moves it out of INIT
+	 * itself, only once the reply is verified.
+	 */
+	bool own_qp;
+	/* Under lite_lock. */
+	enum lite_conn_state state;
+	bool qp_created;
+	bool established;		/* was up at some point */
+	u64 answer;			/* initiator (peer_auth): the challenge to answer */
+	struct lite_cm_req2 req;	/* initiator (peer_auth): the request sent */
+
+	/*
+	 * One-sided operations (lite_ops.c). An operation counts itself in
+	 * inflight from before it posts until its last work request has
+	 * completed and its buffers are unmapped; teardown sets ops_dying,
+	 * moves the QP to error (which flushes everything posted) and waits
+	 * for inflight to drop to 0 before it destroys the QP and CQ.
+	 */
+	struct ib_qp *qp;
+	bool ops_ready;			/* up: operations may start (acquire/release) */
+	bool ops_dying;			/* teardown started (READ_ONCE) */
+	atomic_t inflight;
+	atomic_t sq_credits;		/* free send queue entries */
+	u32 max_sge;			/* SGEs per RDMA READ/WRITE work request */
+	wait_queue_head_t wait;		/* inflight reaching 0, credits coming back */
+};
+
+/* A slot of conns[] or accepted[], read under lite_lock. */
+#define lite_slot_locked(slot) \
+	rcu_dereference_protected(slot, lockdep_is_held(&lite_lock))
+
+/*
+ * Starts connecting QP @index of @peer, answering @challenge (0: a first
+ * request). Under lite_lock, in process context with CAP_NET_BIND_SERVICE
+ * (lite_wq): it binds a privileged source port.
+ */
+int lite_conn_start_locked(struct lite_peer *peer, u16 index, u64 challenge);
+/* Takes @conn out of its peer's slot and queues its teardown. */
+void lite_conn_kill_locked(struct lite_conn *conn, int reason, bool report);
+/* Marks @conn DEAD and queues its teardown; the caller cleared the slot. */
+void lite_conn_close_locked(struct lite_conn *conn);
+/* A failed work request: kill the connection from any context. */
+void lite_conn_fail(struct lite_conn *conn);
+
+#endif /* LITE_CONN_H */
