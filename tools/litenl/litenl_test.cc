@@ -55,6 +55,12 @@ TEST_F(LitenlTest, HelpAtEveryLevel) {
   }
 }
 
+TEST_F(LitenlTest, PeerAddTakesAPairSecret) {
+  ASSERT_EQ(Run({"peer", "add", "--help"}), 0);
+  EXPECT_THAT(out_.str(), HasSubstr("--secret HEX"));
+  EXPECT_THAT(out_.str(), HasSubstr("64 hex digits"));
+}
+
 TEST_F(LitenlTest, UsageErrorsAreOneLineAndExitTwo) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{}, "litenl: no command given (see 'litenl --help')\n"},
@@ -103,6 +109,14 @@ TEST_F(LitenlTest, UsageErrorsAreOneLineAndExitTwo) {
        "0..4294967295), not '0=1' (see 'litenl node show --help')\n"},
       {{"peers", "-o", "yaml"},
        "litenl: -o: table or json, not 'yaml' (see 'litenl peers --help')\n"},
+      {{"peer", "add", "--id", "2", "--incarnation", "1", "--addr", "10.0.0.2",
+        "--secret", "abcd"},
+       "litenl: --secret must be 64 hex digits (the 32-byte pair secret); got "
+       "4 characters (see 'litenl peer add --help')\n"},
+      {{"peer", "add", "--id", "2", "--incarnation", "1", "--addr", "10.0.0.2",
+        "--secret", std::string(63, 'a') + "g"},
+       "litenl: --secret must be 64 hex digits (the 32-byte pair secret); got "
+       "64 characters, not all hex digits (see 'litenl peer add --help')\n"},
       {{"lmr", "list", "--chunks=maybe"},
        "litenl: --chunks takes no value (got 'maybe') (see 'litenl lmr list "
        "--help')\n"},

@@ -1,12 +1,15 @@
 // litenl lmr (alloc, free, update, list) and grant (list, revoke).
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
 #include "common/cli/json.h"
 #include "common/status/macros.h"
 #include "kmod/include/uapi/lite.h"
@@ -100,11 +103,31 @@ absl::Status LmrUpdate(const cli::Args& a) {
   return Failed("lmr update", (*client)->UpdateLmr(id, new_id, epoch));
 }
 
+constexpr char kListNote[] =
+    "They show memory keys, chunk addresses and other users' ids: lite.ko "
+    "with peer_auth=1 lists them to CAP_NET_ADMIN only (EPERM otherwise). "
+    "With -o json each result is one JSON line; 64-bit values "
+    "(incarnations, LMR and grant ids) are JSON numbers, not strings as in "
+    "litectl.";
+
+// A listing lite.ko refused: EPERM means the caller lacks CAP_NET_ADMIN
+// (lite.ko with peer_auth=1 shows memory keys, chunk addresses and other
+// users' ids to administrators only); say so rather than only the errno.
+absl::Status ListFailed(absl::string_view what, const absl::Status& status) {
+  if (genl::ErrnoOf(status) != EPERM) return Failed(what, status);
+  return absl::Status(
+      status.code(),
+      absl::StrCat(what,
+                   ": LMR and grant listings need CAP_NET_ADMIN (run as "
+                   "root): ",
+                   status.message()));
+}
+
 absl::Status LmrList(const cli::Args& a) {
   absl::StatusOr<std::unique_ptr<genl::Client>> client = OpenClient(a);
   if (!client.ok()) return Failed("lmr list", client.status());
   absl::StatusOr<std::vector<genl::LmrInfo>> lmrs = (*client)->ListLmrs();
-  if (!lmrs.ok()) return Failed("lmr list", lmrs.status());
+  if (!lmrs.ok()) return ListFailed("lmr list", lmrs.status());
   std::ostream& out = a.out();
   if (a.output() == cli::Output::kJson) {
     Json list = Json::array();
@@ -158,7 +181,7 @@ absl::Status GrantList(const cli::Args& a) {
   absl::StatusOr<std::unique_ptr<genl::Client>> client = OpenClient(a);
   if (!client.ok()) return Failed("grant list", client.status());
   absl::StatusOr<std::vector<genl::GrantInfo>> grants = (*client)->ListGrants();
-  if (!grants.ok()) return Failed("grant list", grants.status());
+  if (!grants.ok()) return ListFailed("grant list", grants.status());
   std::ostream& out = a.out();
   if (a.output() == cli::Output::kJson) {
     Json list = Json::array();
@@ -249,7 +272,7 @@ std::vector<cli::Command> LmrCommands() {
                {.name = "list",
                 .usage = "lmr list [-o table|json] [--chunks]",
                 .summary = "The LMRs this node hosts",
-                .details = kJsonNote,
+                .details = kListNote,
                 .flags = {kChunks},
                 .run = LmrList},
            }},
@@ -262,7 +285,7 @@ std::vector<cli::Command> LmrCommands() {
                 .usage = "grant list [-o table|json] [--chunks]",
                 .summary = "The grants applications on this node hold (until "
                            "unmapped)",
-                .details = kJsonNote,
+                .details = kListNote,
                 .flags = {kChunks},
                 .run = GrantList},
                {.name = "revoke",

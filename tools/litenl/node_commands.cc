@@ -1,12 +1,17 @@
 // litenl node (set, show), peer (add, remove) and peers.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/cli/json.h"
 #include "common/status/macros.h"
+#include "kmod/include/uapi/lite.h"
 #include "tools/litenl/litenl.h"
 
 namespace lite::litenl {
@@ -102,12 +107,40 @@ absl::Status NodeShow(const cli::Args& a) {
   return absl::OkStatus();
 }
 
+// --secret: the pair secret as 2 x LITE_PEER_SECRET_LEN hex digits. Form
+// only (lite.ko refuses one of zeros); a bad value is never echoed back.
+absl::StatusOr<std::string> ReadSecret(const cli::Args& a) {
+  if (!a.Has("secret")) return std::string();
+  const std::string& hex = a.Get("secret");
+  if (hex.size() != 2 * LITE_PEER_SECRET_LEN ||
+      !std::all_of(hex.begin(), hex.end(), absl::ascii_isxdigit)) {
+    return cli::UsageError(absl::StrFormat(
+        "--secret must be %d hex digits (the %d-byte pair secret); got %u "
+        "characters%s",
+        2 * LITE_PEER_SECRET_LEN, LITE_PEER_SECRET_LEN, hex.size(),
+        hex.size() == 2 * LITE_PEER_SECRET_LEN ? ", not all hex digits" : ""));
+  }
+  return absl::HexStringToBytes(hex);
+}
+
 absl::Status PeerAdd(const cli::Args& a) {
   LITE_ASSIGN_OR_RETURN(Identity ident, ReadIdentity(a));
+  LITE_ASSIGN_OR_RETURN(std::string secret, ReadSecret(a));
   absl::StatusOr<std::unique_ptr<genl::Client>> client = OpenClient(a);
   if (!client.ok()) return Failed("peer add", client.status());
   return Failed("peer add", (*client)->AddPeer(ident.id, ident.incarnation,
-                                               ident.addr, ident.name));
+                                               ident.addr, ident.name, secret));
+}
+
+// A peer's last refusal in words ("refused by the peer: authentication
+// failed (...)"), or "-".
+std::string RefusalText(const genl::PeerInfo& p) {
+  if (!p.last_refusal) return "-";
+  if (!p.refused_by) {
+    return absl::StrCat("refused: ", genl::RefusalName(*p.last_refusal));
+  }
+  return absl::StrCat("refused by ", genl::RefusedByName(*p.refused_by), ": ",
+                      genl::RefusalName(*p.last_refusal));
 }
 
 absl::Status PeerRemove(const cli::Args& a) {
@@ -150,14 +183,23 @@ absl::Status Peers(const cli::Args& a) {
   std::ostream& out = a.out();
   if (a.output() == cli::Output::kJson) {
     // "name" last: scripts match a peer by its leading {"node_id": N, .
+    // Flat, no nested objects: scripts take a peer up to its first '}' and
+    // count peers by '{'.
     Json list = Json::array();
     for (const genl::PeerInfo& p : *peers) {
+      Json last = nullptr;
+      Json by = nullptr;
+      if (p.last_refusal) last = genl::RefusalName(*p.last_refusal);
+      if (p.refused_by) by = genl::RefusedByName(*p.refused_by);
       list.push_back({{"node_id", p.node_id},
                       {"incarnation", p.incarnation},
                       {"addr", genl::FormatIPv4(p.addr)},
                       {"state", genl::PeerStateName(p.state)},
                       {"role", genl::PeerRoleName(p.role)},
                       {"qps_connected", p.qps_connected},
+                      {"refusals", p.refusals},
+                      {"last_refusal", std::move(last)},
+                      {"refused_by", std::move(by)},
                       {"name", p.name}});
     }
     out << cli::JsonLine({{"qps_per_peer", node->qps_per_peer},
@@ -165,15 +207,17 @@ absl::Status Peers(const cli::Args& a) {
         << "\n";
     return absl::OkStatus();
   }
-  out << absl::StrFormat("%-16s %-10s %-20s %-15s %-10s %-9s %s\n", "NAME",
+  out << absl::StrFormat("%-16s %-10s %-20s %-15s %-10s %-9s %-5s %s\n", "NAME",
                          "NODE", "INCARNATION", "ADDRESS", "STATE", "ROLE",
-                         "QPS");
+                         "QPS", "LAST REFUSAL");
   for (const genl::PeerInfo& p : *peers) {
     out << absl::StrFormat(
-        "%-16s %-10u %-20u %-15s %-10s %-9s %u/%u\n",
+        "%-16s %-10u %-20u %-15s %-10s %-9s %-5s %s\n",
         p.name.empty() ? "-" : p.name, p.node_id, p.incarnation,
         genl::FormatIPv4(p.addr), genl::PeerStateName(p.state),
-        genl::PeerRoleName(p.role), p.qps_connected, node->qps_per_peer);
+        genl::PeerRoleName(p.role),
+        absl::StrFormat("%u/%u", p.qps_connected, node->qps_per_peer),
+        RefusalText(p));
   }
   return absl::OkStatus();
 }
@@ -184,6 +228,12 @@ const cli::Flag kIncarnation{
 const cli::Flag kAddr{.name = "addr",
                       .value = "A.B.C.D",
                       .help = "an IPv4 address of the node's RDMA netdev"};
+const cli::Flag kSecret{
+    .name = "secret",
+    .value = "HEX",
+    .help =
+        "the pair secret, 64 hex digits (for tests: liteagent gives "
+        "lite.ko the manager's; other users see it in the process list)"};
 const cli::Flag kName{.name = "name",
                       .value = "NAME",
                       .help =
@@ -221,14 +271,19 @@ std::vector<cli::Command> NodeCommands() {
            {
                {.name = "add",
                 .usage = "peer add --id N --incarnation I --addr A.B.C.D "
-                         "[--name NAME]",
+                         "[--name NAME] [--secret HEX]",
                 .summary = "Connect to a peer (a larger incarnation "
                            "replaces it)",
                 .details = "The node with the smaller id connects "
                            "qps_per_peer RC QPs; the other accepts them. "
                            "With --name, lite.ko knows the peer by that name "
-                           "too (LITE_IOC_NODE_LOOKUP, log lines).",
-                .flags = {kId, kIncarnation, kAddr, kName},
+                           "too (LITE_IOC_NODE_LOOKUP, log lines). With "
+                           "--secret, lite.ko (peer_auth=1) authenticates "
+                           "the connections with the peer by that pair "
+                           "secret; the same peer again with another secret "
+                           "replaces only the secret (its QPs stay). lite.ko "
+                           "never shows a secret back.",
+                .flags = {kId, kIncarnation, kAddr, kName, kSecret},
                 .run = PeerAdd},
                {.name = "remove",
                 .usage = "peer remove (NODE | --id N) [--incarnation I]",
@@ -244,9 +299,14 @@ std::vector<cli::Command> NodeCommands() {
        .usage = "peers [-o table|json]",
        .summary = "List peers with state and connected QPs",
        .details = "Name (- for none), node id, incarnation, address, state "
-                  "(connecting or connected), role (initiator or acceptor) "
-                  "and connected QPs. In JSON a peer's \"name\" is its last "
-                  "field, \"\" for none.",
+                  "(connecting or connected), role (initiator or acceptor), "
+                  "connected QPs, and why a connection with the peer was "
+                  "last refused since it was last connected, by whom (e.g. "
+                  "'refused by the peer: authentication failed (pair secret "
+                  "mismatch or stale incarnation)'; - for none). In JSON: "
+                  "\"refusals\" (since the peer was added), "
+                  "\"last_refusal\" and \"refused_by\" (null for none), "
+                  "and a peer's \"name\" is its last field, \"\" for none.",
        .run = Peers},
   };
 }
