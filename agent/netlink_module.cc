@@ -274,6 +274,14 @@ PeerConnectionFailed FailureFromGenl(const genl::Event& e) {
     const char* name = strerrorname_np(static_cast<int>(*e.reason));
     reason =
         absl::StrFormat("%s (%s)", std::strerror(*e.reason), name ? name : "?");
+    // Peer authentication's reasons, in the words an operator needs.
+    if (*e.reason == EKEYREJECTED) {
+      absl::StrAppend(&reason,
+                      ": authentication failed (pair secret mismatch or "
+                      "stale incarnation)");
+    } else if (*e.reason == ENOKEY) {
+      absl::StrAppend(&reason, ": one side has no pair secret for the other");
+    }
   }
   f.reason =
       absl::StrFormat("%s on QP %s to %s; %u QPs still connected", reason,

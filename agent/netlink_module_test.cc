@@ -226,6 +226,15 @@ TEST(ConversionTest, PeerFailedEventSaysWhy) {
   EXPECT_EQ(f.incarnation, 12u);
   EXPECT_NE(f.reason.find("ECONNRESET"), std::string::npos) << f.reason;
   EXPECT_NE(f.reason.find("10.211.0.14"), std::string::npos) << f.reason;
+  e.reason = EKEYREJECTED;
+  f = FailureFromGenl(e);
+  EXPECT_NE(f.reason.find("(EKEYREJECTED): authentication failed (pair "
+                          "secret mismatch or stale incarnation)"),
+            std::string::npos)
+      << f.reason;
+  e.reason = ENOKEY;
+  EXPECT_NE(FailureFromGenl(e).reason.find("no pair secret"),
+            std::string::npos);
 }
 
 }  // namespace
