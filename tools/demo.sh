@@ -58,10 +58,9 @@ if [[ ${1-} == --inside ]]; then
 	echo "    Guest N runs nodeN's agent; the manager numbers the nodes in the"
 	echo "    order they joined: $labels."
 	for ((g = 1; g <= nodes; g++)); do
-		printf '    %s peers: ' "$(name "$g")"
-		litevm exec -g "$g" -- "$LITE_BIN/tools/litenl/litenl peers -o json" |
-			grep -o '"state": "[a-z]*"' | sort | uniq -c | tr -s ' \n' ' '
-		echo
+		printf '    %s peers: %s\n' "$(name "$g")" "$(litevm exec -g "$g" -- "$LITE_BIN/tools/litenl/litenl peers -o json" |
+			{ grep -o '"state": "[a-z]*"' || true; } | cut -d'"' -f4 | sort | uniq -c |
+			awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2}')"
 	done
 
 	msg="hello from node1"
