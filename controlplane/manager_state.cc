@@ -337,14 +337,12 @@ absl::StatusOr<std::string> ManagerState::JoinWire(
   // The secrets of this node's pairs with the members listed, derived
   // without holding the lock (a join storm of N nodes derives N^2/2). Later
   // members come with their MemberJoined, through the session.
-  lite::v1::JoinResponse secrets;
+  wire->reserve(wire->size() + peers.size() * 56);
   for (const PairEnd& peer : peers) {
-    lite::v1::PeerSecret* secret = secrets.add_peer_secrets();
-    secret->set_node_id(peer.node_id);
-    secret->set_incarnation(peer.incarnation);
-    secret->set_secret(pair_secrets_->Derive(self, peer));
+    AppendPeerSecretField(&*wire,
+                          lite::v1::JoinResponse::kPeerSecretsFieldNumber, peer,
+                          pair_secrets_->Derive(self, peer));
   }
-  secrets.AppendToString(&*wire);
   return wire;
 }
 

@@ -5,6 +5,7 @@
 
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/wire_format_lite.h"
 
 namespace lite::controlplane {
 
@@ -104,9 +105,46 @@ std::string EventBatchWire(const std::vector<OutMessagePtr>& events) {
   return wire;
 }
 
+void AppendPeerSecretField(std::string* out, int field_number, PairEnd peer,
+                           const std::string& secret) {
+  using google::protobuf::io::CodedOutputStream;
+  using WireFormatLite = google::protobuf::internal::WireFormatLite;
+  const uint32_t secret_size = static_cast<uint32_t>(secret.size());
+  const uint32_t body = static_cast<uint32_t>(
+      1 + CodedOutputStream::VarintSize32(peer.node_id) + 1 +
+      CodedOutputStream::VarintSize64(peer.incarnation) + 1 +
+      CodedOutputStream::VarintSize32(secret_size) + secret_size);
+  // Everything but the secret's bytes, on the stack: a StringOutputStream
+  // over `out` would zero its whole spare capacity on every call.
+  uint8_t head[40];
+  uint8_t* p = head;
+  p = CodedOutputStream::WriteTagToArray(
+      WireFormatLite::MakeTag(field_number,
+                              WireFormatLite::WIRETYPE_LENGTH_DELIMITED),
+      p);
+  p = CodedOutputStream::WriteVarint32ToArray(body, p);
+  p = CodedOutputStream::WriteTagToArray(
+      WireFormatLite::MakeTag(lite::v1::PeerSecret::kNodeIdFieldNumber,
+                              WireFormatLite::WIRETYPE_VARINT),
+      p);
+  p = CodedOutputStream::WriteVarint32ToArray(peer.node_id, p);
+  p = CodedOutputStream::WriteTagToArray(
+      WireFormatLite::MakeTag(lite::v1::PeerSecret::kIncarnationFieldNumber,
+                              WireFormatLite::WIRETYPE_VARINT),
+      p);
+  p = CodedOutputStream::WriteVarint64ToArray(peer.incarnation, p);
+  p = CodedOutputStream::WriteTagToArray(
+      WireFormatLite::MakeTag(lite::v1::PeerSecret::kSecretFieldNumber,
+                              WireFormatLite::WIRETYPE_LENGTH_DELIMITED),
+      p);
+  p = CodedOutputStream::WriteVarint32ToArray(secret_size, p);
+  out->append(reinterpret_cast<const char*>(head), p - head);
+  out->append(secret);
+}
+
 std::string PeerSecretsWire(const std::vector<OutMessagePtr>& messages,
                             const SessionRecipient& recipient) {
-  lite::v1::ManagerMessage secrets;
+  std::string wire;
   for (const OutMessagePtr& message : messages) {
     if (!message->message().has_event() ||
         !message->message().event().has_member_joined()) {
@@ -117,14 +155,12 @@ std::string PeerSecretsWire(const std::vector<OutMessagePtr>& messages,
     // A node is not sent its own MemberJoined; should one come, it is no
     // pair.
     if (member.node_id() == recipient.self.node_id) continue;
-    lite::v1::PeerSecret* secret = secrets.add_peer_secrets();
-    secret->set_node_id(member.node_id());
-    secret->set_incarnation(member.incarnation());
-    secret->set_secret(recipient.secrets->Derive(
-        recipient.self, PairEnd{member.node_id(), member.incarnation()}));
+    const PairEnd peer{member.node_id(), member.incarnation()};
+    AppendPeerSecretField(
+        &wire, lite::v1::ManagerMessage::kPeerSecretsFieldNumber, peer,
+        recipient.secrets->Derive(recipient.self, peer));
   }
-  if (secrets.peer_secrets_size() == 0) return std::string();
-  return secrets.SerializeAsString();
+  return wire;
 }
 
 Outbox::Batch Outbox::PopEvents(size_t max_count, size_t max_bytes) {

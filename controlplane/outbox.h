@@ -66,6 +66,13 @@ struct SessionRecipient {
   const PairSecrets* secrets = nullptr;  // Not owned; outlives the session.
 };
 
+// Appends one PeerSecret {peer, secret} as field `field_number` of the
+// message being encoded in `out` (ManagerMessage.peer_secrets,
+// JoinResponse.peer_secrets): what the protobuf encoder would write, without
+// building a message for it.
+void AppendPeerSecretField(std::string* out, int field_number, PairEnd peer,
+                           const std::string& secret);
+
 // The ManagerMessage.peer_secrets entries that `messages` (as one write to
 // `recipient`'s session) call for, encoded: appended to the write's
 // ManagerMessage, they are parsed as part of it. Empty when no message

@@ -139,5 +139,22 @@ TEST(OutboxBatchTest, EventBatchWireParsesAsTheSameEventsInOrder) {
   }
 }
 
+TEST(PeerSecretWireTest, EncodesWhatProtobufWould) {
+  for (const PairEnd peer :
+       {PairEnd{1, 1}, PairEnd{0xffffffffu, 0xffffffffffffffffull},
+        PairEnd{300, 1ull << 40}}) {
+    const std::string secret(32, '\x7f');
+    lite::v1::ManagerMessage want;
+    lite::v1::PeerSecret* s = want.add_peer_secrets();
+    s->set_node_id(peer.node_id);
+    s->set_incarnation(peer.incarnation);
+    s->set_secret(secret);
+    std::string wire;
+    AppendPeerSecretField(
+        &wire, lite::v1::ManagerMessage::kPeerSecretsFieldNumber, peer, secret);
+    EXPECT_EQ(wire, want.SerializeAsString()) << peer.node_id;
+  }
+}
+
 }  // namespace
 }  // namespace lite::controlplane

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -35,13 +36,24 @@ std::string OpenSslError() {
   return buf;
 }
 
-void AppendEnd(std::string* out, PairEnd end) {
-  for (int shift = 24; shift >= 0; shift -= 8) {
-    out->push_back(static_cast<char>((end.node_id >> shift) & 0xff));
-  }
+// This thread's copy of the keyed context of the PairSecrets it used last.
+struct ThreadContext {
+  uint64_t instance = 0;
+  EVP_MAC_CTX* ctx = nullptr;
+  ~ThreadContext() { EVP_MAC_CTX_free(ctx); }
+};
+thread_local ThreadContext thread_context;
+
+std::atomic<uint64_t> next_instance{1};
+
+// The 12 bytes of one end: node id (4) and incarnation (8), big-endian.
+constexpr size_t kEndBytes = 12;
+unsigned char* PutEnd(unsigned char* out, PairEnd end) {
+  for (int shift = 24; shift >= 0; shift -= 8) *out++ = end.node_id >> shift;
   for (int shift = 56; shift >= 0; shift -= 8) {
-    out->push_back(static_cast<char>((end.incarnation >> shift) & 0xff));
+    *out++ = end.incarnation >> shift;
   }
+  return out;
 }
 
 }  // namespace
@@ -78,24 +90,36 @@ absl::StatusOr<std::unique_ptr<PairSecrets>> PairSecrets::Create(
   return std::unique_ptr<PairSecrets>(new PairSecrets(ctx));
 }
 
+PairSecrets::PairSecrets(evp_mac_ctx_st* keyed)
+    : keyed_(keyed), instance_(next_instance.fetch_add(1)) {}
+
 PairSecrets::~PairSecrets() { EVP_MAC_CTX_free(keyed_); }
 
 std::string PairSecrets::Derive(PairEnd a, PairEnd b) const {
   if (b.node_id < a.node_id) std::swap(a, b);
-  std::string message(kLabel);
-  AppendEnd(&message, a);
-  AppendEnd(&message, b);
+  unsigned char message[kLabel.size() + 2 * kEndBytes];
+  std::memcpy(message, kLabel.data(), kLabel.size());
+  PutEnd(PutEnd(message + kLabel.size(), a), b);
   std::string secret(kSecretBytes, '\0');
   size_t length = 0;
-  absl::MutexLock lock(&mu_);
+  ThreadContext& mine = thread_context;
+  if (mine.instance != instance_ || mine.ctx == nullptr) {
+    EVP_MAC_CTX* copy;
+    {
+      absl::MutexLock lock(&mu_);
+      copy = EVP_MAC_CTX_dup(keyed_);
+    }
+    EVP_MAC_CTX_free(mine.ctx);
+    mine.ctx = copy;
+    mine.instance = copy != nullptr ? instance_ : 0;
+  }
+  EVP_MAC_CTX* ctx = mine.ctx;
   // Re-initializing with no key keeps the key; these calls fail only on
   // memory exhaustion, which the process does not survive anyway.
   const bool ok =
-      EVP_MAC_init(keyed_, nullptr, 0, nullptr) == 1 &&
-      EVP_MAC_update(keyed_,
-                     reinterpret_cast<const unsigned char*>(message.data()),
-                     message.size()) == 1 &&
-      EVP_MAC_final(keyed_, reinterpret_cast<unsigned char*>(secret.data()),
+      ctx != nullptr && EVP_MAC_init(ctx, nullptr, 0, nullptr) == 1 &&
+      EVP_MAC_update(ctx, message, sizeof(message)) == 1 &&
+      EVP_MAC_final(ctx, reinterpret_cast<unsigned char*>(secret.data()),
                     &length, secret.size()) == 1 &&
       length == kSecretBytes;
   if (!ok) {

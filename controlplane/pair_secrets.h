@@ -63,12 +63,16 @@ class PairSecrets {
   static absl::StatusOr<std::string> LoadKeyFile(const std::string& path);
 
  private:
-  explicit PairSecrets(evp_mac_ctx_st* keyed) : keyed_(keyed) {}
+  explicit PairSecrets(evp_mac_ctx_st* keyed);
 
-  // Keyed once; each derivation re-initializes it without the key schedule
-  // (four times faster than keying anew: a join storm derives N^2/2).
+  // Keyed once. Each thread derives with its own copy, re-initialized
+  // without the key schedule (four times faster than keying anew): a join
+  // storm derives N^2 secrets on every gRPC thread at once, and one shared
+  // context behind a lock made them queue.
   mutable absl::Mutex mu_;
   evp_mac_ctx_st* const keyed_ ABSL_PT_GUARDED_BY(mu_);
+  // Tells the threads' copies of different instances apart.
+  const uint64_t instance_;
 };
 
 }  // namespace lite::controlplane

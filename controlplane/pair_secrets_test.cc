@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
@@ -68,6 +71,35 @@ TEST(PairSecretsTest, BothEndsGetTheSameSecretAndPairsDiffer) {
   auto other = Make(other_key);
   ASSERT_NE(other, nullptr);
   EXPECT_NE(other->Derive({1, 1}, {2, 1}), ab);
+}
+
+TEST(PairSecretsTest, ThreadsAndInstancesEachGetTheirOwn) {
+  auto secrets = Make(TestKey());
+  std::string other_key = TestKey();
+  other_key[5] = 'o';
+  auto other = Make(other_key);
+  ASSERT_TRUE(secrets != nullptr && other != nullptr);
+  const std::string want = secrets->Derive({1, 1}, {2, 1});
+  const std::string want_other = other->Derive({1, 1}, {2, 1});
+  ASSERT_NE(want, want_other);
+  // Alternating instances on one thread, and many threads at once.
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 1000; ++i) {
+        if (secrets->Derive({2, 1}, {1, 1}) != want) ++wrong;
+        if (other->Derive({1, 1}, {2, 1}) != want_other) ++wrong;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+  // A new instance on a thread that used a destroyed one.
+  other.reset();
+  auto again = Make(other_key);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->Derive({1, 1}, {2, 1}), want_other);
 }
 
 TEST(PairSecretsTest, RandomKeysAreKeysAndDiffer) {
