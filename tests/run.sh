@@ -1,8 +1,11 @@
 #!/bin/bash
 # LITE's whole test suite, as CI runs it:
 #   1. tools/setup.sh (installs what is missing; idempotent)
-#   2. bazel test //...  — unit tests and host integration tests
-#   3. the VM cluster tests in tests/vm/ — real RDMA in QEMU guests
+#   2. tools/lint.sh — formatting, shellcheck, checkpatch, the architecture's
+#      forbidden arrows (one test each)
+#   3. bazel test //...  — unit tests and host integration tests, then again
+#      under AddressSanitizer + UBSan (--config=asan)
+#   4. the VM cluster tests in tests/vm/ — real RDMA in QEMU guests
 # Ends with one line "N passed, N failed"; exit status 0 only if all passed.
 # Usage: tests/run.sh [--no-vm]        (needs root, or sudo, for setup and VMs)
 set -uo pipefail
@@ -12,7 +15,7 @@ cd "$repo" || exit 1
 run_vm=1
 case ${1-} in
 --no-vm) run_vm=0 ;;
--h|--help) sed -n '2,7s/^# \{0,1\}//p' "$0"; exit 0 ;;
+-h|--help) sed -n '2,10s/^# \{0,1\}//p' "$0"; exit 0 ;;
 "") ;;
 *) echo "tests/run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 esac
@@ -34,21 +37,36 @@ t0=$(stamp)
 echo "== setup"
 tools/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
 
+echo "== lint  (tools/lint.sh: format, shell, checkpatch, arch)"
+for check in format shell checkpatch arch; do
+	tools/lint.sh "$check"
+	record "lint: $check" $?
+done
+
+# bazel_tests LABEL ARGS...: one recorded test per Bazel test target.
+bazel_tests() {
+	local label=$1 log targets=0 target status
+	shift
+	log=$(mktemp)
+	bazel test "$@" --test_summary=short 2>&1 | tee "$log" | grep -E '^(//|ERROR|FAIL|Executed)' || true
+	while read -r target status; do
+		targets=$((targets + 1))
+		[[ $status == PASSED ]]
+		record "$label$target" $?
+	done < <(sed -nE 's#^(//[^ ]+) +(\(cached\) )?(PASSED|FAILED|TIMEOUT|FLAKY|NO STATUS|FAILED TO BUILD|INCOMPLETE).*#\1 \3#p' "$log")
+	if ((targets == 0)); then
+		echo "bazel reported no test results:"
+		tail -20 "$log"
+		record "${label}bazel test $*" 1
+	fi
+	rm -f "$log"
+}
+
 echo "== bazel test //...  (unit and host integration tests)"
-bazel_log=$(mktemp)
-bazel test //... --test_summary=short 2>&1 | tee "$bazel_log" | grep -E '^(//|ERROR|FAIL|Executed)' || true
-targets=0
-while read -r target status; do
-	targets=$((targets + 1))
-	[[ $status == PASSED ]]
-	record "$target" $?
-done < <(sed -nE 's#^(//[^ ]+) +(\(cached\) )?(PASSED|FAILED|TIMEOUT|FLAKY|NO STATUS|FAILED TO BUILD|INCOMPLETE).*#\1 \3#p' "$bazel_log")
-if ((targets == 0)); then
-	echo "bazel reported no test results:"
-	tail -20 "$bazel_log"
-	record "bazel test //..." 1
-fi
-rm -f "$bazel_log"
+bazel_tests "" //...
+
+echo "== bazel test --config=asan  (the same tests under AddressSanitizer + UBSan)"
+bazel_tests "asan: " --config=asan --build_tests_only //...
 
 if ((run_vm)); then
 	for t in tests/vm/*.sh; do

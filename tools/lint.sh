@@ -84,8 +84,11 @@ forbidden_arrows=(
 	"api/arch_probe //proto:lite_grpc"             # libLITE -> gRPC contract
 	"api/arch_probe //tools/bazel:grpc"            # libLITE -> gRPC runtime
 	"api/arch_probe //tools/bazel:protobuf"        # libLITE -> protobuf
-	"agent/arch_probe //tools/litectl:litectl"     # anything -> a tool
+	"api/arch_probe //common/grpc:status"          # libLITE -> gRPC helpers
+	"controlplane/arch_probe //genl:client"        # manager -> lite.ko's netlink
 	"genl/arch_probe //proto:lite_grpc"            # netlink client -> gRPC
+	"agent/arch_probe //tools/litectl:litectl_lib" # anything -> a tool
+	"tools/bench/arch_probe //tools/liteop:liteop_lib" # a tool -> a tool
 )
 
 check_arch() {

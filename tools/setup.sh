@@ -16,6 +16,12 @@ packages=(
 	bazel-bootstrap bazel-rules-java g++ make pkg-config
 	libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
 	libabsl-dev libgtest-dev libgmock-dev
+	# the CLIs' argument parser and JSON writer (header-only); OpenSSL's HMAC
+	# for the manager's pair secrets and the wire test
+	libcli11-dev nlohmann-json3-dev libssl-dev
+	# lint (tools/lint.sh): formatting, shell scripts; checkpatch.pl comes
+	# from linux-source-6.1 (tools/checkpatch.sh) and perl
+	clang-format shellcheck perl
 	# lite.ko: Kbuild against the distribution's kernel headers
 	linux-headers-amd64 kmod
 	# userspace RDMA: verbs, rdma_cm, netlink

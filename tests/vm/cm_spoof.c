@@ -46,9 +46,11 @@
 #include <endian.h>
 #include <errno.h>
 #include <getopt.h>
+#include <infiniband/verbs.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <rdma/rdma_cma.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,9 +59,6 @@
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <infiniband/verbs.h>
-#include <rdma/rdma_cma.h>
 
 // The wire format (docs/kernel-peers.md, "Peer authentication").
 #define MAGIC 0x4c495445u  // "LITE"
@@ -281,7 +280,8 @@ static void try_read(const struct opts *o, struct rdma_cm_id *id,
                o->raddr, o->rkey, ibv_wc_status_str(wc.status));
     } else {
       used = (size_t)snprintf(line, cap,
-                              "RDMA READ at 0x%" PRIx64 " key 0x%x: READ %u "
+                              "RDMA READ at 0x%" PRIx64
+                              " key 0x%x: READ %u "
                               "bytes:",
                               o->raddr, o->rkey, o->len);
       for (i = 0; i < (int)o->len && i < 16 && used + 4 < cap; i++)
@@ -490,8 +490,8 @@ int main(int argc, char **argv) {
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
-  struct opts o = {.k = 0, .wire1 = true, .wire2 = true, .len = 64,
-                   .timeout_ms = 5000};
+  struct opts o = {
+      .k = 0, .wire1 = true, .wire2 = true, .len = 64, .timeout_ms = 5000};
   bool have_addr = false, have_node = false, have_as = false, ok = true;
   bool have_rkey = false, have_raddr = false;
   uint64_t v, src_port = 0;
