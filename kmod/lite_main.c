@@ -117,14 +117,15 @@ MODULE_PARM_DESC(op_timeout_ms, "longest a one-sided operation waits, in ms, 1..
 
 /*
  * Authenticate every peer connection with the pair secrets the agent gives
- * (wire version 2). Off: version 1, where a request is taken on its word.
- * Also gates the admin-only LMR and grant dumps. Every node must agree.
+ * (wire version 2). Off: version 1, where a request is taken on its word
+ * (only for a cluster of kernels that predate authentication; never on a
+ * network an untrusted host can reach). Every node must agree.
  */
-#define LITE_PEER_AUTH_DEFAULT 0
+#define LITE_PEER_AUTH_DEFAULT 1
 bool lite_peer_auth = LITE_PEER_AUTH_DEFAULT;
 module_param_named(peer_auth, lite_peer_auth, bool, 0444);
 MODULE_PARM_DESC(peer_auth,
-		 "authenticate peer connections with the pair secrets (wire version 2) and make the LMR and grant dumps admin-only; the same on every node (default "
+		 "authenticate peer connections with the pair secrets (wire version 2); the same on every node (default "
 		 __stringify(LITE_PEER_AUTH_DEFAULT) ")");
 
 static int __init lite_init(void)

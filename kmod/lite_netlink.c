@@ -13,11 +13,10 @@
  * upcalls will go, and a netlink notifier detaches it when that socket is
  * released, so a crashed agent never leaves a stale owner behind.
  *
- * Who reads what: commands that change state are GENL_ADMIN_PERM; with
- * peer_auth so are the LMR and grant dumps (memory keys, chunk addresses,
- * other users' ids), by a .start check since the flag cannot depend on a
- * parameter; NODE_GET and PEER_GET are open and leave out the agent's port
- * for callers without CAP_NET_ADMIN. The pair secret is never put in any
+ * Who reads what: commands that change state are GENL_ADMIN_PERM, and so
+ * are the LMR and grant dumps (memory keys, chunk addresses, other users'
+ * ids); NODE_GET and PEER_GET are open and leave out the agent's port for
+ * callers without CAP_NET_ADMIN. The pair secret is never put in any
  * message.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -531,17 +530,6 @@ drop:
 	nlmsg_free(msg);
 }
 
-/*
- * .start of the LMR and grant dumps: with peer_auth they are admin-only, as
- * GENL_ADMIN_PERM would make them (EPERM in the ACK, before any message).
- */
-static int lite_nl_secret_dump_start(struct netlink_callback *cb)
-{
-	if (lite_peer_auth && !netlink_capable(cb->skb, CAP_NET_ADMIN))
-		return -EPERM;
-	return 0;
-}
-
 static const struct genl_ops lite_genl_ops[] = {
 	{
 		.cmd = LITE_CMD_AGENT_ATTACH,
@@ -613,7 +601,7 @@ static const struct genl_ops lite_genl_ops[] = {
 	},
 	{
 		.cmd = LITE_CMD_LMR_GET,
-		.start = lite_nl_secret_dump_start,
+		.flags = GENL_ADMIN_PERM,
 		.dumpit = lite_nl_lmr_dump,
 		.policy = lite_nl_no_attrs,
 		.maxattr = LITE_ATTR_MAX,
@@ -634,7 +622,7 @@ static const struct genl_ops lite_genl_ops[] = {
 	},
 	{
 		.cmd = LITE_CMD_GRANT_GET,
-		.start = lite_nl_secret_dump_start,
+		.flags = GENL_ADMIN_PERM,
 		.dumpit = lite_nl_grant_dump,
 		.policy = lite_nl_no_attrs,
 		.maxattr = LITE_ATTR_MAX,

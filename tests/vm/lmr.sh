@@ -77,7 +77,9 @@ lmr_netlink() {
 	check "64 MiB in several chunks of at most 4 MiB adding up" chunks_ok 2 67108864
 	check "lmr alloc 100 bytes" has "1 chunk(s)" lmr alloc --id 3 --name c --size 100
 	check "lmr list -o json" has '"lmr_id": 1, "name": "small.one", "size": 4096, "uid": 0, "gid": 0, "mode": 416, "epoch": 0' lmr list -o json
-	check "lmr list as nobody" as_nobody litenl_ok lmr list
+	check "lmr list as nobody: EPERM (keys and chunk addresses are admin-only)" \
+		as_nobody expect_err EPERM "need CAP_NET_ADMIN" lmr list
+	check "grant list as nobody: EPERM" as_nobody expect_err EPERM "need CAP_NET_ADMIN" grant list
 	check "debugfs lmrs = 3" counter_is lmrs 3
 	check "debugfs lmr_bytes" counter_is lmr_bytes $((4096 + 67108864 + 100))
 	check "lmr update --new-id 10 --epoch 7" litenl_ok lmr update --id 1 --new-id 10 --epoch 7

@@ -103,12 +103,22 @@ node_refusals() {  # before the identity is set
 		as_nobody expect_err EPERM "cannot join the events group" events --timeout 1
 }
 
+# The pair secret both ends of a pair install (lite.ko's peer_auth is on by
+# default; here no manager makes them): the same 32 bytes on both sides,
+# different for every pair.
+pair_secret() {  # pair_secret ID ID: REPLY
+	local lo=$1 hi=$2
+	((lo < hi)) || { lo=$2; hi=$1; }
+	printf -v REPLY '%064x' $((lo * 1000 + hi))
+}
+
 add_peers() {  # add_peers ID:INCARNATION...
 	local p
 	for p in "$@"; do
 		ip_of "${p%:*}"
+		pair_secret "$GUEST" "${p%:*}"
 		check "peer add ${p%:*} (incarnation ${p#*:})" \
-			litenl_ok peer add --id "${p%:*}" --incarnation "${p#*:}" --addr "$IP"
+			litenl_ok peer add --id "${p%:*}" --incarnation "${p#*:}" --addr "$IP" --secret "$REPLY"
 	done
 }
 

@@ -111,7 +111,7 @@ constexpr char kListNote[] =
     "litectl.";
 
 // A listing lite.ko refused: EPERM means the caller lacks CAP_NET_ADMIN
-// (lite.ko with peer_auth=1 shows memory keys, chunk addresses and other
+// (lite.ko shows memory keys, chunk addresses and other
 // users' ids to administrators only); say so rather than only the errno.
 absl::Status ListFailed(absl::string_view what, const absl::Status& status) {
   if (genl::ErrnoOf(status) != EPERM) return Failed(what, status);

@@ -601,7 +601,7 @@ enum lite_genl_cmd {
 	LITE_CMD_LMR_UPDATE,
 
 	/*
-	 * LITE_CMD_LMR_GET (CAP_NET_ADMIN with peer_auth=1, else any user),
+	 * LITE_CMD_LMR_GET (CAP_NET_ADMIN),
 	 * dump only: one message per hosted LMR
 	 * in lmr id order: LITE_ATTR_LMR_ID, LITE_ATTR_NAME, LITE_ATTR_SIZE,
 	 * LITE_ATTR_UID, LITE_ATTR_GID, LITE_ATTR_MODE, LITE_ATTR_EPOCH (0
@@ -658,7 +658,7 @@ enum lite_genl_cmd {
 	LITE_CMD_GRANT_REVOKE,
 
 	/*
-	 * LITE_CMD_GRANT_GET (CAP_NET_ADMIN with peer_auth=1, else any user),
+	 * LITE_CMD_GRANT_GET (CAP_NET_ADMIN),
 	 * dump only: every grant an
 	 * application on this node holds and has not unmapped, revoked or not,
 	 * in grant id order: the attributes of a MAP answer plus LITE_ATTR_UID,
