@@ -280,6 +280,7 @@ Member ManagerState::DecoratedLocked(const Member& member,
 const std::string& ManagerState::MembersWireLocked() {
   if (members_wire_stale_) {
     members_wire_.clear();
+    live_ends_.clear();
     for (const auto& [node_id, live] : live_) {
       AppendMemberWireLocked(live.member);
     }
@@ -292,6 +293,7 @@ void ManagerState::AppendMemberWireLocked(const Member& member) {
   lite::v1::JoinResponse one;
   *one.add_members() = member;
   one.AppendToString(&members_wire_);
+  live_ends_.push_back(PairEnd{member.node_id(), member.incarnation()});
 }
 
 absl::StatusOr<lite::v1::JoinResponse> ManagerState::Join(
@@ -413,6 +415,11 @@ absl::StatusOr<std::string> ManagerState::AdmitLocked(
   EmitLocked(std::move(event));
 
   MembersWireLocked();  // Bring it up to date before adding this member.
+  // The members the response lists besides this one, whose pair secrets
+  // JoinWire derives: a copy of a flat array, not a walk of live_, since
+  // every joiner of a storm takes one under the lock.
+  *peers = live_ends_;
+  *self = PairEnd{member.node_id(), member.incarnation()};
   Live& live = live_[member.node_id()];
   live.member = member;
   live.outbox = std::make_shared<Outbox>(options_.session_queue_limit);
@@ -442,13 +449,6 @@ absl::StatusOr<std::string> ManagerState::AdmitLocked(
                 restored ? " (identity restored)" : "");
   std::string wire = response.SerializeAsString();
   wire.append(MembersWireLocked());
-  *self = PairEnd{member.node_id(), member.incarnation()};
-  peers->reserve(live_.size() - 1);
-  for (const auto& [node_id, other] : live_) {
-    if (node_id != member.node_id()) {
-      peers->push_back(PairEnd{node_id, other.member.incarnation()});
-    }
-  }
   return wire;
 }
 

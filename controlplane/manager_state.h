@@ -281,6 +281,9 @@ class ManagerState {
   // changes, appended to when one joins.
   std::string members_wire_ ABSL_GUARDED_BY(mu_);
   bool members_wire_stale_ ABSL_GUARDED_BY(mu_) = false;
+  // The (id, incarnation) of each member in members_wire_, in the same
+  // order and kept with it.
+  std::vector<PairEnd> live_ends_ ABSL_GUARDED_BY(mu_);
 
   uint64_t last_request_id_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<uint64_t, PendingAlloc> pending_ ABSL_GUARDED_BY(mu_);
