@@ -105,7 +105,7 @@ absl::Status LmrUpdate(const cli::Args& a) {
 
 constexpr char kListNote[] =
     "They show memory keys, chunk addresses and other users' ids: lite.ko "
-    "with peer_auth=1 lists them to CAP_NET_ADMIN only (EPERM otherwise). "
+    "lists them to CAP_NET_ADMIN only (EPERM otherwise). "
     "With -o json each result is one JSON line; 64-bit values "
     "(incarnations, LMR and grant ids) are JSON numbers, not strings as in "
     "litectl.";
