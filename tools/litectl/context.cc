@@ -3,6 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/grpc/status.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace lite::litectl {
@@ -33,13 +34,12 @@ void Context::Arm(grpc::ClientContext* ctx) const {
 }
 
 absl::Status CallError(const grpc::Status& status, absl::string_view target) {
-  const auto code = static_cast<absl::StatusCode>(status.error_code());
-  if (code == absl::StatusCode::kUnavailable ||
-      code == absl::StatusCode::kDeadlineExceeded) {
-    return absl::Status(code,
-                        absl::StrCat(target, ": ", status.error_message()));
+  absl::Status converted = FromGrpcStatus(status);
+  if (absl::IsUnavailable(converted) || absl::IsDeadlineExceeded(converted)) {
+    return absl::Status(converted.code(),
+                        absl::StrCat(target, ": ", converted.message()));
   }
-  return absl::Status(code, status.error_message());
+  return converted;
 }
 
 absl::Status PrintJson(const Context& ctx, const google::protobuf::Message& msg,
