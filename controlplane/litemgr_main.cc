@@ -48,7 +48,8 @@ ABSL_FLAG(int64_t, recovery_window_ms, 5000,
 ABSL_FLAG(uint64_t, max_lmr_size_bytes, lite::names::kMaxLmrSizeBytes,
           "Largest LMR the manager accepts; at most lite.ko's limit for one "
           "LMR (LITE_LMR_SIZE_MAX, 64 GiB), the default.");
-ABSL_FLAG(int32_t, max_lmr_chunks, 4096, "Most chunks one LMR may have.");
+ABSL_FLAG(int32_t, max_lmr_chunks, lite::names::kMaxLmrChunks,
+          "Most chunks one LMR may have (at most lite.ko's LITE_CHUNKS_MAX).");
 ABSL_FLAG(std::string, pair_key_file, "",
           "The cluster key every pair secret is derived from: 32 random "
           "bytes, raw or as 64 hex digits (openssl rand -hex 32), in a file "
@@ -109,8 +110,12 @@ int Main() {
         absl::GetFlag(FLAGS_max_lmr_size_bytes), names::kMaxLmrSizeBytes));
   }
   options.max_lmr_size_bytes = absl::GetFlag(FLAGS_max_lmr_size_bytes);
-  if (absl::GetFlag(FLAGS_max_lmr_chunks) < 1) {
-    return Fail("--max_lmr_chunks must be positive");
+  if (absl::GetFlag(FLAGS_max_lmr_chunks) < 1 ||
+      absl::GetFlag(FLAGS_max_lmr_chunks) > names::kMaxLmrChunks) {
+    return Fail(absl::StrFormat(
+        "--max_lmr_chunks=%d is out of range: 1..%d (lite.ko's "
+        "LITE_CHUNKS_MAX; a grant with more chunks cannot be installed)",
+        absl::GetFlag(FLAGS_max_lmr_chunks), names::kMaxLmrChunks));
   }
   options.max_lmr_chunks = absl::GetFlag(FLAGS_max_lmr_chunks);
   const std::string pair_key_file = absl::GetFlag(FLAGS_pair_key_file);

@@ -26,9 +26,9 @@ struct ManagerOptions {
   absl::Duration recovery_window = absl::Seconds(5);
   // Upper bounds on LMR size and chunk count, so that one request cannot ask
   // for unbounded work or memory. The size is at most what lite.ko allocates
-  // for one LMR (64 GiB).
+  // for one LMR (64 GiB), the chunk count what lite.ko takes in a grant.
   uint64_t max_lmr_size_bytes = names::kMaxLmrSizeBytes;
-  int max_lmr_chunks = 4096;
+  int max_lmr_chunks = names::kMaxLmrChunks;
   // The cluster key pair secrets are derived from (--pair_key_file):
   // PairSecrets::kKeyBytes, or empty for the Store's key, or a new random one
   // if the Store has none (then a manager restarted on an empty store hands

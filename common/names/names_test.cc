@@ -26,6 +26,7 @@ TEST(LimitsTest, AreTheKernelsOwn) {
   EXPECT_EQ(kMaxLmrNameLength, size_t{LITE_NAME_MAX});
   EXPECT_EQ(kMaxNodeNameLength, size_t{LITE_NODE_NAME_MAX});
   EXPECT_EQ(kMaxLmrSizeBytes, uint64_t{64} << 30);
+  EXPECT_EQ(kMaxLmrChunks, 4096);
   EXPECT_EQ(lite_name_max(LITE_NAME_KIND_LMR), kMaxLmrNameLength);
   EXPECT_EQ(lite_name_max(LITE_NAME_KIND_NODE), kMaxNodeNameLength);
 }
