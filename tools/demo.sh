@@ -49,7 +49,7 @@ if [[ ${1-} == --inside ]]; then
 	}
 
 	section "cluster: litemgr on the host, a liteagent + lite.ko on each of $nodes guests"
-	lc_start 3000
+	lc_start
 	"$litectl" nodes | indent
 	labels=""
 	for ((g = 1; g <= nodes; g++)); do
