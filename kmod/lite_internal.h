@@ -125,6 +125,9 @@ enum lite_counter {
 	LITE_CNT_UPCALLS_TIMED_OUT,	/* upcalls not answered in time */
 	LITE_CNT_UPCALLS_NOTCONN,	/* upcalls failed: no agent or it went away */
 	LITE_CNT_UPCALLS_INTERRUPTED,	/* upcalls given up on a fatal signal */
+	LITE_CNT_OPS_ABANDONED,		/* gauge: contexts their callers left in flight */
+	LITE_CNT_GRANT_DRAIN_WAITS,	/* revokes/unmaps that waited for operations */
+	LITE_CNT_GRANT_DRAIN_TIMEOUTS,	/* ... and gave up with operations in flight */
 	LITE_CNT_NR
 };
 
