@@ -29,6 +29,7 @@
 #include <linux/build_bug.h>
 #include <linux/in.h>
 #include <linux/minmax.h>
+#include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
@@ -62,6 +63,44 @@ static_assert(LITE_SAME_REASON(BAD_REQUEST) && LITE_SAME_REASON(WRONG_NODE) &&
 	      LITE_SAME_REASON(AUTH) && LITE_SAME_REASON(PORT) &&
 	      LITE_SAME_REASON(NO_KEY) &&
 	      (int)LITE_REFUSAL_REPLY_AUTH > (int)LITE_REJ_NO_KEY);
+
+/*
+ * How long a peer that stops answering may take to fail the connections
+ * (and the operations) to it: the RC ACK timeout and retries, and the RNR
+ * timer and retries, are derived from it (lite_rc_timers.h). Read when a
+ * connection is made; every node must use the same value.
+ */
+unsigned int lite_peer_timeout_ms = LITE_PEER_TIMEOUT_DEFAULT_MS;
+
+static int lite_param_set_peer_timeout(const char *val,
+				       const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, LITE_PEER_TIMEOUT_MIN_MS,
+				     LITE_PEER_TIMEOUT_MAX_MS);
+}
+
+static const struct kernel_param_ops lite_peer_timeout_ops = {
+	.set = lite_param_set_peer_timeout,
+	.get = param_get_uint,
+};
+
+module_param_cb(peer_timeout_ms, &lite_peer_timeout_ops, &lite_peer_timeout_ms,
+		0644);
+MODULE_PARM_DESC(peer_timeout_ms,
+		 "a peer that stops answering fails its connections within this, in ms, 100..60000 (default 1000); for connections made after a change");
+
+void lite_conn_timers(struct rdma_cm_id *id, struct lite_rc_timers *t)
+{
+	int ret;
+
+	lite_rc_timers_for(READ_ONCE(lite_peer_timeout_ms), t);
+	/* Both apply when rdma_cm moves the QP to RTR and RTS. */
+	ret = rdma_set_ack_timeout(id, t->ack_timeout);
+	if (!ret)
+		ret = rdma_set_min_rnr_timer(id, t->min_rnr_timer);
+	if (ret)
+		pr_warn_ratelimited("cannot set the RC timers: %d\n", ret);
+}
 
 static void lite_conn_release(struct kref *ref)
 {
@@ -128,7 +167,10 @@ static void lite_conn_error_work(struct work_struct *work)
 					      error_work);
 
 	mutex_lock(&lite_lock);
-	lite_conn_kill_locked(conn, EIO, true);
+	if (READ_ONCE(conn->fail_reason) == EHOSTDOWN)
+		lite_peer_unreachable_locked(conn);
+	else
+		lite_conn_kill_locked(conn, EIO, true);
 	mutex_unlock(&lite_lock);
 	lite_conn_put(conn);
 }
@@ -149,6 +191,18 @@ void lite_conn_fail(struct lite_conn *conn)
 	kref_get(&conn->ref);
 	if (!queue_work(lite_wq, &conn->error_work))
 		lite_conn_put(conn);
+}
+
+void lite_conn_wc_error(struct lite_conn *conn, enum ib_wc_status status)
+{
+	/*
+	 * Retries exhausted: the peer has not answered for peer_timeout_ms.
+	 * Any other error is this QP's (a bad access, a local error).
+	 * Ordered before error_work reads it by queue_work().
+	 */
+	if (status == IB_WC_RETRY_EXC_ERR || status == IB_WC_RNR_RETRY_EXC_ERR)
+		cmpxchg(&conn->fail_reason, 0, EHOSTDOWN);
+	lite_conn_fail(conn);
 }
 
 void lite_conn_kill_locked(struct lite_conn *conn, int reason, bool report)
@@ -347,6 +401,7 @@ static int lite_conn_connect_locked(struct lite_conn *conn)
 		.incarnation = peer->incarnation,
 	};
 	struct rdma_conn_param param = {};
+	struct lite_rc_timers timers;
 	struct lite_node_id self;
 	struct lite_cm_req req;
 	bool own;
@@ -354,6 +409,8 @@ static int lite_conn_connect_locked(struct lite_conn *conn)
 
 	if (!lite_node_get_locked(&self))
 		return -ENXIO;
+	/* Before the QP: lite_conn_qp_to() takes its attributes from the id. */
+	lite_conn_timers(id, &timers);
 	/*
 	 * Authenticated, lite.ko keeps its QP in INIT until the reply is
 	 * proven. Not on iWARP, where the provider connects the QP itself.
@@ -386,8 +443,9 @@ static int lite_conn_connect_locked(struct lite_conn *conn)
 	param.responder_resources = lite_rd_atomic(id->device->attrs.max_qp_rd_atom);
 	param.initiator_depth = lite_rd_atomic(id->device->attrs.max_qp_init_rd_atom);
 	param.flow_control = 1;
-	param.retry_count = 7;
-	param.rnr_retry_count = 7;	/* retry forever on receiver not ready */
+	/* Both ends' retries come from the REQ; our RNR retries from the REP. */
+	param.retry_count = timers.retry_count;
+	param.rnr_retry_count = timers.rnr_retry_count;
 	return rdma_connect_locked(id, &param);
 }
 

@@ -11,6 +11,7 @@
 #define LITE_CONN_H
 
 #include "lite_internal.h"
+#include "lite_rc_timers.h"
 
 enum lite_conn_state {
 	LITE_CONN_CONNECTING,	/* resolving, connecting or accepting */
@@ -38,6 +39,12 @@ struct lite_conn {
 	struct work_struct error_work;	/* a fatal QP event: fail the conn */
 	u16 index;
 	bool active;			/* this node initiated it */
+	/*
+	 * Why a completion failed the QP (lite_conn_wc_error(), any
+	 * context): EHOSTDOWN when the peer stopped answering, read by
+	 * error_work. 0: any other fatal error.
+	 */
+	int fail_reason;
 	/*
 	 * The QP is lite.ko's, not rdma_cm's (ib_create_qp(), not
 	 * rdma_create_qp()): an authenticating initiator moves it out of INIT
@@ -83,5 +90,19 @@ void lite_conn_kill_locked(struct lite_conn *conn, int reason, bool report);
 void lite_conn_close_locked(struct lite_conn *conn);
 /* A failed work request: kill the connection from any context. */
 void lite_conn_fail(struct lite_conn *conn);
+/*
+ * A work request of @conn completed with @status (not success, not a
+ * flush): kill the connection from any context and, when the peer stopped
+ * answering (retries exhausted), every connection to that peer.
+ */
+void lite_conn_wc_error(struct lite_conn *conn, enum ib_wc_status status);
+/*
+ * @conn's peer stopped answering: fail all of its connections with
+ * EHOSTDOWN and report it (lite_peer.c).
+ */
+void lite_peer_unreachable_locked(struct lite_conn *conn);
+
+/* peer_timeout_ms (lite_conn.c): see lite_rc_timers.h. */
+extern unsigned int lite_peer_timeout_ms;
 
 #endif /* LITE_CONN_H */

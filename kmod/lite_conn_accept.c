@@ -93,6 +93,7 @@ static int lite_conn_accept_locked(struct rdma_cm_id *id,
 {
 	struct rdma_conn_param param = {};
 	struct lite_conn *conn, *old;
+	struct lite_rc_timers timers;
 	struct lite_cm_rep2 rep2;
 	struct lite_cm_rep rep;
 	int ret;
@@ -101,6 +102,8 @@ static int lite_conn_accept_locked(struct rdma_cm_id *id,
 	if (!conn)
 		return LITE_REJ_NO_RESOURCES;
 	conn->cm_id = id;
+	/* Our ACK timeout and RNR timer; the retry counts came in the REQ. */
+	lite_conn_timers(id, &timers);
 	ret = lite_conn_create_qp_locked(conn, id, false);
 	if (!ret && lite_peer_auth)
 		ret = lite_cm_fill_rep2(&rep2, self,
@@ -126,7 +129,8 @@ static int lite_conn_accept_locked(struct rdma_cm_id *id,
 		min(ev->param.conn.responder_resources,
 		    lite_rd_atomic(id->device->attrs.max_qp_init_rd_atom));
 	param.flow_control = 1;
-	param.rnr_retry_count = 7;
+	/* The initiator's QP retries RNR this often (it is in our REP). */
+	param.rnr_retry_count = timers.rnr_retry_count;
 	ret = rdma_accept(id, &param);
 	if (ret) {
 		pr_warn_ratelimited("peer %s QP %u: accept failed: %d\n",

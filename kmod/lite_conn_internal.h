@@ -30,6 +30,12 @@ int lite_conn_create_qp_locked(struct lite_conn *conn,
 			       struct rdma_cm_id *id, bool own);
 /* RDMA READ/atomic depth: the device's @device_max, capped. */
 u8 lite_rd_atomic(int device_max);
+/*
+ * The RC timers for peer_timeout_ms, set on @id (ACK timeout, RNR timer)
+ * for rdma_cm to apply to the QP; the retry counts are the caller's to put
+ * in its conn param.
+ */
+void lite_conn_timers(struct rdma_cm_id *id, struct lite_rc_timers *t);
 /* @conn is established: publishes it to the data path and its peer. */
 void lite_conn_up_locked(struct lite_conn *conn);
 

@@ -321,6 +321,46 @@ void lite_peer_conn_lost_locked(struct lite_conn *conn, bool was_up, int reason,
 	lite_peer_schedule_locked(peer, true);
 }
 
+/*
+ * @conn's RC retries ran out: its peer has not answered for about
+ * peer_timeout_ms. Its other connections lead to the same node, so they
+ * are failed now too (their operations in flight are flushed with
+ * EHOSTDOWN, new ones find no connection up and get EHOSTDOWN) instead of
+ * each waiting out its own retries. The agent hears EHOSTDOWN, once per
+ * such verdict, and passes it on to the manager; the initiator keeps
+ * reconnecting with its backoff, which is how a peer that was only slow
+ * comes back.
+ */
+void lite_peer_unreachable_locked(struct lite_conn *conn)
+{
+	struct lite_peer *peer = conn->peer;
+	bool reported = peer->failure_reported;
+	struct lite_conn *other;
+	unsigned int i;
+
+	lockdep_assert_held(&lite_lock);
+	if (conn->state == LITE_CONN_DEAD)
+		return;		/* failed with the others already */
+	if (peer->loopback || peer->removed ||
+	    lite_slot_locked(peer->conns[conn->index]) != conn) {
+		lite_conn_kill_locked(conn, EHOSTDOWN, true);
+		return;
+	}
+	pr_warn("peer %s (incarnation %llu, %pI4): QP %u got no answer within peer_timeout_ms (%u ms): failing its %u connections\n",
+		peer->label, peer->incarnation, &peer->addr, conn->index,
+		READ_ONCE(lite_peer_timeout_ms), peer->connected);
+	lite_conn_kill_locked(conn, EHOSTDOWN, true);
+	for (i = 0; i < ARRAY_SIZE(peer->conns); i++) {
+		other = lite_slot_locked(peer->conns[i]);
+		if (other)
+			lite_conn_kill_locked(other, EHOSTDOWN, false);
+	}
+	/* An earlier loss was reported already; this verdict is news. */
+	if (reported)
+		lite_peer_event_locked(peer, LITE_CMD_EVENT_PEER_FAILED,
+				       conn->index, EHOSTDOWN);
+}
+
 void lite_peer_conn_challenged_locked(struct lite_conn *conn, u64 challenge)
 {
 	struct lite_peer *peer = conn->peer;
