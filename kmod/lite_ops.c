@@ -134,7 +134,7 @@ void lite_op_done(struct ib_cq *cq, struct ib_wc *wc)
 					    ib_wc_status_msg(wc->status),
 					    wc->vendor_err);
 			/* The QP is in the error state now: replace it. */
-			lite_conn_fail(slot->batch_conn);
+			lite_conn_wc_error(slot->batch_conn, wc->status);
 		}
 	}
 	lite_batch_put(slot, 1, false);
