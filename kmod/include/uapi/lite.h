@@ -555,6 +555,10 @@ enum lite_genl_cmd {
 	 *   mismatch, EPROTO protocol mismatch, EKEYREJECTED authentication
 	 *   failed either way, ENOKEY no pair secret on one side,
 	 *   EHOSTUNREACH or ETIMEDOUT unreachable, ENODEV RDMA device removed,
+	 *   EHOSTDOWN the peer stopped answering on the data path: a QP's
+	 *   retries ran out within peer_timeout_ms and every connection to
+	 *   it was failed, its operations with EHOSTDOWN; sent for each such
+	 *   verdict even when an earlier loss was reported,
 	 *   or a local errno) and
 	 *   LITE_ATTR_QPS_CONNECTED (how many are still up).
 	 * PEER_REMOVED: the peer was removed here (LITE_CMD_PEER_REMOVE or a
