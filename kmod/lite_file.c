@@ -42,10 +42,15 @@ int lite_file_open(struct inode *inode, struct file *file)
 	return nonseekable_open(inode, file);
 }
 
-/* The handle's grant is out of @lf: give it back to the manager. */
+/*
+ * The handle's grant is out of @lf: give it back to the manager, once
+ * nothing of it is in flight here (operations that found the handle before
+ * it went, or that their callers left, end first).
+ */
 static void lite_file_unmapped(struct lite_grant *grant)
 {
 	lite_uncount(LITE_CNT_HANDLES);
+	lite_grant_unmap_drain(grant);
 	lite_grant_forget(grant);
 	lite_upcall_unmap(grant);
 	lite_grant_put(grant);

@@ -11,6 +11,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/slab.h>
+#include <linux/wait.h>
 #include <linux/xarray.h>
 #include <net/genetlink.h>
 
@@ -113,6 +114,49 @@ void lite_grants_revoke_lmr(u64 lmr_id, struct lite_lmr *lmr)
 	mutex_unlock(&lite_grants_mutex);
 }
 
+/* Marks @grant revoked and waits for its operations in flight (see .h). */
+static long lite_grant_drain(struct lite_grant *grant, unsigned long timeout,
+			     bool killable)
+{
+	long left;
+
+	WRITE_ONCE(grant->revoked, -ESTALE);
+	/* Pairs with smp_mb__after_atomic() in lite_grant_op_get(). */
+	smp_mb();
+	if (!atomic_read(&grant->ops))
+		return 1;
+	lite_count(LITE_CNT_GRANT_DRAIN_WAITS);
+	if (killable)
+		left = wait_event_killable_timeout(grant->drained,
+						   !atomic_read(&grant->ops),
+						   timeout);
+	else
+		left = wait_event_timeout(grant->drained,
+					  !atomic_read(&grant->ops), timeout);
+	if (left <= 0)
+		lite_count(LITE_CNT_GRANT_DRAIN_TIMEOUTS);
+	return left;
+}
+
+int lite_grant_revoke_wait(struct lite_grant *grant, unsigned long timeout)
+{
+	long left = lite_grant_drain(grant, timeout, true);
+
+	if (left > 0)
+		return 0;
+	return left ? -EINTR : -ETIMEDOUT;
+}
+
+void lite_grant_unmap_drain(struct lite_grant *grant)
+{
+	unsigned int ms = READ_ONCE(lite_op_timeout_ms);
+
+	if (lite_grant_drain(grant, msecs_to_jiffies(ms), false) <= 0)
+		pr_warn_ratelimited("grant %#llx unmapped with %d operations still in flight after %u ms\n",
+				    grant->grant_id, atomic_read(&grant->ops),
+				    ms);
+}
+
 int lite_nl_grant_revoke(struct sk_buff *skb, struct genl_info *info)
 {
 	struct lite_grant *grant;
@@ -134,14 +178,24 @@ int lite_nl_grant_revoke(struct sk_buff *skb, struct genl_info *info)
 	}
 	mutex_lock(&lite_grants_mutex);
 	grant = xa_load(&lite_grants, id);
-	if (grant)
+	if (grant) {
 		WRITE_ONCE(grant->revoked, -ESTALE);
+		kref_get(&grant->ref);
+	}
 	mutex_unlock(&lite_grants_mutex);
 	if (!grant) {
 		GENL_SET_ERR_MSG(info, "no such grant on this node");
 		return -ENOENT;
 	}
-	return 0;
+	/*
+	 * Drained before the answer: when it is 0, nothing of the grant is in
+	 * flight on this node, nor will be. Bounded like an operation.
+	 */
+	ret = lite_grant_revoke_wait(grant, msecs_to_jiffies(READ_ONCE(lite_op_timeout_ms)));
+	if (ret == -ETIMEDOUT)
+		GENL_SET_ERR_MSG(info, "revoked, but operations on the grant are still in flight");
+	lite_grant_put(grant);
+	return ret;
 }
 
 static void lite_grant_chunk(const void *obj, u32 i, u64 *addr, u64 *len)

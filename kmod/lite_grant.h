@@ -15,6 +15,7 @@
 #include <linux/kref.h>
 #include <linux/rcupdate.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <linux/xarray.h>
 
 #include "uapi/lite.h"
@@ -43,6 +44,15 @@ struct lite_grant {
 	 * LMR freed). Written with WRITE_ONCE, read with READ_ONCE.
 	 */
 	int revoked;
+	/*
+	 * Operations in flight on the grant: counted from the moment an
+	 * operation has passed its checks (lite_grant_op_get()) until the
+	 * last work request it posted has completed, also when its caller
+	 * was killed or timed out and left the context to the completion
+	 * handler. A revoke waits on @drained for it to reach 0.
+	 */
+	atomic_t ops;
+	wait_queue_head_t drained;
 	/* The control side's (lite_grant.c); the data path need not look. */
 	struct rcu_head rcu;
 	struct lite_lmr *hosted;	/* the LMR when hosted here, with a ref */
@@ -65,6 +75,54 @@ struct lite_file;
  */
 struct lite_grant *lite_file_grant_get(struct lite_file *lf, u64 handle);
 void lite_grant_put(struct lite_grant *grant);
+
+static inline void lite_grant_op_put(struct lite_grant *grant)
+{
+	/* Full barrier before wq_has_sleeper()'s: pairs with the waiter's. */
+	if (atomic_dec_and_test(&grant->ops) &&
+	    wq_has_sleeper(&grant->drained))
+		wake_up(&grant->drained);
+}
+
+/*
+ * Counts an operation in flight on @grant, then checks that the grant is
+ * not revoked: -ESTALE, not counted, if it is. Any context, lock-free. The
+ * increment is ordered before the check (and lite_grant_revoke_wait()
+ * orders its mark before it reads the count), so a revoke that finds no
+ * operation in flight is seen by every operation that counts itself later.
+ */
+static inline int lite_grant_op_get(struct lite_grant *grant)
+{
+	int revoked;
+
+	atomic_inc(&grant->ops);
+	/* Pairs with the smp_mb() in lite_grant_drain() (lite_grant.c). */
+	smp_mb__after_atomic();
+	revoked = READ_ONCE(grant->revoked);
+	if (unlikely(revoked)) {
+		lite_grant_op_put(grant);
+		return revoked;
+	}
+	return 0;
+}
+
+/*
+ * Revokes @grant (operations on it fail with ESTALE from now on, those
+ * running stop before their next batch) and waits, killably, up to
+ * @timeout jiffies until no operation is in flight on it. 0 when drained:
+ * then no work request of the grant is outstanding on any QP of this node,
+ * and none is posted later. -ETIMEDOUT or -EINTR otherwise (the grant stays
+ * revoked; calling again waits again). Process context; the caller holds a
+ * reference.
+ */
+int lite_grant_revoke_wait(struct lite_grant *grant, unsigned long timeout);
+/*
+ * Unmap and file close: revokes @grant and waits, not killably (a closing
+ * task may be dying), up to op_timeout_ms for its operations in flight, so
+ * that the manager hears of the unmap only once nothing of it is in flight
+ * here; past that it logs, counts (grant_drain_timeouts) and goes on.
+ */
+void lite_grant_unmap_drain(struct lite_grant *grant);
 
 /*
  * The index of the chunk that holds byte @offset of @grant (offset < size).

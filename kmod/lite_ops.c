@@ -169,6 +169,11 @@ static int lite_batch_run(struct lite_op *op, struct lite_conn *conn,
 			return -EHOSTDOWN;
 	}
 
+	if (unlikely(READ_ONCE(conn->ops_dying))) {
+		/* Its QP is in the error state: posting would only flush. */
+		atomic_add(n, &conn->sq_credits);
+		return -EHOSTDOWN;
+	}
 	slot->batch_conn = conn;
 	slot->batch_wrs = n;
 	slot->status = 0;
@@ -264,10 +269,15 @@ static u64 lite_build_rw(struct lite_op *op, const struct lite_grant *grant,
 s64 lite_rw_batch(struct lite_op *op, struct lite_conn *conn,
 		  const struct lite_grant *grant, bool write, u64 off, u64 len)
 {
-	u64 n = lite_build_rw(op, grant, write ? IB_WR_RDMA_WRITE :
-				    IB_WR_RDMA_READ, off, len, conn->max_sge);
+	u64 n;
 	int ret;
 
+	/* A revoke in the middle of a long operation ends it here. */
+	ret = READ_ONCE(grant->revoked);
+	if (unlikely(ret))
+		return ret;
+	n = lite_build_rw(op, grant, write ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ,
+			  off, len, conn->max_sge);
 	if (!n)
 		return -EIO;	/* the grant's chunks do not cover its size */
 	ret = lite_batch_run(op, conn, false);
@@ -289,9 +299,11 @@ struct lite_op_target {
 	bool word;
 	u64 raddr;			/* out, for a word: its RDMA address */
 	/*
-	 * A WRITE bigger than a window: its user buffer. One that cannot
-	 * read all of it fails before it writes anything; a window failing
-	 * half-way would leave part of the range written.
+	 * A WRITE over more than one window: its user buffer. One that
+	 * cannot read all of it fails before it writes anything; a window
+	 * failing half-way would leave part of the range written (within a
+	 * window, lite_pin_window() fails a short pin before posting). A
+	 * munmap() racing with the WRITE can still cut it short.
 	 */
 	const char __user *prefault;
 };
@@ -303,11 +315,14 @@ static int lite_grant_check(const struct lite_grant *grant, u32 access,
 		return -EACCES;
 	if (len > grant->size || off > grant->size - len)
 		return -EINVAL;
-	if (READ_ONCE(grant->revoked))
-		return -ESTALE;
 	return 0;
 }
 
+/*
+ * The grant behind @handle, checked, with a reference and counted as an
+ * operation in flight on it (revoked: ESTALE); lite_grant_op_end() ends
+ * both, or the context they are handed to does.
+ */
 static int lite_grant_lookup(struct lite_file *lf, u64 handle, u32 access,
 			     u64 off, u64 len, struct lite_grant **out)
 {
@@ -317,6 +332,8 @@ static int lite_grant_lookup(struct lite_file *lf, u64 handle, u32 access,
 	if (!grant)
 		return -EBADF;
 	ret = lite_grant_check(grant, access, off, len);
+	if (!ret)
+		ret = lite_grant_op_get(grant);
 	if (ret) {
 		lite_grant_put(grant);
 		return ret;
@@ -341,9 +358,11 @@ static int lite_word_addr(const struct lite_grant *grant, u64 off, u64 *raddr)
 
 /*
  * grant -> connection -> context: a connected QP to @grant's home and a
- * context on its device, both held by @op (lite_op_finish() gives them back).
+ * context on its device, held by @op (lite_op_end() gives it back). On
+ * success the context owns @grant (lite_grant_lookup()'s reference and
+ * count); on failure the caller still does.
  */
-static int lite_op_start(struct lite_op *op, const struct lite_grant *grant)
+static int lite_op_start(struct lite_op *op, struct lite_grant *grant)
 {
 	struct lite_conn *conn;
 	int ret;
@@ -353,13 +372,18 @@ static int lite_op_start(struct lite_op *op, const struct lite_grant *grant)
 		return ret;
 	op->deadline = jiffies + msecs_to_jiffies(READ_ONCE(lite_op_timeout_ms));
 	op->abandoned = false;
-	return lite_slot_get(op, conn);
+	ret = lite_slot_get(op, conn);
+	if (ret)
+		return ret;
+	op->slot->grants[0] = grant;
+	op->grant = grant;
+	return 0;
 }
 
 /*
- * handle -> grant -> connection -> context, for one @t. On success
- * op->grant holds a reference and @op a context; lite_op_end() gives both
- * back. On failure nothing is held.
+ * handle -> grant -> connection -> context, for one @t. On success @op
+ * holds a context, which holds op->grant; lite_op_end() gives it back. On
+ * failure nothing is held.
  */
 static int lite_op_begin(struct lite_op *op, struct lite_file *lf,
 			 struct lite_op_target *t)
@@ -377,12 +401,9 @@ static int lite_op_begin(struct lite_op *op, struct lite_file *lf,
 		ret = -EFAULT;
 	if (!ret)
 		ret = lite_op_start(op, grant);
-	if (ret) {
-		lite_grant_put(grant);
-		return ret;
-	}
-	op->grant = grant;
-	return 0;
+	if (ret)
+		lite_grant_op_end(grant);
+	return ret;
 }
 
 /* The second connection of a MEMCPY, on the same device. */
@@ -396,18 +417,22 @@ static int lite_op_add_conn(struct lite_op *op, struct lite_conn *conn)
 	return 0;
 }
 
-static void lite_op_finish(struct lite_op *op)
-{
-	/* A caller that left its batch in flight must not touch the pages. */
-	if (!op->abandoned && op->slot->nr_pages)
-		lite_slot_unpin(op->slot);
-	lite_slot_put(op->slot, true);
-}
-
+/*
+ * Gives the context back, and with it the operation's grants: now, or at
+ * the last completion of a batch its caller stopped waiting for.
+ */
 static void lite_op_end(struct lite_op *op)
 {
-	lite_op_finish(op);
-	lite_grant_put(op->grant);
+	struct lite_op_slot *slot = op->slot;
+
+	if (unlikely(op->abandoned)) {
+		/* It must not touch the pages: the batch may be in flight. */
+		slot->abandoned = true;
+		lite_count(LITE_CNT_OPS_ABANDONED);
+	} else if (slot->nr_pages) {
+		lite_slot_unpin(slot);
+	}
+	lite_slot_put(slot, true);
 }
 
 /* ---- the calls ---- */
@@ -431,7 +456,9 @@ static long lite_op_rw(struct lite_file *lf, void __user *uarg, bool write)
 	t.offset = a.offset;
 	t.length = a.length;
 	t.access = write ? LITE_ACCESS_WRITE : LITE_ACCESS_READ;
-	if (write && a.length > LITE_WIN_PAGES * PAGE_SIZE)
+	/* More than one window: see struct lite_op_target. */
+	if (write && offset_in_page(a.buf) + a.length >
+		     LITE_WIN_PAGES * PAGE_SIZE)
 		t.prefault = ubuf;
 	ret = lite_op_begin(&op, lf, &t);
 	if (ret)
@@ -506,32 +533,46 @@ static long lite_op_memcpy(struct lite_file *lf, void __user *uarg)
 		ret = -EINVAL;
 		goto out_dst;
 	}
-	/* The context is on the source's connection; the destination's joins. */
+	/*
+	 * The context is on the source's connection; the destination's joins.
+	 * The context owns both grants from here.
+	 */
 	ret = lite_op_start(&op, src);
 	if (ret)
 		goto out_dst;
+	op.slot->grants[1] = dst;
 	ret = lite_conn_ops_get(dst->home_node_id, dst->epoch, &dconn);
 	if (!ret)
 		ret = lite_op_add_conn(&op, dconn);
 
 	while (!ret && done < a.length) {
 		n = min_t(u64, a.length - done, LITE_BOUNCE_SIZE);
+		ib_dma_sync_single_for_device(op.ibdev, op.slot->buf_dma, n,
+					      DMA_FROM_DEVICE);
 		ret = lite_rw_bounce(&op, op.conn, src, false,
 				     a.src_offset + done, n);
-		if (!ret)
+		if (!ret) {
+			/* What the device wrote, as the device reads it. */
+			ib_dma_sync_single_for_cpu(op.ibdev, op.slot->buf_dma,
+						   n, DMA_FROM_DEVICE);
+			ib_dma_sync_single_for_device(op.ibdev,
+						      op.slot->buf_dma, n,
+						      DMA_TO_DEVICE);
 			ret = lite_rw_bounce(&op, dconn, dst, true,
 					     a.dst_offset + done, n);
+		}
 		done += n;
 	}
 	if (!ret) {
 		lite_ops_stat_add(LITE_ST_BYTES_READ, a.length);
 		lite_ops_stat_add(LITE_ST_BYTES_WRITTEN, a.length);
 	}
-	lite_op_finish(&op);
+	lite_op_end(&op);
+	return ret;
 out_dst:
-	lite_grant_put(dst);
+	lite_grant_op_end(dst);
 out_src:
-	lite_grant_put(src);
+	lite_grant_op_end(src);
 	return ret;
 }
 
@@ -572,6 +613,9 @@ static long lite_op_atomic(struct lite_file *lf, struct lite_atomic __user *uarg
 	slot->awr.compare_add = a.operand;
 	slot->awr.swap = a.swap;
 	slot->awr.rkey = op.grant->memory_key;
+	/* The device writes the old value there: no dirty line may cover it. */
+	ib_dma_sync_single_for_device(op.ibdev, slot->buf_dma, 8,
+				      DMA_FROM_DEVICE);
 	ret = lite_batch_run(&op, op.conn, true);
 	if (!ret) {
 		ib_dma_sync_single_for_cpu(op.ibdev, slot->buf_dma, 8,

@@ -67,6 +67,10 @@ int lite_rw_user_bounce(struct lite_op *op, bool write, u64 off,
 			return -EFAULT;
 		ib_dma_sync_single_for_device(op->ibdev, slot->buf_dma, len,
 					      DMA_TO_DEVICE);
+	} else {
+		/* The device writes there: no dirty line may cover it. */
+		ib_dma_sync_single_for_device(op->ibdev, slot->buf_dma, len,
+					      DMA_FROM_DEVICE);
 	}
 	ret = lite_rw_bounce(op, op->conn, op->grant, write, off, len);
 	if (!ret && !write) {
@@ -98,8 +102,18 @@ static s64 lite_pin_window(struct lite_op *op, unsigned long ubuf, u64 len,
 		return got ? got : -EFAULT;
 	slot->nr_pages = got;
 	slot->pages_dirty = !write;
-	if (got < nr)
+	if (got < nr) {
+		/*
+		 * A WRITE fails before it posts anything (review finding 9):
+		 * a prefix written remotely and EFAULT would leave the LMR
+		 * half changed. A READ moves what it got and fails on the rest.
+		 */
+		if (write) {
+			lite_slot_unpin(slot);
+			return -EFAULT;
+		}
 		bytes = (u64)got * PAGE_SIZE - first;
+	}
 
 	slot->nr_segs = 0;
 	for (i = 0; i < got; i++) {

@@ -52,6 +52,13 @@ struct lite_op_slot {
 	unsigned int batch_wrs;		/* send queue credits it holds */
 	/* Connections whose inflight this context counts in. */
 	struct lite_conn *conns[2];
+	/*
+	 * Grants whose ops this context counts in, each with a reference:
+	 * an operation's grants stay counted until its last completion, also
+	 * when its caller left (@abandoned).
+	 */
+	struct lite_grant *grants[2];
+	bool abandoned;
 	/* The pinned window, unpinned by the releaser if the caller left. */
 	unsigned int nr_pages;
 	bool pages_dirty;		/* the device wrote them (READ) */
@@ -78,7 +85,7 @@ struct lite_ops_pool {
 
 /* One running operation, on the caller's stack. */
 struct lite_op {
-	struct lite_grant *grant;	/* with a reference (lite_op_begin()) */
+	struct lite_grant *grant;	/* slot->grants[0] (lite_op_begin()) */
 	struct lite_conn *conn;		/* the first connection of the context */
 	struct lite_op_slot *slot;
 	struct ib_device *ibdev;
@@ -102,6 +109,13 @@ static inline int lite_wait_errno(long ret)
 	return ret ? -EINTR : -ETIMEDOUT;
 }
 
+/* Ends an operation's count in @grant and drops its reference. */
+static inline void lite_grant_op_end(struct lite_grant *grant)
+{
+	lite_grant_op_put(grant);
+	lite_grant_put(grant);
+}
+
 /* lite_ops.c: the operations, their connections and work requests. */
 
 /* Drops a connection's inflight count; the conn is freed after RCU. */
@@ -123,13 +137,14 @@ s64 lite_rw_batch(struct lite_op *op, struct lite_conn *conn,
  * op->deadline; sets op->conn, op->slot, op->ibdev and op->lkey. The
  * context takes over the connection's inflight count (also on failure,
  * where it is dropped): -EIO if the device has no contexts, -ETIMEDOUT,
- * -EINTR on a fatal signal.
+ * -EINTR on a fatal signal. The caller then hands it its grant (grants[0]).
  */
 int lite_slot_get(struct lite_op *op, struct lite_conn *conn);
 /*
- * Drops a reference; the last one gives the context and its connections
- * back. @can_sleep: process context, where pinned pages can be unpinned
- * (otherwise a work item does it).
+ * Drops a reference; the last one gives the context, its connections and
+ * its grants back. @can_sleep: process context, where pinned pages can be
+ * unpinned and a grant's last reference dropped (otherwise a work item
+ * does it).
  */
 void lite_slot_put(struct lite_op_slot *slot, bool can_sleep);
 

@@ -10,9 +10,10 @@
  * the batch of work requests it has posted (one more, dropped by the
  * completion of the batch's last work request). A caller that stops
  * waiting (op_timeout_ms, fatal signal) drops its reference and returns;
- * the context, its pinned pages and mappings stay until the work requests
- * complete, and whoever drops the last reference releases it (from softirq,
- * a work item unpins the pages). While a context is in use it counts in
+ * the context, its pinned pages and mappings, and its grants' counts of
+ * operations in flight (struct lite_grant, ops) stay until the work
+ * requests complete, and whoever drops the last reference releases it (from
+ * softirq, a work item does). While a context is in use it counts in
  * its connections' inflight, and a connection's teardown moves its QP to
  * the error state (every posted work request completes with a flush
  * error) and waits for inflight to reach zero before it destroys the QP, so
@@ -28,20 +29,33 @@
 #include "lite_ops.h"
 #include "lite_ops_internal.h"
 
-/* The last reference is gone: give the context and the connections back. */
+/*
+ * The last reference is gone, so is every work request: give the context,
+ * the grants and the connections back. Process context.
+ */
 static void lite_slot_release(struct lite_op_slot *slot)
 {
 	struct lite_ops_pool *pool = slot->pool;
 	struct lite_conn *conns[2] = { slot->conns[0], slot->conns[1] };
+	struct lite_grant *grants[2] = { slot->grants[0], slot->grants[1] };
 
 	if (slot->nr_pages)
 		lite_slot_unpin(slot);
+	if (slot->abandoned)
+		lite_uncount(LITE_CNT_OPS_ABANDONED);
 	slot->conns[0] = NULL;
 	slot->conns[1] = NULL;
+	slot->grants[0] = NULL;
+	slot->grants[1] = NULL;
 	clear_bit_unlock(slot->index, pool->busy);
 	/* The pool outlives the connections: wake before they go. */
 	if (wq_has_sleeper(&pool->wait))
 		wake_up(&pool->wait);
+	/* Before the connections: a drained connection has no grant counted. */
+	if (grants[0])
+		lite_grant_op_end(grants[0]);
+	if (grants[1])
+		lite_grant_op_end(grants[1]);
 	if (conns[0])
 		lite_conn_ops_put(conns[0]);
 	if (conns[1])
@@ -58,7 +72,12 @@ void lite_slot_put(struct lite_op_slot *slot, bool can_sleep)
 {
 	if (!refcount_dec_and_test(&slot->refs))
 		return;
-	if (slot->nr_pages && !can_sleep)
+	/*
+	 * Only an abandoned operation's last completion gets here from the
+	 * CQ's softirq: unpinning and a grant's last reference (which can
+	 * hold a hosted LMR) need process context.
+	 */
+	if (!can_sleep)
 		queue_work(lite_wq, &slot->release_work);
 	else
 		lite_slot_release(slot);
@@ -102,6 +121,9 @@ int lite_slot_get(struct lite_op *op, struct lite_conn *conn)
 	refcount_set(&slot->refs, 1);
 	slot->conns[0] = conn;
 	slot->conns[1] = NULL;
+	slot->grants[0] = NULL;
+	slot->grants[1] = NULL;
+	slot->abandoned = false;
 	slot->nr_pages = 0;
 	op->conn = conn;
 	op->slot = slot;

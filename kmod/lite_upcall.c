@@ -549,6 +549,7 @@ static int lite_nl_grant_parse(struct genl_info *info, u32 asked,
 	if (!g)
 		return -ENOMEM;
 	kref_init(&g->ref);
+	init_waitqueue_head(&g->drained);
 	g->nr_chunks = nr;
 	ret = lite_nl_get_u64_nonzero_grant(info, &g->grant_id);
 	if (!ret)
