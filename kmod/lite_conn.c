@@ -36,6 +36,7 @@
 #include <rdma/ib_cm.h>
 
 #include "lite_conn_internal.h"
+#include "lite_ops.h"
 
 #define LITE_RESOLVE_TIMEOUT_MS 2000
 
@@ -144,6 +145,8 @@ static void lite_conn_destroy_work(struct work_struct *work)
 	WRITE_ONCE(conn->ops_dying, true);
 	smp_mb();	/* pairs with lite_ops' inflight increment */
 	wake_up_all(&conn->wait);
+	if (conn->ldev)		/* and those waiting for a context */
+		lite_ops_wake_waiters(conn->ldev);
 	if (conn->established)
 		rdma_disconnect(conn->cm_id);
 	if (conn->qp_created) {

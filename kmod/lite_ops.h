@@ -19,5 +19,11 @@ int lite_ops_device_add(struct lite_device *ldev);
  * context): unmaps and frees them.
  */
 void lite_ops_device_remove(struct lite_device *ldev);
+/*
+ * A connection on @ldev is being torn down (its ops_dying is set): callers
+ * waiting for one of the device's contexts look again, so that one holding
+ * that connection's inflight count gives it back (any context).
+ */
+void lite_ops_wake_waiters(struct lite_device *ldev);
 
 #endif /* LITE_OPS_H */

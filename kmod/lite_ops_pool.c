@@ -110,12 +110,23 @@ int lite_slot_get(struct lite_op *op, struct lite_conn *conn)
 		return -EIO;
 	}
 	if (!lite_slot_try_get(pool, &slot)) {
+		/*
+		 * Waiting holds the connection's inflight count: a teardown
+		 * (ops_dying, lite_ops_wake_waiters()) ends the wait.
+		 */
 		ret = wait_event_killable_timeout(pool->wait,
-						  lite_slot_try_get(pool, &slot),
+						  lite_slot_try_get(pool, &slot) ||
+						  READ_ONCE(conn->ops_dying),
 						  lite_op_remaining(op));
-		if (ret <= 0) {
+		if (ret > 0 && !slot)
+			ret = -EHOSTDOWN;
+		else if (ret <= 0)
+			ret = lite_wait_errno(ret);
+		else
+			ret = 0;
+		if (ret) {
 			lite_conn_ops_put(conn);
-			return lite_wait_errno(ret);
+			return ret;
 		}
 	}
 	refcount_set(&slot->refs, 1);
@@ -206,6 +217,14 @@ int lite_ops_device_add(struct lite_device *ldev)
 	}
 	ldev->ops_pool = pool;
 	return 0;
+}
+
+void lite_ops_wake_waiters(struct lite_device *ldev)
+{
+	struct lite_ops_pool *pool = ldev->ops_pool;
+
+	if (pool)
+		wake_up_all(&pool->wait);
 }
 
 void lite_ops_device_remove(struct lite_device *ldev)
