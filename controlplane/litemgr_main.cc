@@ -192,10 +192,11 @@ int Main() {
   server->Wait();
   const ManagerCounters counters = state.counters();
   LITE_LOG_INFO(
-      "stopped: %d joins, %d heartbeats, %d events, %d failures, %d grants "
-      "issued",
+      "stopped: %d joins, %d heartbeats, %d events, %d failures (%d on peer "
+      "reports), %d grants issued, %d peer failure reports (%d ignored)",
       counters.joins, counters.heartbeats, counters.events, counters.failures,
-      counters.grants_issued);
+      counters.peer_report_failures, counters.grants_issued,
+      counters.peer_reports, counters.peer_reports_ignored);
   return 0;
 }
 

@@ -157,6 +157,7 @@ void ManagerState::RenewLeaseLocked(Live& live, absl::Time now) {
         std::max(live.lease_expiry, recovery_end_ + options_.lease);
   }
   live.last_renewal = now;
+  if (live.report_deadline != absl::InfiniteFuture()) DropReportLocked(live);
   expiries_.insert({live.lease_expiry, node_id});
   AddDeadlineLocked(live.lease_expiry);
 }
@@ -209,10 +210,14 @@ absl::Time ManagerState::Tick() {
     removed->set_cause(lite::v1::REMOVAL_CAUSE_ALLOCATION_ABANDONED);
     EmitLocked(std::move(event));
   }
+  FailReportedLocked(now);
   if (recovering_ && now >= recovery_end_) EndRecoveryLocked();
 
   absl::Time next = absl::InfiniteFuture();
   if (!expiries_.empty()) next = std::min(next, expiries_.begin()->first);
+  if (!report_deadlines_.empty()) {
+    next = std::min(next, report_deadlines_.begin()->first);
+  }
   if (!request_deadlines_.empty()) {
     next = std::min(next, request_deadlines_.begin()->first);
   }
@@ -491,6 +496,7 @@ void ManagerState::EndIncarnationLocked(uint32_t node_id, bool left,
   live_.erase(node_id);
   members_wire_stale_ = true;
   expiries_.erase({live.lease_expiry, node_id});
+  report_deadlines_.erase({live.report_deadline, node_id});
   auto owner = address_owner_.find(member.rdma_address());
   if (owner != address_owner_.end() && owner->second == node_id) {
     address_owner_.erase(owner);

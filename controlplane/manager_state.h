@@ -60,6 +60,11 @@ struct ManagerCounters {
   uint64_t grants_issued = 0;
   uint64_t grants_revoked = 0;
   uint64_t session_overflows = 0;
+  // PeerFailureReports received; of them, ignored (the node was not alive
+  // in that incarnation) and those that failed the node (at once or later).
+  uint64_t peer_reports = 0;
+  uint64_t peer_reports_ignored = 0;
+  uint64_t peer_report_failures = 0;
   size_t nodes_alive = 0;
   size_t sessions_open = 0;
   size_t lmrs = 0;
@@ -100,6 +105,14 @@ class ManagerState {
                          const lite::v1::Heartbeat& heartbeat);
   absl::Status HandleResult(const SessionBinding& binding,
                             const lite::v1::NodeRequestResult& result);
+  // The node's lite.ko found another node unreachable (manager_reports.cc).
+  // Fails that node (FAILURE_CAUSE_PEER_REPORTED) if it has not heartbeated
+  // for more than two heartbeat intervals, now or when that silence is
+  // reached unless a heartbeat comes first; otherwise only records it. A
+  // healthy node, which heartbeats, is never failed by reports. Errors:
+  // INVALID_ARGUMENT malformed report; the session's own stale errors.
+  absl::Status PeerFailure(const SessionBinding& binding,
+                           const lite::v1::PeerFailureReport& report);
   // The stream ended (agent gone, broken connection, or the stream was
   // finished with an error). Fails the node if this incarnation is alive.
   void SessionEnded(const SessionBinding& binding, const absl::Status& why);
@@ -168,6 +181,10 @@ class ManagerState {
     bool session_open = false;
     // From the first heartbeat: RecoveryComplete without its member list.
     bool compact_recovery_complete = false;
+    // A standing PeerFailureReport on it: when its silence will exceed two
+    // heartbeat intervals (InfiniteFuture: none), and who said what.
+    absl::Time report_deadline = absl::InfiniteFuture();
+    std::string report;
   };
   // An AllocLmr waiting for its home's answer.
   struct PendingAlloc {
@@ -248,6 +265,12 @@ class ManagerState {
 
   void RenewLeaseLocked(Live& live, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Two heartbeat intervals: the silence that makes a report believed.
+  absl::Duration ReportSilence() const;
+  // Drops a standing report on `live` (it heartbeated).
+  void DropReportLocked(Live& live) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Fails the nodes whose reports' deadlines are due (from Tick).
+  void FailReportedLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void AddDeadlineLocked(absl::Time deadline)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   lite::v1::Member DecoratedLocked(const lite::v1::Member& member,
@@ -273,6 +296,9 @@ class ManagerState {
   std::map<uint32_t, Live> live_ ABSL_GUARDED_BY(mu_);
   // Lease expiry -> node, to find the next expiry without scanning.
   std::set<std::pair<absl::Time, uint32_t>> expiries_ ABSL_GUARDED_BY(mu_);
+  // Live::report_deadline -> node, for the standing reports.
+  std::set<std::pair<absl::Time, uint32_t>> report_deadlines_
+      ABSL_GUARDED_BY(mu_);
   // Canonical RDMA address -> live node using it.
   absl::flat_hash_map<std::string, uint32_t> address_owner_
       ABSL_GUARDED_BY(mu_);

@@ -67,9 +67,11 @@ class SessionReactor final
       handled = state_->Heartbeat(binding_, message.heartbeat());
     } else if (message.has_result()) {
       handled = state_->HandleResult(binding_, message.result());
+    } else if (message.has_peer_failure()) {
+      handled = state_->PeerFailure(binding_, message.peer_failure());
     } else {
       handled = absl::InvalidArgumentError(
-          "empty AgentMessage; set heartbeat or result");
+          "empty AgentMessage; set heartbeat, result or peer_failure");
     }
     if (!handled.ok()) {
       Fail(handled);

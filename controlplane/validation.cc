@@ -191,4 +191,30 @@ absl::StatusOr<Page> ParsePage(int32_t page_size,
 
 std::string PageToken(uint64_t last_id) { return absl::StrCat(last_id); }
 
+absl::Status ValidatePeerFailureReport(const lite::v1::PeerFailureReport& r,
+                                       uint32_t reporter) {
+  if (r.node_id() == 0 || r.incarnation() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "peer_failure names node ", r.node_id(), " incarnation ",
+        r.incarnation(), "; both must be the failed peer's, not 0"));
+  }
+  if (r.node_id() == reporter) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("peer_failure names the reporting node ", reporter,
+                     " itself; a node reports other nodes"));
+  }
+  // Linux errnos are below 4096 (MAX_ERRNO).
+  if (r.reason_errno() <= 0 || r.reason_errno() >= 4096) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("peer_failure.reason_errno ", r.reason_errno(),
+                     " is not a positive errno (e.g. EHOSTDOWN)"));
+  }
+  if (r.detail().size() > kMaxReasonLength) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("peer_failure.detail is ", r.detail().size(),
+                     " bytes; at most ", kMaxReasonLength));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace lite::controlplane

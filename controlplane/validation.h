@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "lite/v1/manager.pb.h"
 #include "lite/v1/types.pb.h"
 
 namespace lite::controlplane {
@@ -54,6 +55,12 @@ struct Page {
   uint64_t after_id = 0;
 };
 absl::StatusOr<Page> ParsePage(int32_t page_size, absl::string_view page_token);
+
+// A PeerFailureReport from node `reporter`: node_id and incarnation not 0,
+// node_id not the reporter's own, reason_errno 1..4095, detail at most
+// kMaxReasonLength bytes.
+absl::Status ValidatePeerFailureReport(const lite::v1::PeerFailureReport& r,
+                                       uint32_t reporter);
 
 // The token a response carries to continue after last_id.
 std::string PageToken(uint64_t last_id);

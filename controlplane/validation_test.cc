@@ -94,5 +94,34 @@ TEST(AccessTest, MessageSaysWhichClassAppliedAndWhatItAllows) {
   EXPECT_EQ(ModeString(0604), "rw----r--");
 }
 
+TEST(ValidationTest, PeerFailureReports) {
+  lite::v1::PeerFailureReport r;
+  r.set_node_id(3);
+  r.set_incarnation(7);
+  r.set_reason_errno(112);
+  r.set_detail("Host is down");
+  EXPECT_TRUE(ValidatePeerFailureReport(r, 1).ok());
+  EXPECT_THAT(ValidatePeerFailureReport(r, 3).message(), HasSubstr("itself"));
+  lite::v1::PeerFailureReport bad = r;
+  bad.set_node_id(0);
+  EXPECT_EQ(ValidatePeerFailureReport(bad, 1).code(),
+            absl::StatusCode::kInvalidArgument);
+  bad = r;
+  bad.set_incarnation(0);
+  EXPECT_EQ(ValidatePeerFailureReport(bad, 1).code(),
+            absl::StatusCode::kInvalidArgument);
+  for (int e : {-112, 0, 4096}) {
+    bad = r;
+    bad.set_reason_errno(e);
+    EXPECT_THAT(ValidatePeerFailureReport(bad, 1).message(),
+                HasSubstr("reason_errno"));
+  }
+  bad = r;
+  bad.set_detail(std::string(kMaxReasonLength, 'x'));
+  EXPECT_TRUE(ValidatePeerFailureReport(bad, 1).ok());
+  bad.set_detail(std::string(kMaxReasonLength + 1, 'x'));
+  EXPECT_THAT(ValidatePeerFailureReport(bad, 1).message(), HasSubstr("detail"));
+}
+
 }  // namespace
 }  // namespace lite::controlplane
