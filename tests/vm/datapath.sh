@@ -100,6 +100,7 @@ probes() {  # NAME: raw-ioctl handle and argument rules
 	probe foreign-handle "$1"
 	probe past-end "$1"
 	probe bad-args "$1"
+	probe partial-write "$1"
 }
 other_user() {  # PRIVATE_NAME SHARED_NAME: owned by root, 0600 and 0644
 	check "uid 1000 maps a 0600 root LMR: EACCES" \
@@ -287,6 +288,9 @@ host_main() {
 	echo "   read on node2:    $sum2"
 	check "checksums match" test -n "$sum1" -a "$sum1" == "$sum2"
 	guest 1 memset_memcpy dp.big dp.shared
+
+	echo "== a READ killed in flight keeps its grant until it completes"
+	guest 1 probe abandon-drain dp.big
 
 	echo "== node1's RC QPs are lite.ko's, shared by 8 processes"
 	guest 1 qps_shared dp.shared

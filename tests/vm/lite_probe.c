@@ -14,6 +14,17 @@
 //                                    0, misaligned atomic: EINVAL
 //   lite_probe no-agent NAME         ALLOC and MAP with no agent: ENOTCONN,
 //                                    quickly
+//   lite_probe partial-write NAME    a 64 KiB WRITE whose last page is
+//                                    munmapped, and one over two pin windows
+//                                    whose last page is: EFAULT, and the LMR
+//                                    is unchanged (NAME: >= 1 MiB, writable)
+//   lite_probe abandon-drain NAME    a child blocked in big READs is killed;
+//                                    its context is left in flight
+//                                    (debugfs ops_abandoned > 0); the parent,
+//                                    sharing the open file, unmaps the
+//                                    handle: the unmap returns only once the
+//                                    abandoned context completed (gauge 0,
+//                                    grant_drain_waits up). NAME: >= 8 MiB
 //   lite_probe expect-after NAME ERRNO SECONDS READY_FILE
 //                                    map NAME read-only, read once, create
 //                                    READY_FILE, then read every 50 ms until
@@ -24,11 +35,13 @@
 // Prints one "ok"/"FAIL" line per check; exits with the number of failures.
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -244,6 +257,156 @@ static void no_agent(const char *name) {
   close(fd);
 }
 
+// An mmap()ed buffer of @pages pages, filled with @fill, the last page
+// unmapped again.
+static unsigned char *buffer_without_last_page(size_t pages, int fill) {
+  long page = sysconf(_SC_PAGESIZE);
+  unsigned char *buf = mmap(NULL, pages * page, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+  if (buf == MAP_FAILED) {
+    perror("lite_probe: mmap");
+    exit(100);
+  }
+  memset(buf, fill, pages * page);
+  if (munmap(buf + (pages - 1) * page, page)) {
+    perror("lite_probe: munmap");
+    exit(100);
+  }
+  return buf;
+}
+
+// WRITE @len bytes from @buf (its last page unmapped) at @offset: EFAULT and
+// nothing written.
+static void write_fails_whole(int fd, uint64_t handle, uint64_t offset,
+                              const unsigned char *buf, uint64_t len,
+                              const char *what) {
+  unsigned char *before = malloc(len), *after = malloc(len);
+  char line[160];
+  int err;
+
+  if (!before || !after) exit(100);
+  check(rw(fd, LITE_IOC_READ, handle, offset, before, len) == 0,
+        "READ of the range before the WRITE");
+  err = rw(fd, LITE_IOC_WRITE, handle, offset, (void *)buf, len);
+  snprintf(line, sizeof(line), "%s: EFAULT (got %s)", what,
+           err ? strerror(err) : "success");
+  check(err == EFAULT, line);
+  memset(after, 0x5A, len);
+  check(rw(fd, LITE_IOC_READ, handle, offset, after, len) == 0 &&
+            memcmp(before, after, len) == 0,
+        "... and the LMR is unchanged (no prefix written)");
+  free(before);
+  free(after);
+}
+
+static void partial_write(const char *name) {
+  int fd = open_lite();
+  long page = sysconf(_SC_PAGESIZE);
+  struct lite_map m;
+  unsigned char *buf;
+  size_t pages;
+
+  map_or_die(fd, name, LITE_ACCESS_READ | LITE_ACCESS_WRITE, &m);
+  if (m.size_bytes < (1u << 20)) {
+    fprintf(stderr, "lite_probe: %s is smaller than 1 MiB\n", name);
+    exit(100);
+  }
+  /* One pin window (64 KiB, pinned: > 16 KiB), its last page gone. */
+  buf = buffer_without_last_page(16, 0xA5);
+  write_fails_whole(fd, m.handle, 64 << 10, buf, 16 * page,
+                    "64 KiB WRITE whose last page is unmapped");
+  munmap(buf, 15 * page);
+  /*
+   * 1 MiB starting half-way into a page: 257 pages, two pin windows
+   * (256 pages less the half, then one); the second one's page is gone.
+   */
+  pages = 257;
+  buf = buffer_without_last_page(pages, 0x3C);
+  write_fails_whole(fd, m.handle, 0, buf + page / 2, 256 * page,
+                    "WRITE over two pin windows whose last page is unmapped");
+  munmap(buf, (pages - 1) * page);
+  close(fd);
+}
+
+static long debugfs_counter(const char *name) {
+  char path[128];
+  long v = -1;
+  FILE *f;
+
+  snprintf(path, sizeof(path), "/sys/kernel/debug/lite/%s", name);
+  f = fopen(path, "r");
+  if (!f || fscanf(f, "%ld", &v) != 1) {
+    fprintf(stderr, "lite_probe: cannot read %s\n", path);
+    exit(100);
+  }
+  fclose(f);
+  return v;
+}
+
+// One try: returns 1 if an abandoned context was caught in flight at the
+// unmap (and checks what followed), 0 if it had completed already.
+static int abandon_once(const char *name, int last) {
+  const uint64_t len = 8u << 20;
+  int fd = open_lite();
+  struct lite_map m;
+  struct lite_unmap u = {0};
+  long abandoned, waits, after, waits_after;
+  double start, took;
+  pid_t child;
+  int status, err;
+
+  map_or_die(fd, name, LITE_ACCESS_READ, &m);
+  child = fork();
+  if (child == 0) {
+    unsigned char *buf = malloc(len);
+
+    /* Big READs, back to back, until killed: pinned, 1 MiB per batch. */
+    for (;;)
+      if (!buf || rw(fd, LITE_IOC_READ, m.handle, 0, buf, len)) _exit(1);
+  }
+  usleep(700 * 1000);
+  kill(child, SIGKILL);
+  waitpid(child, &status, 0);
+  waits = debugfs_counter("grant_drain_waits");
+  abandoned = debugfs_counter("ops_abandoned");
+  u.handle = m.handle;
+  start = now_s();
+  err = lite_ioctl(fd, LITE_IOC_UNMAP, &u);
+  took = now_s() - start;
+  after = debugfs_counter("ops_abandoned");
+  waits_after = debugfs_counter("grant_drain_waits");
+  close(fd);
+  if (abandoned <= 0 && !last) return 0;
+  printf(
+      "        ops_abandoned %ld before the unmap, %ld after; unmap took "
+      "%.1f ms; grant_drain_waits +%ld\n",
+      abandoned, after, took * 1000, waits_after - waits);
+  check(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+        "the child was killed in its READ");
+  check(abandoned > 0, "its READ was left in flight (ops_abandoned > 0)");
+  check(err == 0, "UNMAP of the handle succeeds");
+  check(after == 0,
+        "UNMAP returned only once the abandoned context completed "
+        "(ops_abandoned 0)");
+  check(waits_after > waits, "... having waited for it (grant_drain_waits)");
+  return 1;
+}
+
+static void abandon_drain(const char *name) {
+  int fd, i;
+  struct lite_map m;
+  char buf[8];
+
+  for (i = 0; i < 5; i++)
+    if (abandon_once(name, i == 4)) break;
+  fd = open_lite();
+  map_or_die(fd, name, LITE_ACCESS_READ, &m);
+  check(rw(fd, LITE_IOC_READ, m.handle, 0, buf, 8) == 0,
+        "a new map of the LMR reads fine afterwards");
+  close(fd);
+}
+
 static const struct {
   const char *name;
   int value;
@@ -323,6 +486,10 @@ int main(int argc, char **argv) {
     bad_args(name);
   else if (!strcmp(what, "no-agent") && name)
     no_agent(name);
+  else if (!strcmp(what, "partial-write") && name)
+    partial_write(name);
+  else if (!strcmp(what, "abandon-drain") && name)
+    abandon_drain(name);
   else if (!strcmp(what, "expect-after") && argc == 6)
     expect_after(name, argv[3], atof(argv[4]), argv[5]);
   else {
@@ -331,6 +498,7 @@ int main(int argc, char **argv) {
         "usage: lite_probe bogus-handle | closed-handle NAME | foreign-handle "
         "NAME |\n"
         "                  past-end NAME | bad-args NAME | no-agent NAME |\n"
+        "                  partial-write NAME | abandon-drain NAME |\n"
         "                  expect-after NAME ERRNO SECONDS READY_FILE\n");
     return 100;
   }
