@@ -1,0 +1,132 @@
+#!/bin/bash
+# VM fuzz test (issue 9, item 5): hostile input to lite.ko on two guests.
+#  - guest 1, a one-node cluster (litemgr on the host, liteagent in the
+#    guest): fuzz_ioctl calls every /dev/lite ioctl with random and
+#    semi-valid arguments from 2 processes x 4 threads, on real handles of
+#    real LMRs, while handles are unmapped, LMRs freed, files closed and
+#    callers SIGKILLed (FUZZ_CALLS, default 100,000 calls);
+#  - guest 2, no agent (valid commands change the node): fuzz_netlink sends
+#    every genl command with random attributes as root, answering real
+#    upcalls with fuzzed answers, then as uid 1000, who must get EPERM for
+#    every admin command (FUZZ_MESSAGES each, default 100,000);
+#  - both fail on a success the uapi forbids, an errno it does not document,
+#    a call that hangs, or a crash;
+#  - afterwards: a write/read round trip through liteop is correct (guest 1),
+#    a fresh anonymous read-only mapping reads as zeros (the zero page was
+#    never written), the node still takes netlink commands (guest 2), the
+#    guest kernel logs have no BUG/WARNING/Oops, rmmod lite is clean; and
+#    litevm's teardown checks the logs again.
+# FUZZ_SEED (default 1) seeds both fuzzers; every FAIL line names it, and
+# the fuzzers print their command line for a rerun.
+# Usage: [FUZZ_SEED=N] tests/vm/fuzz.sh [--state DIR]    (needs root and tools/setup.sh)
+set -euo pipefail
+# shellcheck source=tests/vm/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+VM_SUITE=fuzz
+VM_GUESTS=2
+VM_TIMEOUT=420
+VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
+	//tools/litenl //tools/liteop //tests/vm:fuzz_ioctl //tests/vm:fuzz_netlink)
+VM_GUEST_SECS=200
+FUZZ_SEED=${FUZZ_SEED:-1}
+FUZZ_CALLS=${FUZZ_CALLS:-100000}
+FUZZ_MESSAGES=${FUZZ_MESSAGES:-100000}
+VM_GUEST_ENV=(FUZZ_SEED FUZZ_CALLS FUZZ_MESSAGES)
+
+# ---------------------------------------------------------------------------
+# Guest side (fuzz.sh --guest FUNCTION ARGS...; see lib.sh).
+# ---------------------------------------------------------------------------
+FUZZ_IOCTL=${LITE_BIN-}/tests/vm/fuzz_ioctl
+FUZZ_NETLINK=${LITE_BIN-}/tests/vm/fuzz_netlink
+LITEOP=${LITE_BIN-}/tools/liteop/liteop
+ME=10.211.0.$((10 + ${GUEST:-0}))
+
+# fuzzer WHAT COMMAND...: runs a fuzzer, its report indented; ok if it exits 0.
+fuzzer() {
+	local what=$1 rc=0
+	shift
+	"$@" 2>&1 | indent || rc=${PIPESTATUS[0]}
+	check "$what (exit status $rc)" test "$rc" -eq 0
+}
+
+ioctl_fuzz() {
+	fuzzer "fuzz_ioctl --seed $FUZZ_SEED --calls $FUZZ_CALLS" \
+		"$FUZZ_IOCTL" --seed "$FUZZ_SEED" --calls "$FUZZ_CALLS" --threads 4 --procs 2
+}
+
+reload_lite() {
+	rmmod lite && insmod "$LITE_BIN/kmod/lite.ko" lmr_quota_mib=64 upcall_timeout_ms=500
+}
+netlink_fuzz() {
+	# A small quota and upcall timeout: valid LMR_ALLOCs stay small, and
+	# upcalls nobody answers end quickly.
+	check "reload lite.ko with lmr_quota_mib=64 upcall_timeout_ms=500" reload_lite
+	fuzzer "fuzz_netlink as root --seed $FUZZ_SEED --messages $FUZZ_MESSAGES" \
+		"$FUZZ_NETLINK" --seed "$FUZZ_SEED" --messages "$FUZZ_MESSAGES" --addr "$ME"
+	fuzzer "fuzz_netlink as uid 1000 --seed $FUZZ_SEED --messages $FUZZ_MESSAGES" \
+		setpriv --reuid=1000 --regid=1000 --clear-groups \
+		"$FUZZ_NETLINK" --seed "$FUZZ_SEED" --messages "$FUZZ_MESSAGES" --addr "$ME"
+}
+
+out_is() {  # out_is EXPECTED COMMAND...
+	local want=$1 out
+	shift
+	out=$("$@" 2>&1) || { echo "        $out"; return 1; }
+	[[ $out == "$want" ]] || { echo "        got: $out"; return 1; }
+}
+# The guest's kernel log has no BUG, WARNING, Oops or refcount report.
+log_clean() {
+	local bad
+	bad=$(dmesg | grep -E 'BUG|WARNING|Oops|refcount_t|general protection|KASAN' || true)
+	[[ -z $bad ]] || { head -n 40 <<< "$bad" | indent; return 1; }
+}
+
+after_ioctl() {
+	check "guest kernel log is clean after fuzz_ioctl" log_clean
+	check "alloc fz.check after fuzzing" "$LITEOP" alloc fz.check 8192 --mode 0600
+	check "write at offset 4093 after fuzzing" "$LITEOP" write fz.check 4093 --data "round trip after the fuzzer"
+	check "read back the same bytes" out_is "round trip after the fuzzer" \
+		"$LITEOP" read fz.check 4093 27
+	check "free fz.check" "$LITEOP" free fz.check
+	check "a fresh anonymous read-only mapping reads as zeros" "$FUZZ_IOCTL" --zero-check
+}
+
+after_netlink() {
+	check "guest kernel log is clean after fuzz_netlink" log_clean
+	check "node set after fuzzing" litenl_ok node set --id 7 --incarnation 9 --addr "$ME"
+	check "lmr alloc after fuzzing" litenl_ok lmr alloc --id 77 --name fz.after --size 4096
+	check "lmr free after fuzzing" litenl_ok lmr free --id 77
+	check "a fresh anonymous read-only mapping reads as zeros" "$FUZZ_IOCTL" --zero-check
+	rmmod_lite "after netlink fuzzing"
+}
+
+finish_ioctl() {
+	rmmod_lite "after ioctl fuzzing"
+	check "guest kernel log is clean after rmmod" log_clean
+}
+
+# ---------------------------------------------------------------------------
+# Host side, inside the cluster's network namespace.
+# ---------------------------------------------------------------------------
+host_main() {
+	local start
+	# The cluster is guest 1 alone: guest 2 has no agent, so that the
+	# netlink fuzzer as root owns its node.
+	LITE_VM_GUESTS=1
+	# shellcheck source=tools/vm/litecluster.sh
+	source "$VM_REPO/tools/vm/litecluster.sh"
+	echo "== cluster: litemgr on the host, liteagent on guest 1; guest 2 on its own"
+	lc_start 10000
+
+	echo "== fuzz_ioctl on guest 1, fuzz_netlink on guest 2 (seed $FUZZ_SEED)"
+	start=$SECONDS
+	guests "1 ioctl_fuzz" "2 netlink_fuzz"
+	echo "   fuzzers done in $((SECONDS - start)) s"
+
+	echo "== afterwards"
+	guests "1 after_ioctl" "2 after_netlink"
+	lc_stop
+	guest 1 finish_ioctl
+}
+
+vm_main "$@"
