@@ -181,9 +181,17 @@ static void __exit lite_exit(void)
 	/* No file is open and no command runs: no upcall, grant or handle. */
 	lite_upcall_exit();
 	lite_grants_exit();
-	lite_lmr_exit();
+	/*
+	 * Every QP goes before the hosted memory: peers reach LMR pages with
+	 * the global key over any live RC QP (theirs or the loopback ones),
+	 * so freeing the pages first would let remote writes land in memory
+	 * the page allocator has handed out again. No listener, then every
+	 * connection destroyed (lite_peers_exit() flushes lite_wq), then the
+	 * pages, then the device and its global key.
+	 */
 	lite_node_exit();
 	lite_peers_exit();
+	lite_lmr_exit();
 	lite_device_exit();
 	lite_debugfs_exit();
 	destroy_workqueue(lite_wq);
