@@ -13,6 +13,14 @@
  * rdma_cm handlers never take, so rdma_destroy_id() on it (which waits for
  * a running handler) can be called with that mutex held but never with
  * lite_lock, which the handlers do take.
+ *
+ * A listener is known to the DEVICE_REMOVAL handler from the moment it is
+ * created, not only once installed: rdma_bind_addr() attaches it to the
+ * device, and the device can go before its creator takes lite_lock to
+ * install it. Then the handler must not return 1 (rdma_cm would destroy an
+ * id its creator is still using) nor forget it (nobody would destroy it,
+ * and ib_unregister_device() would wait for it for ever): it marks it lost,
+ * and the creator destroys it instead of installing it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -34,6 +42,9 @@ static struct {
 	bool stopping;			/* module unload: no new listener */
 	struct lite_node_id id;
 	struct rdma_cm_id *listener;
+	/* Being created, bound and started (under lite_listen_mutex too). */
+	struct rdma_cm_id *installing;
+	bool installing_lost;		/* its device went meanwhile */
 } lite_node;				/* under lite_lock */
 
 static DEFINE_MUTEX(lite_listen_mutex);
@@ -94,7 +105,8 @@ int lite_node_device_get(struct lite_device **out)
 
 /*
  * The listener lost its device. Whoever takes lite_node.listener destroys
- * it: here that is rdma_cm, by the non-zero return.
+ * it: here that is rdma_cm, by the non-zero return. One not installed yet
+ * is its creator's to destroy (lite_listener_claim_locked()).
  */
 static int lite_listener_removed(struct rdma_cm_id *id)
 {
@@ -105,6 +117,8 @@ static int lite_listener_removed(struct rdma_cm_id *id)
 	if (lite_node.listener == id) {
 		lite_node.listener = NULL;
 		mine = true;
+	} else if (lite_node.installing == id) {
+		lite_node.installing_lost = true;
 	}
 	addr = lite_node.id.addr;
 	mutex_unlock(&lite_lock);
@@ -136,6 +150,27 @@ static int lite_listen_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	}
 }
 
+/*
+ * Under lite_lock: the caller of a successful lite_listen() takes @id to
+ * install it. False if its device went meanwhile: the caller then destroys
+ * it (after unlocking; rdma_cm's device removal waits for that).
+ */
+static bool lite_listener_claim_locked(struct rdma_cm_id *id)
+{
+	bool lost = lite_node.installing_lost;
+
+	lockdep_assert_held(&lite_lock);
+	WARN_ON_ONCE(lite_node.installing != id);
+	lite_node.installing = NULL;
+	lite_node.installing_lost = false;
+	return !lost;
+}
+
+/*
+ * A new listener on @addr, known to lite_listener_removed() as installing
+ * until the caller claims it (lite_listener_claim_locked()). Under
+ * lite_listen_mutex, so there is one at a time.
+ */
 static int lite_listen(__be32 addr, struct rdma_cm_id **out)
 {
 	struct sockaddr_in sin = {
@@ -146,14 +181,24 @@ static int lite_listen(__be32 addr, struct rdma_cm_id **out)
 	struct rdma_cm_id *id;
 	int ret;
 
+	lockdep_assert_held(&lite_listen_mutex);
 	id = rdma_create_id(&init_net, lite_listen_handler, &lite_listener_tag,
 			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
+	/* Before the bind: from there on the device can remove it. */
+	mutex_lock(&lite_lock);
+	lite_node.installing = id;
+	lite_node.installing_lost = false;
+	mutex_unlock(&lite_lock);
 	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
 	if (!ret)
 		ret = rdma_listen(id, LITE_LISTEN_BACKLOG);
 	if (ret) {
+		mutex_lock(&lite_lock);
+		lite_node.installing = NULL;
+		lite_node.installing_lost = false;
+		mutex_unlock(&lite_lock);
 		rdma_destroy_id(id);
 		return ret;
 	}
@@ -196,9 +241,31 @@ static struct crypto_shash *lite_loopback_key_alloc(u32 id)
 	return key;
 }
 
+/*
+ * The node's identity @nid with its new @listener (claimed); *@key goes to
+ * a new loopback peer. @dev gets the device's name: once lite_lock is
+ * dropped, a device removal may free the listener.
+ */
+static void lite_node_install_locked(const struct lite_node_id *nid,
+				     struct rdma_cm_id *listener,
+				     struct crypto_shash **key,
+				     char dev[IB_DEVICE_NAME_MAX])
+{
+	lockdep_assert_held(&lite_lock);
+	lite_node.id = *nid;
+	lite_node.listener = listener;
+	lite_node.set = true;
+	/* Without it, operations on this node's own LMRs fail (EHOSTDOWN). */
+	if (lite_loopback_set_locked(nid, key))
+		pr_warn("node %u: no memory for the loopback connections\n",
+			nid->id);
+	strscpy(dev, dev_name(&listener->device->dev), IB_DEVICE_NAME_MAX);
+}
+
 int lite_node_set(const struct lite_node_id *nid, struct netlink_ext_ack *extack)
 {
 	struct rdma_cm_id *old, *listener;
+	char dev[IB_DEVICE_NAME_MAX];
 	struct crypto_shash *key;
 	bool same;
 	int ret = 0;
@@ -241,9 +308,23 @@ int lite_node_set(const struct lite_node_id *nid, struct netlink_ext_ack *extack
 		rdma_destroy_id(old);
 
 	ret = lite_listen(nid->addr, &listener);
+	if (!ret) {
+		mutex_lock(&lite_lock);
+		if (lite_listener_claim_locked(listener)) {
+			lite_node_install_locked(nid, listener, &key, dev);
+			mutex_unlock(&lite_lock);
+			pr_info("node %s%s%u%s incarnation %llu, listening on %pI4 port %u (%s)\n",
+				nid->name, nid->name[0] ? " (" : "", nid->id,
+				nid->name[0] ? ")" : "", nid->incarnation,
+				&nid->addr, lite_cm_port, dev);
+			goto out;
+		}
+		/* Its device went while it was being started. */
+		mutex_unlock(&lite_lock);
+		rdma_destroy_id(listener);
+		ret = -ENODEV;
+	}
 	switch (ret) {
-	case 0:
-		break;
 	case -EADDRNOTAVAIL:
 	case -ENODEV:
 		NL_SET_ERR_MSG(extack, "the address is not on an RDMA device of this node");
@@ -254,22 +335,8 @@ int lite_node_set(const struct lite_node_id *nid, struct netlink_ext_ack *extack
 		goto out;
 	default:
 		NL_SET_ERR_MSG(extack, "cannot listen with rdma_cm on the address");
-		goto out;
+		break;
 	}
-
-	mutex_lock(&lite_lock);
-	lite_node.id = *nid;
-	lite_node.listener = listener;
-	lite_node.set = true;
-	/* Without it, operations on this node's own LMRs fail (EHOSTDOWN). */
-	if (lite_loopback_set_locked(nid, &key))
-		pr_warn("node %u: no memory for the loopback connections\n",
-			nid->id);
-	mutex_unlock(&lite_lock);
-	pr_info("node %s%s%u%s incarnation %llu, listening on %pI4 port %u (%s)\n",
-		nid->name, nid->name[0] ? " (" : "", nid->id,
-		nid->name[0] ? ")" : "", nid->incarnation, &nid->addr,
-		lite_cm_port, dev_name(&listener->device->dev));
 out:
 	mutex_unlock(&lite_listen_mutex);
 	/* Unused: the same identity keeps its loopback peer and secret. */
@@ -293,7 +360,9 @@ static void lite_listen_work_fn(struct work_struct *work)
 
 	if (need && !lite_listen(addr, &listener)) {
 		mutex_lock(&lite_lock);
-		if (lite_node.set && !lite_node.listener && !lite_node.stopping &&
+		/* (A lost listener is destroyed below, as an unwanted one.) */
+		if (lite_listener_claim_locked(listener) && lite_node.set &&
+		    !lite_node.listener && !lite_node.stopping &&
 		    lite_node.id.addr == addr) {
 			lite_node.listener = listener;
 			listener = NULL;
