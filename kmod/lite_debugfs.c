@@ -2,8 +2,8 @@
 /*
  * LITE: counters an operator asks about, one read-only file each under
  * /sys/kernel/debug/lite/. Gauges (peers, qps_connected, lmrs, lmr_bytes,
- * grants, handles, ops_abandoned) go up and down; the rest only count up. The one-sided
- * operations count per CPU, under ops/.
+ * grants, handles, ops_abandoned, lmr_allocs_running) go up and down; the
+ * rest only count up. The one-sided operations count per CPU, under ops/.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -38,6 +38,7 @@ static const char * const lite_counter_names[LITE_CNT_NR] = {
 	[LITE_CNT_UPCALLS_TIMED_OUT] = "upcalls_timed_out",
 	[LITE_CNT_UPCALLS_NOTCONN] = "upcalls_notconn",
 	[LITE_CNT_UPCALLS_INTERRUPTED] = "upcalls_interrupted",
+	[LITE_CNT_LMR_ALLOCS_RUNNING] = "lmr_allocs_running",
 	[LITE_CNT_OPS_ABANDONED] = "ops_abandoned",
 	[LITE_CNT_GRANT_DRAIN_WAITS] = "grant_drain_waits",
 	[LITE_CNT_GRANT_DRAIN_TIMEOUTS] = "grant_drain_timeouts",

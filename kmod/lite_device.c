@@ -33,6 +33,19 @@ static void lite_device_release(struct kref *ref)
  * API for a DMA MR with chosen access since ib_get_dma_mr() was removed, so
  * this sets one up exactly the way __ib_alloc_pd() sets up its internal MR,
  * and accounts it in the PD's use count so ib_dereg_mr() can release it.
+ *
+ * The exposure is the same as IB_PD_UNSAFE_GLOBAL_RKEY's: whoever holds
+ * the rkey and a QP on this PD can read and write all of the node's memory
+ * (on rxe and siw the addresses are kernel virtual addresses). So this logs
+ * the warning __ib_alloc_pd() logs for that flag, which operators and
+ * tools grep for. Who sees the key: the agent (LMR_ALLOC reply), the
+ * manager and other nodes' agents, which install it in grants; netlink
+ * dumps that carry it are CAP_NET_ADMIN only and applications never get
+ * it; a QP on this PD needs an authenticated peer connection. Two things this
+ * does differently from the core, both known: the MR is not in restrack
+ * (`rdma res show mr` does not list it; its PD is), and upstream takes no
+ * new user of an all-memory remote key. Per-LMR keys (fast registration)
+ * are the way out of both and are separate work.
  */
 static int lite_device_alloc_global_mr(struct lite_device *ldev)
 {
@@ -49,6 +62,10 @@ static int lite_device_alloc_global_mr(struct lite_device *ldev)
 	mr = ibdev->ops.get_dma_mr(ldev->pd, access);
 	if (IS_ERR(mr))
 		return PTR_ERR(mr);
+	/* __ib_alloc_pd()'s words, with the device and what is allowed. */
+	pr_warn("enabling unsafe global rkey on %s (remote read, write%s of all memory)\n",
+		dev_name(&ibdev->dev),
+		access & IB_ACCESS_REMOTE_ATOMIC ? ", atomics" : "");
 	mr->device = ibdev;
 	mr->pd = ldev->pd;
 	mr->type = IB_MR_TYPE_DMA;
@@ -64,10 +81,6 @@ static int lite_device_alloc_global_mr(struct lite_device *ldev)
 
 static void lite_device_free_resources(struct lite_device *ldev)
 {
-	if (ldev->cq) {
-		ib_free_cq(ldev->cq);
-		ldev->cq = NULL;
-	}
 	if (ldev->global_mr) {
 		ib_dereg_mr(ldev->global_mr);
 		ldev->global_mr = NULL;
@@ -92,18 +105,7 @@ static int lite_device_alloc_resources(struct lite_device *ldev)
 
 	err = lite_device_alloc_global_mr(ldev);
 	if (err)
-		goto fail;
-
-	ldev->cq = ib_alloc_cq(ibdev, ldev, LITE_CQ_DEPTH, 0, IB_POLL_SOFTIRQ);
-	if (IS_ERR(ldev->cq)) {
-		err = PTR_ERR(ldev->cq);
-		ldev->cq = NULL;
-		goto fail;
-	}
-	return 0;
-
-fail:
-	lite_device_free_resources(ldev);
+		lite_device_free_resources(ldev);
 	return err;
 }
 

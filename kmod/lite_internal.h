@@ -18,16 +18,15 @@
 #include "uapi/lite.h"
 #include "lite_wire.h"
 
-#define LITE_CQ_DEPTH 4096
-
 struct crypto_shash;
 struct lite_ops_pool;
 
 /*
  * An RDMA device LITE serves: its protection domain with the global memory
- * key and its completion queue. Created by the ib_client's add callback and torn down
- * by its remove callback (device unplug, driver unload, or module unload).
- * The reference count only keeps the structure; pd and cq live until remove.
+ * key. Created by the ib_client's add callback and torn down by its remove
+ * callback (device unplug, driver unload, or module unload). The reference
+ * count only keeps the structure; pd and global_mr live until remove. Every
+ * connection has its own completion queue (lite_conn.c).
  */
 struct lite_device {
 	struct kref ref;
@@ -42,7 +41,6 @@ struct lite_device {
 	struct ib_mr *global_mr;
 	u32 global_rkey;
 	bool atomics;			/* global_mr allows remote atomics */
-	struct ib_cq *cq;		/* NULL when global_key_errno != 0 */
 	u32 port;
 	int global_key_errno;
 	/*
@@ -125,6 +123,7 @@ enum lite_counter {
 	LITE_CNT_UPCALLS_TIMED_OUT,	/* upcalls not answered in time */
 	LITE_CNT_UPCALLS_NOTCONN,	/* upcalls failed: no agent or it went away */
 	LITE_CNT_UPCALLS_INTERRUPTED,	/* upcalls given up on a fatal signal */
+	LITE_CNT_LMR_ALLOCS_RUNNING,	/* gauge: LMR_ALLOCs filling memory now */
 	LITE_CNT_OPS_ABANDONED,		/* gauge: contexts their callers left in flight */
 	LITE_CNT_GRANT_DRAIN_WAITS,	/* revokes/unmaps that waited for operations */
 	LITE_CNT_GRANT_DRAIN_TIMEOUTS,	/* ... and gave up with operations in flight */
@@ -365,8 +364,18 @@ typedef void (*lite_chunk_fn)(const void *obj, u32 i, u64 *addr, u64 *len);
  */
 int lite_nl_put_chunks(struct sk_buff *skb, const void *obj, u32 nr,
 		       u32 *next, lite_chunk_fn fn);
-/* Bytes a message needs for @nr chunks besides its other attributes. */
-#define LITE_NL_CHUNK_BYTES(nr) ((size_t)(nr) * 32)
+/*
+ * What one chunk takes in a message: a LITE_ATTR_CHUNK nest of two u64
+ * attributes, each with the pad attribute where the architecture needs one
+ * (no CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS): 28 bytes on x86-64, 36 there.
+ */
+#define LITE_NL_CHUNK_SIZE \
+	nla_total_size(2 * nla_total_size_64bit(sizeof(u64)))
+/* Bytes a message needs for @nr chunks (and their nest) besides the rest. */
+#define LITE_NL_CHUNK_BYTES(nr) \
+	(nla_total_size(0) + (size_t)(nr) * LITE_NL_CHUNK_SIZE)
+/* Chunks one LITE_ATTR_CHUNKS nest holds: nla_len is 16 bits. */
+#define LITE_NL_CHUNKS_FIT ((U16_MAX - NLA_HDRLEN) / LITE_NL_CHUNK_SIZE)
 
 /* A required attribute; @what is a string literal naming it. */
 #define lite_nl_require(info, type, what) ({				\

@@ -4,7 +4,8 @@
  *
  * The agent allocates an LMR's memory here when the cluster manager picks
  * this node as its home. The memory is zeroed, physically contiguous chunks
- * of at most MAX_ORDER - 1 pages, each DMA-mapped on the RDMA device under
+ * of at most LITE_LMR_MAX_ORDER (the buddy allocator's largest order), each
+ * DMA-mapped on the RDMA device under
  * the node's address, so peers reach it with the device's global key and
  * the DMA addresses. Nothing registers memory per LMR.
  *
@@ -16,6 +17,13 @@
  * the device (lite_lmrs_device_removed()), whichever comes first; both run
  * under lite_lmr_dma_lock, a spinlock, because the last reference may be
  * dropped in any context.
+ *
+ * An LMR becomes visible (in lite_lmrs, counted against the quota) only
+ * once the agent has its LMR_ALLOC reply: until then its id is reserved in
+ * the table (lookups see nothing), and if the reply cannot be delivered the
+ * allocation is undone, so the agent never sees a failure for memory that
+ * stays hosted. lite_lmr_get() looks up under the xarray's own lock, not
+ * lite_lmr_mutex, so an UPCALL_COMPLETE does not wait behind an allocation.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -30,9 +38,27 @@
 
 #include "lite_internal.h"
 
-/* Chunks are at most this order: 4 MiB with 4 KiB pages. */
-#define LITE_LMR_MAX_ORDER	(MAX_ORDER - 1)
+/*
+ * Chunks are at most the largest order the page allocator gives: 4 MiB
+ * with 4 KiB pages and the default configuration. Not from MAX_ORDER: until
+ * 6.4 it was one past that order, 6.4 made it the order itself, and 6.8
+ * renamed it MAX_PAGE_ORDER. MAX_ORDER_NR_PAGES, the pages of the largest
+ * block, has meant the same in all of them.
+ */
+#define LITE_LMR_MAX_ORDER	ilog2(MAX_ORDER_NR_PAGES)
 #define LITE_LMR_CHUNK_MAX	(PAGE_SIZE << LITE_LMR_MAX_ORDER)
+
+/*
+ * LMR ids are u64 and index lite_lmrs (and grant ids the grant table): an
+ * xarray index is an unsigned long, so a 32-bit kernel would alias ids.
+ * Kbuild refuses such a kernel with a message; this is the backstop.
+ */
+static_assert(sizeof(unsigned long) >= sizeof(u64),
+	      "lite.ko needs a 64-bit kernel (u64 xarray indexes)");
+
+/* Chunks of one LMR: what a map answer and the LMR_ALLOC reply carry. */
+#define LITE_LMR_CHUNKS_MAX \
+	min_t(u64, LITE_CHUNKS_PER_NEST, LITE_NL_CHUNKS_FIT)
 
 struct lite_lmr_chunk {
 	struct page *page;
@@ -129,15 +155,20 @@ void lite_lmr_put(struct lite_lmr *lmr)
 	kref_put(&lmr->ref, lite_lmr_release);
 }
 
+/*
+ * The table's reference is dropped only after xa_erase(), which takes the
+ * xarray's lock: an LMR found under that lock still has it. Reserved ids
+ * (an allocation not yet answered) read as NULL.
+ */
 struct lite_lmr *lite_lmr_get(u64 lmr_id)
 {
 	struct lite_lmr *lmr;
 
-	mutex_lock(&lite_lmr_mutex);
+	xa_lock(&lite_lmrs);
 	lmr = xa_load(&lite_lmrs, lmr_id);
 	if (lmr)
 		kref_get(&lmr->ref);
-	mutex_unlock(&lite_lmr_mutex);
+	xa_unlock(&lite_lmrs);
 	return lmr;
 }
 
@@ -319,12 +350,15 @@ static int lite_lmr_create_locked(const struct lite_lmr_args *a,
 		GENL_SET_ERR_MSG(info, "the node's LMR quota (lmr_quota_mib) is used up");
 		return -ENOSPC;
 	}
-	/* A map answer carries one chunk nest (LITE_CHUNKS_PER_NEST). */
-	if (DIV_ROUND_UP_ULL(a->size, LITE_LMR_CHUNK_MAX) > LITE_CHUNKS_PER_NEST) {
+	/*
+	 * A map answer carries one chunk nest (LITE_CHUNKS_PER_NEST), and so
+	 * does the reply: on kernels that pad 64-bit attributes fewer fit.
+	 */
+	if (DIV_ROUND_UP_ULL(a->size, LITE_LMR_CHUNK_MAX) > LITE_LMR_CHUNKS_MAX) {
 		GENL_SET_ERR_MSG(info, "an LMR this large needs more than 2048 chunks");
 		return -ENOMEM;
 	}
-	max_chunks = min_t(u64, LITE_CHUNKS_PER_NEST,
+	max_chunks = min_t(u64, LITE_LMR_CHUNKS_MAX,
 			   DIV_ROUND_UP_ULL(a->size, PAGE_SIZE));
 
 	ret = lite_node_device_get(&ldev);
@@ -360,19 +394,27 @@ static int lite_lmr_create_locked(const struct lite_lmr_args *a,
 	spin_unlock(&lite_lmr_dma_lock);
 
 	ret = lite_lmr_fill(lmr, max_chunks);
+	/* The id is ours (checked above, under the mutex); xa_store cannot fail. */
 	if (!ret)
-		ret = xa_insert(&lite_lmrs, lmr->lmr_id, lmr, GFP_KERNEL);
+		ret = xa_reserve(&lite_lmrs, lmr->lmr_id, GFP_KERNEL);
 	if (ret) {
 		if (ret == -ENOMEM)
 			GENL_SET_ERR_MSG(info, "no memory for the LMR");
 		lite_lmr_put(lmr);
 		return ret;
 	}
+	*out = lmr;
+	return 0;
+}
+
+/* Under lite_lmr_mutex: a reserved LMR becomes hosted. */
+static void lite_lmr_commit_locked(struct lite_lmr *lmr)
+{
+	lockdep_assert_held(&lite_lmr_mutex);
+	WARN_ON(xa_is_err(xa_store(&lite_lmrs, lmr->lmr_id, lmr, GFP_KERNEL)));
 	lite_lmr_bytes += lmr->size;
 	lite_count(LITE_CNT_LMRS);
 	lite_count_add(LITE_CNT_LMR_BYTES, lmr->size);
-	*out = lmr;
-	return 0;
 }
 
 static int lite_nl_put_lmr(struct sk_buff *msg, const struct lite_lmr *lmr,
@@ -410,6 +452,8 @@ int lite_nl_lmr_alloc(struct sk_buff *skb, struct genl_info *info)
 		return ret;
 
 	mutex_lock(&lite_lmr_mutex);
+	/* A gauge tests read to see that other commands run meanwhile. */
+	lite_count(LITE_CNT_LMR_ALLOCS_RUNNING);
 	ret = lite_lmr_create_locked(&a, info, &lmr);
 	if (ret)
 		goto out;
@@ -429,18 +473,27 @@ int lite_nl_lmr_alloc(struct sk_buff *skb, struct genl_info *info)
 		goto undo;
 	}
 	genlmsg_end(msg, hdr);
-	mutex_unlock(&lite_lmr_mutex);
+	/*
+	 * Reply first, commit after: a reply that cannot be queued (the
+	 * agent's receive buffer is full, or its socket is gone) was not
+	 * delivered, so the allocation is undone and the doit's error is
+	 * the answer. Nothing else can have seen the reserved id meanwhile.
+	 */
+	ret = genlmsg_reply(msg, info);
+	if (ret) {
+		GENL_SET_ERR_MSG(info, "the reply could not be delivered; nothing allocated");
+		goto undo;
+	}
+	lite_lmr_commit_locked(lmr);
 	pr_debug("hosting LMR %llu (%s), %llu bytes in %u chunks\n",
 		 lmr->lmr_id, lmr->name, lmr->size, lmr->nr_chunks);
-	return genlmsg_reply(msg, info);
+	goto out;
 
 undo:
-	xa_erase(&lite_lmrs, lmr->lmr_id);
-	lite_lmr_bytes -= lmr->size;
-	lite_uncount(LITE_CNT_LMRS);
-	lite_count_add(LITE_CNT_LMR_BYTES, -(s64)lmr->size);
+	xa_release(&lite_lmrs, lmr->lmr_id);
 	lite_lmr_put(lmr);
 out:
+	lite_uncount(LITE_CNT_LMR_ALLOCS_RUNNING);
 	mutex_unlock(&lite_lmr_mutex);
 	return ret;
 }

@@ -18,11 +18,19 @@
  * ids); NODE_GET and PEER_GET are open and leave out the agent's port for
  * callers without CAP_NET_ADMIN. The pair secret is never put in any
  * message.
+ *
+ * Commands run in parallel (.parallel_ops): nothing here waits for the
+ * global genl_mutex, so a large LMR_ALLOC (seconds of zeroing and mapping)
+ * stalls no other generic netlink family, nlctrl included. Every piece of
+ * state has its own lock. The one thing genl_mutex used to give for free
+ * is that no command ran between AGENT_ATTACH's check and a command's
+ * effect: lite_owner_rwsem (below) keeps that.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/inetdevice.h>
 #include <linux/notifier.h>
+#include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
@@ -34,6 +42,18 @@ static struct {
 	u32 portid;
 } lite_agent;				/* under lite_agent_lock */
 static DEFINE_SPINLOCK(lite_agent_lock);
+
+/*
+ * Held for reading by every command that checks who may send it (the owner
+ * or the agent) from the check to its last effect, and for writing by
+ * AGENT_ATTACH and AGENT_DETACH (lite_nl_owned_doit()). So a command another
+ * socket sent is never checked against one agent and carried out after
+ * another has attached, as genl_mutex guaranteed before commands ran in
+ * parallel. Commands that only read (NODE_GET, the dumps) do not take it.
+ * Nothing that holds lite_lock, lite_lmr_mutex or any other LITE lock takes
+ * it, so it is the outermost lock.
+ */
+static DECLARE_RWSEM(lite_owner_rwsem);
 
 /* Events may be sent: the family is registered. Under lite_lock. */
 static bool lite_nl_ready;
@@ -530,25 +550,76 @@ drop:
 	nlmsg_free(msg);
 }
 
+/* Which way a doit holds lite_owner_rwsem: 1 write, 0 read. */
+static int lite_nl_owner_mode(u8 cmd)
+{
+	switch (cmd) {
+	case LITE_CMD_AGENT_ATTACH:
+	case LITE_CMD_AGENT_DETACH:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The doits that run under lite_owner_rwsem, by command. */
+static int (* const lite_nl_owned_doits[LITE_CMD_MAX + 1])(struct sk_buff *skb,
+							  struct genl_info *info) = {
+	[LITE_CMD_AGENT_ATTACH] = lite_nl_attach,
+	[LITE_CMD_AGENT_DETACH] = lite_nl_detach,
+	[LITE_CMD_NODE_SET] = lite_nl_node_set,
+	[LITE_CMD_PEER_ADD] = lite_nl_peer_add,
+	[LITE_CMD_PEER_REMOVE] = lite_nl_peer_remove,
+	[LITE_CMD_LMR_ALLOC] = lite_nl_lmr_alloc,
+	[LITE_CMD_LMR_FREE] = lite_nl_lmr_free,
+	[LITE_CMD_LMR_UPDATE] = lite_nl_lmr_update,
+	[LITE_CMD_UPCALL_COMPLETE] = lite_nl_upcall_complete,
+	[LITE_CMD_GRANT_REVOKE] = lite_nl_grant_revoke,
+};
+
+/*
+ * The .doit of every command that checks its sender: the command's own
+ * doit under lite_owner_rwsem. (Not the family's pre_doit and post_doit:
+ * their type changed in 6.2, and this needs no version test.)
+ */
+static int lite_nl_owned_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	u8 cmd = info->genlhdr->cmd;
+	int ret;
+
+	if (cmd > LITE_CMD_MAX || !lite_nl_owned_doits[cmd])
+		return -EOPNOTSUPP;
+	if (lite_nl_owner_mode(cmd)) {
+		down_write(&lite_owner_rwsem);
+		ret = lite_nl_owned_doits[cmd](skb, info);
+		up_write(&lite_owner_rwsem);
+	} else {
+		down_read(&lite_owner_rwsem);
+		ret = lite_nl_owned_doits[cmd](skb, info);
+		up_read(&lite_owner_rwsem);
+	}
+	return ret;
+}
+
 static const struct genl_ops lite_genl_ops[] = {
 	{
 		.cmd = LITE_CMD_AGENT_ATTACH,
 		.flags = GENL_ADMIN_PERM,
-		.doit = lite_nl_attach,
+		.doit = lite_nl_owned_doit,
 		.policy = lite_nl_no_attrs,
 		.maxattr = LITE_ATTR_MAX,
 	},
 	{
 		.cmd = LITE_CMD_AGENT_DETACH,
 		.flags = GENL_ADMIN_PERM,
-		.doit = lite_nl_detach,
+		.doit = lite_nl_owned_doit,
 		.policy = lite_nl_no_attrs,
 		.maxattr = LITE_ATTR_MAX,
 	},
 	{
 		.cmd = LITE_CMD_NODE_SET,
 		.flags = GENL_ADMIN_PERM,
-		.doit = lite_nl_node_set,
+		.doit = lite_nl_owned_doit,
 		.policy = lite_nl_node_set_policy,
 		.maxattr = LITE_ATTR_MAX,
 	},
@@ -561,14 +632,14 @@ static const struct genl_ops lite_genl_ops[] = {
 	{
 		.cmd = LITE_CMD_PEER_ADD,
 		.flags = GENL_ADMIN_PERM,
-		.doit = lite_nl_peer_add,
+		.doit = lite_nl_owned_doit,
 		.policy = lite_nl_peer_add_policy,
 		.maxattr = LITE_ATTR_MAX,
 	},
 	{
 		.cmd = LITE_CMD_PEER_REMOVE,
 		.flags = GENL_ADMIN_PERM,
-		.doit = lite_nl_peer_remove,
+		.doit = lite_nl_owned_doit,
 		.policy = lite_nl_peer_remove_policy,
 		.maxattr = LITE_ATTR_MAX,
 	},
@@ -581,21 +652,21 @@ static const struct genl_ops lite_genl_ops[] = {
 	{
 		.cmd = LITE_CMD_LMR_ALLOC,
 		.flags = GENL_ADMIN_PERM,
-		.doit = lite_nl_lmr_alloc,
+		.doit = lite_nl_owned_doit,
 		.policy = lite_nl_lmr_alloc_policy,
 		.maxattr = LITE_ATTR_MAX,
 	},
 	{
 		.cmd = LITE_CMD_LMR_FREE,
 		.flags = GENL_ADMIN_PERM,
-		.doit = lite_nl_lmr_free,
+		.doit = lite_nl_owned_doit,
 		.policy = lite_nl_lmr_id_policy,
 		.maxattr = LITE_ATTR_MAX,
 	},
 	{
 		.cmd = LITE_CMD_LMR_UPDATE,
 		.flags = GENL_ADMIN_PERM,
-		.doit = lite_nl_lmr_update,
+		.doit = lite_nl_owned_doit,
 		.policy = lite_nl_lmr_update_policy,
 		.maxattr = LITE_ATTR_MAX,
 	},
@@ -609,14 +680,14 @@ static const struct genl_ops lite_genl_ops[] = {
 	{
 		.cmd = LITE_CMD_UPCALL_COMPLETE,
 		.flags = GENL_ADMIN_PERM,
-		.doit = lite_nl_upcall_complete,
+		.doit = lite_nl_owned_doit,
 		.policy = lite_nl_upcall_complete_policy,
 		.maxattr = LITE_ATTR_MAX,
 	},
 	{
 		.cmd = LITE_CMD_GRANT_REVOKE,
 		.flags = GENL_ADMIN_PERM,
-		.doit = lite_nl_grant_revoke,
+		.doit = lite_nl_owned_doit,
 		.policy = lite_nl_grant_id_policy,
 		.maxattr = LITE_ATTR_MAX,
 	},
@@ -634,6 +705,8 @@ struct genl_family lite_genl_family = {
 	.version = LITE_GENL_VERSION,
 	.maxattr = LITE_ATTR_MAX,
 	.module = THIS_MODULE,
+	/* See the top of this file and lite_owner_rwsem. */
+	.parallel_ops = true,
 	.ops = lite_genl_ops,
 	.n_ops = ARRAY_SIZE(lite_genl_ops),
 	/* Every command is new: strict validation, no legacy leniency. */
