@@ -10,16 +10,20 @@
 
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "lite_grant.h"
 #include "lite_internal.h"
 
+/* A snapshot of the devices, taken under the device list lock. */
 struct lite_query_ctx {
-	struct lite_device_info __user *devices;
+	struct lite_device_info *devices;	/* room for max_devices */
 	u32 max_devices;
-	u32 num_devices;
+	u32 num_devices;			/* all of them, also past max */
 };
 
 static u32 lite_mtu_bytes(enum ib_mtu mtu)
@@ -65,22 +69,46 @@ static void lite_fill_device_info(struct lite_device *ldev,
 static int lite_query_one(struct lite_device *ldev, void *arg)
 {
 	struct lite_query_ctx *ctx = arg;
-	struct lite_device_info info;
 
-	if (ctx->num_devices < ctx->max_devices) {
-		lite_fill_device_info(ldev, &info);
-		if (copy_to_user(&ctx->devices[ctx->num_devices], &info,
-				 sizeof(info)))
-			return -EFAULT;
-	}
+	if (ctx->num_devices < ctx->max_devices)
+		lite_fill_device_info(ldev, &ctx->devices[ctx->num_devices]);
 	ctx->num_devices++;
 	return 0;
+}
+
+/*
+ * Fills @ctx with up to @max devices, sized by how many there are: a first
+ * pass only counts, and if devices came in between, it takes another.
+ * Nothing touches user memory under the device list lock (a faulting page
+ * would stall every ib_client add and remove); the caller copies out.
+ */
+static int lite_query_snapshot(struct lite_query_ctx *ctx, u32 max)
+{
+	u32 room = 0;
+
+	for (;;) {
+		ctx->devices = NULL;
+		if (room) {
+			ctx->devices = kvcalloc(room, sizeof(*ctx->devices),
+						GFP_KERNEL);
+			if (!ctx->devices)
+				return -ENOMEM;
+		}
+		ctx->max_devices = room;
+		ctx->num_devices = 0;
+		lite_visit_devices(lite_query_one, ctx);
+		if (ctx->num_devices <= room || room == max)
+			return 0;
+		kvfree(ctx->devices);
+		room = min(max, ctx->num_devices);
+	}
 }
 
 static long lite_ioctl_query(struct lite_query __user *uarg)
 {
 	struct lite_query q;
 	struct lite_query_ctx ctx;
+	u32 n;
 	int ret;
 
 	if (copy_from_user(&q, uarg, sizeof(q)))
@@ -90,10 +118,14 @@ static long lite_ioctl_query(struct lite_query __user *uarg)
 	if (q.max_devices && !q.devices)
 		return -EINVAL;
 
-	ctx.devices = u64_to_user_ptr(q.devices);
-	ctx.max_devices = q.max_devices;
-	ctx.num_devices = 0;
-	ret = lite_visit_devices(lite_query_one, &ctx);
+	ret = lite_query_snapshot(&ctx, q.max_devices);
+	if (ret)
+		return ret;
+	n = min(ctx.max_devices, ctx.num_devices);
+	if (n && copy_to_user(u64_to_user_ptr(q.devices), ctx.devices,
+			      array_size(n, sizeof(*ctx.devices))))
+		ret = -EFAULT;
+	kvfree(ctx.devices);
 	if (ret)
 		return ret;
 
