@@ -79,6 +79,10 @@ class Agent final : public CallerSource {
   // CallerSource.
   std::optional<lite::v1::NodeCaller> WaitForCaller(
       absl::Time deadline) override;
+  // Queues a PeerFailureReport on the open session, if the failure is one
+  // the manager should hear (peer_reports.h); sent at once, not with the
+  // next heartbeat. Lock order: mu_, then the session's mu.
+  void ReportPeerFailure(const PeerConnectionFailed& failed) override;
 
  private:
   // How a session ended, which decides what the connection loop does next.
@@ -147,6 +151,8 @@ class Agent final : public CallerSource {
   bool incarnation_live_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t applied_event_sequence_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Time session_opened_at_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  // The open session (RunSession's), for ReportPeerFailure; null if none.
+  Session* session_ ABSL_GUARDED_BY(mu_) = nullptr;
   uint64_t reconnects_ ABSL_GUARDED_BY(mu_) = 0;
   std::string last_error_ ABSL_GUARDED_BY(mu_);
 

@@ -3,10 +3,12 @@
 // requests (HandleRequest) down. See agent.h for the life cycle.
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "agent/agent.h"
+#include "agent/peer_reports.h"
 #include "common/grpc/status.h"
 #include "common/log/log.h"
 #include "common/names/names.h"
@@ -34,6 +36,9 @@ struct Agent::Session {
   bool done ABSL_GUARDED_BY(mu) = false;
   absl::Time last_ack ABSL_GUARDED_BY(mu);
   std::string broken_reason ABSL_GUARDED_BY(mu);
+  // PeerFailureReports for the heartbeat thread to send at once (a report
+  // is worth most before the failed node's lease runs out).
+  std::vector<lite::v1::PeerFailureReport> reports ABSL_GUARDED_BY(mu);
 
   bool Write(const lite::v1::AgentMessage& msg) {
     absl::MutexLock lock(&write_mu);
@@ -97,6 +102,7 @@ Agent::SessionEnd Agent::RunSession(const lite::v1::JoinResponse& join,
     absl::MutexLock lock(&mu_);
     state_ = lite::v1::MANAGER_CONNECTION_STATE_CONNECTED;
     session_opened_at_ = absl::Now();
+    session_ = &session;
   }
   LITE_LOG_INFO("session open as node %u incarnation %u",
                 session.caller.node_id(), session.caller.incarnation());
@@ -153,6 +159,7 @@ Agent::SessionEnd Agent::RunSession(const lite::v1::JoinResponse& join,
   }
   {
     absl::MutexLock lock(&mu_);
+    session_ = nullptr;
     session_opened_at_ = absl::InfinitePast();
     if (!shutting_down_) {
       state_ = lite::v1::MANAGER_CONNECTION_STATE_BACKOFF;
@@ -183,12 +190,31 @@ Agent::SessionEnd Agent::RunSession(const lite::v1::JoinResponse& join,
 }
 
 void Agent::HeartbeatLoop(Session* session) {
+  absl::Time next_beat = absl::Now() + session->heartbeat_interval;
   while (true) {
+    std::vector<lite::v1::PeerFailureReport> reports;
     {
       absl::MutexLock lock(&session->mu);
-      session->mu.AwaitWithTimeout(absl::Condition(&session->done),
-                                   session->heartbeat_interval);
+      auto woken = [session]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(session->mu) {
+        return session->done || !session->reports.empty();
+      };
+      session->mu.AwaitWithDeadline(absl::Condition(&woken), next_beat);
       if (session->done) return;
+      reports.swap(session->reports);
+    }
+    for (const lite::v1::PeerFailureReport& report : reports) {
+      lite::v1::AgentMessage msg;
+      *msg.mutable_peer_failure() = report;
+      if (!session->Write(msg)) return;
+      counters_.Add("agent.peer_failures_reported");
+      LITE_LOG_INFO(
+          "reported node %u incarnation %u unreachable to the manager",
+          report.node_id(), report.incarnation());
+    }
+    if (absl::Now() < next_beat) continue;
+    next_beat = absl::Now() + session->heartbeat_interval;
+    {
+      absl::MutexLock lock(&session->mu);
       const absl::Duration silent = absl::Now() - session->last_ack;
       if (silent > session->ack_timeout) {
         session->broken_reason =
@@ -407,6 +433,26 @@ void Agent::HandleRequest(Session* session,
   // A failed write means the stream is gone; the manager abandons the
   // request on its side.
   session->Write(out);
+}
+
+void Agent::ReportPeerFailure(const PeerConnectionFailed& failed) {
+  absl::MutexLock lock(&mu_);
+  std::optional<lite::v1::PeerFailureReport> report =
+      PeerFailureToReport(failed, node_id_);
+  if (!report.has_value()) return;
+  if (session_ == nullptr) {
+    // The manager's lease covers the node; nobody to tell now.
+    counters_.Add("agent.peer_failures_unreported");
+    LITE_LOG_WARNING("no session open: node %u not reported to the manager",
+                     failed.node_id);
+    return;
+  }
+  absl::MutexLock session_lock(&session_->mu);
+  if (session_->reports.size() >= kMaxQueuedReports) {
+    counters_.Add("agent.peer_failures_unreported");
+    return;
+  }
+  session_->reports.push_back(*std::move(report));
 }
 
 }  // namespace lite::agent

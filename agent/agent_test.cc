@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <functional>
 #include <memory>
 #include <string>
@@ -608,6 +609,56 @@ TEST(AgentTest, UpcallsWaitForTheSessionThenCallTheManager) {
   auto maps = server.manager().maps();
   ASSERT_EQ(maps.size(), 1u);
   EXPECT_TRUE(maps[0].access().read() && maps[0].access().write());
+  agent->Shutdown();
+}
+
+TEST(AgentTest, ReportsTheDataPathVerdictOnAPeerToTheManager) {
+  FakeManagerServer server;
+  FakeModule module;
+  auto agent = MakeAgent(server.address(), &module);
+  agent->Start();
+  ASSERT_TRUE(server.manager().WaitForSessions(1, kWait));
+  ASSERT_TRUE(Eventually([&] {
+    return agent->Status().manager_connection_state() ==
+           lite::v1::MANAGER_CONNECTION_STATE_CONNECTED;
+  }));
+  // Connection trouble (not reported), this node itself (not reported), and
+  // the data path's verdict on node 3 (reported).
+  PeerConnectionFailed reset;
+  reset.node_id = 3;
+  reset.incarnation = 5;
+  reset.reason_errno = ECONNRESET;
+  module.InjectPeerConnectionFailed(reset);
+  PeerConnectionFailed self = reset;
+  self.node_id = 1;
+  self.reason_errno = EHOSTDOWN;
+  module.InjectPeerConnectionFailed(self);
+  PeerConnectionFailed down = reset;
+  down.reason_errno = EHOSTDOWN;
+  down.reason = "Host is down (EHOSTDOWN) on QP 0";
+  module.InjectPeerConnectionFailed(down);
+  auto reports = [&] {
+    std::vector<lite::v1::PeerFailureReport> out;
+    for (const auto& m : server.manager().received()) {
+      if (m.has_peer_failure()) out.push_back(m.peer_failure());
+    }
+    return out;
+  };
+  ASSERT_TRUE(Eventually([&] { return !reports().empty(); }));
+  absl::SleepFor(absl::Milliseconds(100));  // Nothing else comes.
+  const auto got = reports();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].node_id(), 3u);
+  EXPECT_EQ(got[0].incarnation(), 5u);
+  EXPECT_EQ(got[0].reason_errno(), EHOSTDOWN);
+  EXPECT_EQ(got[0].detail(), "Host is down (EHOSTDOWN) on QP 0");
+  bool counted = false;
+  for (const auto& c : agent->CounterSnapshot()) {
+    if (c.name() == "agent.peer_failures_reported") {
+      counted = c.value() == 1;
+    }
+  }
+  EXPECT_TRUE(counted);
   agent->Shutdown();
 }
 

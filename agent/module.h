@@ -117,6 +117,9 @@ struct PeerConnectionFailed {
   uint32_t node_id = 0;
   uint64_t incarnation = 0;
   std::string reason;
+  // lite.ko's reason, a positive errno (0: none given). EHOSTDOWN: the
+  // peer stopped answering on the data path (peer_reports.h).
+  int reason_errno = 0;
 };
 
 using ModuleMessage = std::variant<Upcall, PeerConnectionFailed>;

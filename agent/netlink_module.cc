@@ -269,13 +269,17 @@ PeerConnectionFailed FailureFromGenl(const genl::Event& e) {
   PeerConnectionFailed f;
   f.node_id = e.node_id;
   f.incarnation = e.incarnation;
+  if (e.reason) f.reason_errno = static_cast<int>(*e.reason);
   std::string reason = "connection lost";
   if (e.reason) {
     const char* name = strerrorname_np(static_cast<int>(*e.reason));
     reason =
         absl::StrFormat("%s (%s)", std::strerror(*e.reason), name ? name : "?");
     // Peer authentication's reasons, in the words an operator needs.
-    if (*e.reason == EKEYREJECTED) {
+    if (*e.reason == EHOSTDOWN) {
+      absl::StrAppend(&reason,
+                      ": the peer stopped answering within peer_timeout_ms");
+    } else if (*e.reason == EKEYREJECTED) {
       absl::StrAppend(&reason,
                       ": authentication failed (pair secret mismatch or "
                       "stale incarnation)");

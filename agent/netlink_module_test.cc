@@ -235,6 +235,14 @@ TEST(ConversionTest, PeerFailedEventSaysWhy) {
   e.reason = ENOKEY;
   EXPECT_NE(FailureFromGenl(e).reason.find("no pair secret"),
             std::string::npos);
+  e.reason = EHOSTDOWN;
+  f = FailureFromGenl(e);
+  EXPECT_EQ(f.reason_errno, EHOSTDOWN);
+  EXPECT_NE(f.reason.find("stopped answering within peer_timeout_ms"),
+            std::string::npos)
+      << f.reason;
+  e.reason.reset();
+  EXPECT_EQ(FailureFromGenl(e).reason_errno, 0);
 }
 
 }  // namespace

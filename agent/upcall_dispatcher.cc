@@ -96,14 +96,15 @@ void UpcallDispatcher::ReceiveLoop() {
       continue;
     }
     const auto& failed = std::get<PeerConnectionFailed>(*msg);
-    // The manager is the authority on membership and lite.ko has already
-    // failed the peer's operations; lite.v1 has no call to report data-path
-    // failures yet, so the agent records it for operators.
+    // lite.ko has already failed the peer's operations; the manager, the
+    // authority on membership, hears the data path's verdicts and weighs
+    // them against its own evidence.
     counters_->Add("agent.module_events.peer_connection_failed");
     LITE_LOG_WARNING(
         "lite.ko reports the connection to node %u (incarnation %u) failed: "
         "%s",
         failed.node_id, failed.incarnation, failed.reason);
+    callers_->ReportPeerFailure(failed);
   }
 }
 

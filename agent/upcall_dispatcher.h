@@ -31,6 +31,9 @@ class CallerSource {
   // until then, until `deadline`, or until shutdown (then nullopt).
   virtual std::optional<lite::v1::NodeCaller> WaitForCaller(
       absl::Time deadline) = 0;
+  // lite.ko found a peer's connection failed: tell the manager if it is
+  // the data path's verdict that the peer is down (peer_reports.h).
+  virtual void ReportPeerFailure(const PeerConnectionFailed& failed) = 0;
 };
 
 struct UpcallDispatcherOptions {
