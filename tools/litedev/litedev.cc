@@ -1,32 +1,20 @@
-// litedev: prints what lite.ko reports through LITE_IOC_QUERY — its ABI
-// version and, for each RDMA device it serves, the port state and whether the
-// global memory key is ready. Exit status 0 only if the answer was read.
+#include "tools/litedev/litedev.h"
+
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <string>
-#include <string_view>
-#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "kmod/include/uapi/lite.h"
+#include "common/cli/cli.h"
+#include "common/cli/json.h"
+#include "common/cli/table.h"
 
+namespace lite::litedev {
 namespace {
-
-constexpr char kUsage[] =
-    "usage: litedev [-o table|json] [--device PATH]\n"
-    "\n"
-    "Prints lite.ko's ABI version and the RDMA devices it serves: name,\n"
-    "port, port state, link layer, MTU and whether the global memory key is\n"
-    "ready. Exits non-zero with a one-line reason if /dev/lite cannot be\n"
-    "queried.\n"
-    "\n"
-    "  -o table|json   output format (default: table)\n"
-    "  --device PATH   the LITE device node (default: " LITE_DEVICE_PATH ")\n";
 
 const char* PortStateName(uint32_t state) {
   switch (state) {
@@ -65,105 +53,118 @@ std::string KeyColumn(const lite_device_info& d) {
   return absl::StrFormat("failed: %s", std::strerror(-d.global_key_errno));
 }
 
-// Asks for the count first, then for the entries; retries if a device
-// appeared in between.
-int Query(int fd, uint32_t* abi, std::vector<lite_device_info>* devices) {
-  for (int attempt = 0; attempt < 8; ++attempt) {
-    lite_query q{};
-    q.max_devices = devices->size();
-    q.devices = reinterpret_cast<uintptr_t>(devices->data());
-    if (ioctl(fd, LITE_IOC_QUERY, &q) != 0) return errno;
-    *abi = q.abi_version;
-    if (q.num_devices <= devices->size()) {
-      devices->resize(q.num_devices);
-      return 0;
-    }
-    devices->resize(q.num_devices);
-  }
-  return EAGAIN;
+// The kernel fills name[] NUL-terminated; never read past the array.
+std::string DeviceName(const lite_device_info& d) {
+  return std::string(d.name, strnlen(d.name, sizeof(d.name)));
 }
 
-void PrintTable(uint32_t abi, const std::vector<lite_device_info>& devices) {
-  absl::PrintF("lite.ko ABI version %u, %zu RDMA device(s)\n", abi,
-               devices.size());
-  if (devices.empty()) return;
-  absl::PrintF("%-16s %-4s %-12s %-11s %-6s %s\n", "DEVICE", "PORT", "STATE",
-               "LINK", "MTU", "GLOBAL KEY");
-  for (const auto& d : devices) {
-    absl::PrintF("%-16s %-4u %-12s %-11s %-6u %s\n", d.name, d.port,
-                 PortStateName(d.port_state), LinkLayerName(d.link_layer),
-                 d.active_mtu_bytes, KeyColumn(d));
+void PrintTable(std::ostream& out, const QueryResult& r) {
+  out << absl::StrFormat("lite.ko ABI version %u, %zu RDMA device(s)\n",
+                         r.abi_version, r.devices.size());
+  if (r.devices.empty()) return;
+  cli::Table table({"DEVICE", "PORT", "STATE", "LINK", "MTU", "GLOBAL KEY"});
+  for (const lite_device_info& d : r.devices) {
+    table.AddRow({DeviceName(d), absl::StrCat(d.port),
+                  PortStateName(d.port_state), LinkLayerName(d.link_layer),
+                  absl::StrCat(d.active_mtu_bytes), KeyColumn(d)});
   }
+  out << table.Render();
 }
 
-void PrintJson(uint32_t abi, const std::vector<lite_device_info>& devices) {
-  absl::PrintF("{\"abi_version\": %u, \"devices\": [", abi);
-  for (size_t i = 0; i < devices.size(); ++i) {
-    const auto& d = devices[i];
-    // Device names are kernel names ([a-z0-9_]), safe inside JSON quotes.
-    absl::PrintF(
-        "%s{\"name\": \"%s\", \"node_guid\": \"%016x\", \"port\": %u, "
-        "\"port_state\": \"%s\", \"link_layer\": \"%s\", "
-        "\"active_mtu_bytes\": %u, \"global_key_ready\": %s, "
-        "\"global_key_errno\": %d}",
-        i ? ", " : "", d.name, d.node_guid, d.port, PortStateName(d.port_state),
-        LinkLayerName(d.link_layer), d.active_mtu_bytes,
-        KeyReady(d) ? "true" : "false", -d.global_key_errno);
+void PrintJson(std::ostream& out, const QueryResult& r) {
+  cli::Json devices = cli::Json::array();
+  for (const lite_device_info& d : r.devices) {
+    devices.push_back({
+        {"name", DeviceName(d)},
+        {"node_guid", absl::StrFormat("%016x", d.node_guid)},
+        {"port", d.port},
+        {"port_state", PortStateName(d.port_state)},
+        {"link_layer", LinkLayerName(d.link_layer)},
+        {"active_mtu_bytes", d.active_mtu_bytes},
+        {"global_key_ready", KeyReady(d)},
+        {"global_key_errno", -d.global_key_errno},
+    });
   }
-  absl::PrintF("]}\n");
+  out << cli::JsonLine({{"abi_version", r.abi_version}, {"devices", devices}})
+      << "\n";
 }
 
-int Fail(const std::string& reason) {
-  absl::FPrintF(stderr, "litedev: %s\n", reason);
-  return 1;
+absl::Status Run(const cli::Args& args, const QueryFn& query) {
+  const std::string path = args.Get("device", LITE_DEVICE_PATH);
+  QueryResult result;
+  if (absl::Status s = query(path, &result); !s.ok()) return s;
+  if (result.abi_version != LITE_ABI_VERSION) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "lite.ko speaks ABI version %u, this tool was built for %u",
+        result.abi_version, LITE_ABI_VERSION));
+  }
+  if (args.output() == cli::Output::kJson) {
+    PrintJson(args.out(), result);
+  } else {
+    PrintTable(args.out(), result);
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  std::string format = "table";
-  std::string path = LITE_DEVICE_PATH;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "-h" || arg == "--help") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if ((arg == "-o" || arg == "--device") && i + 1 < argc) {
-      (arg == "-o" ? format : path) = argv[++i];
-      continue;
-    }
-    return Fail(absl::StrFormat(
-        "unknown or incomplete argument '%s' (see --help)", arg));
-  }
-  if (format != "table" && format != "json") {
-    return Fail(absl::StrFormat("-o must be table or json, not '%s'", format));
-  }
-
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+absl::Status QueryDevice(const std::string& path, QueryResult* result) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    int err = errno;
-    return Fail(absl::StrFormat("cannot open %s: %s%s", path,
-                                std::strerror(err),
-                                err == ENOENT ? " (is lite.ko loaded?)" : ""));
+    const int err = errno;
+    return absl::UnavailableError(
+        absl::StrFormat("cannot open %s: %s%s", path, std::strerror(err),
+                        err == ENOENT ? " (is lite.ko loaded?)" : ""));
   }
-  uint32_t abi = 0;
-  std::vector<lite_device_info> devices(4);
-  int err = Query(fd, &abi, &devices);
+  // Ask with room for a few devices; if more appeared in between, ask again
+  // with room for all of them.
+  result->devices.resize(4);
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    lite_query q{};
+    q.max_devices = result->devices.size();
+    q.devices = reinterpret_cast<uintptr_t>(result->devices.data());
+    if (ioctl(fd, LITE_IOC_QUERY, &q) != 0) {
+      const int err = errno;
+      close(fd);
+      return absl::ErrnoToStatus(err,
+                                 absl::StrFormat("LITE_IOC_QUERY on %s", path));
+    }
+    result->abi_version = q.abi_version;
+    const bool fits = q.num_devices <= result->devices.size();
+    result->devices.resize(q.num_devices);
+    if (fits) {
+      close(fd);
+      return absl::OkStatus();
+    }
+  }
   close(fd);
-  if (err) {
-    return Fail(
-        absl::StrFormat("LITE_IOC_QUERY on %s: %s", path, std::strerror(err)));
-  }
-  if (abi != LITE_ABI_VERSION) {
-    return Fail(absl::StrFormat(
-        "lite.ko speaks ABI version %u, this tool was built for %u", abi,
-        LITE_ABI_VERSION));
-  }
-  if (format == "json") {
-    PrintJson(abi, devices);
-  } else {
-    PrintTable(abi, devices);
-  }
-  return 0;
+  return absl::UnavailableError(absl::StrFormat(
+      "LITE_IOC_QUERY on %s: the device list kept changing", path));
 }
+
+int RunLitedev(const std::vector<std::string>& args, std::ostream& out,
+               std::ostream& err, const QueryFn& query) {
+  cli::Tool tool;
+  tool.footer =
+      "-o json: one line, {\"abi_version\", \"devices\": [{\"name\",\n"
+      "\"node_guid\", \"port\", \"port_state\", \"link_layer\",\n"
+      "\"active_mtu_bytes\", \"global_key_ready\", \"global_key_errno\"}]}.\n\n"
+      "Exit status: 0 the answer was read; 1 it was not (one line on stderr\n"
+      "says why); 2 bad usage.\n";
+  tool.root = {
+      .name = "litedev",
+      .usage = "litedev [--device PATH] [-o table|json]",
+      .summary = "What lite.ko reports about itself and its RDMA devices",
+      .details =
+          "Prints lite.ko's ABI version and the RDMA devices it serves: name,\n"
+          "port, port state, link layer, MTU and whether the global memory "
+          "key\nis ready.",
+      .flags = {{.name = "device",
+                 .value = "PATH",
+                 .help = "the LITE device (default " LITE_DEVICE_PATH ")"}},
+      .run = [&query](const cli::Args& a) { return Run(a, query); },
+  };
+  return cli::Run(tool, args, out, err);
+}
+
+}  // namespace lite::litedev
