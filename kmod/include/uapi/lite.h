@@ -582,7 +582,11 @@ enum lite_genl_cmd {
 	 * Errors: EPERM, EBUSY as above; EINVAL bad or missing attribute;
 	 *         ENXIO node identity not set; ENODEV no RDMA device with the
 	 *         global key under the node's address; EEXIST lmr_id is hosted
-	 *         already; ENOSPC over the quota; ENOMEM.
+	 *         already; ENOSPC over the quota; ENOMEM; EAGAIN (or another
+	 *         netlink error) the reply could not be queued to the sender:
+	 *         the allocation was undone, nothing is hosted under lmr_id.
+	 * An LMR is hosted (listed, counted against the quota, mappable) only
+	 * once its reply is queued, so an error never leaves memory behind.
 	 */
 	LITE_CMD_LMR_ALLOC,
 
