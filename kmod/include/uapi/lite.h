@@ -109,7 +109,8 @@ struct lite_query {
  * most the upcall_timeout_ms module parameter and can be interrupted by a
  * fatal signal. When they fail for a reason the manager gave, `message`
  * (where the struct has one) says why in words; it is always
- * NUL-terminated, and empty on success.
+ * NUL-terminated, and empty on success and when the call failed before the
+ * manager answered (EINVAL, ENOMEM, ENOTCONN, EAGAIN, ...).
  *
  * Operations (READ .. CAS) never involve the control plane: lite.ko checks
  * the handle, the access and the bounds and does the RDMA operation itself on
@@ -264,8 +265,11 @@ struct lite_map {
 
 /*
  * LITE_IOC_UNMAP: drop a handle. From the moment the call starts the handle
- * is invalid (EBADF) for every other call; operations already running on it
- * finish. The grant behind it is given back to the manager in the
+ * is invalid (EBADF) for every other call. Operations already running on it
+ * end before their next round trip with ESTALE, and UNMAP (like closing the
+ * file) returns once none is in flight, also none whose caller was killed
+ * or timed out (at most op_timeout_ms; the kernel log says when it gave
+ * up). Only then is the grant given back to the manager, in the
  * background: UNMAP succeeds even when no agent is attached.
  * Errors: EBADF  unknown or already unmapped handle.
  */
@@ -300,7 +304,9 @@ struct lite_free {
  *              or its home node restarted);
  *   EHOSTDOWN  the LMR's home node failed or is not connected;
  *   ETIMEDOUT  the operation did not complete within op_timeout_ms;
- *   EIO        the RDMA operation failed for another reason (see dmesg).
+ *   EIO        the RDMA operation failed for another reason (see dmesg);
+ *   EFAULT     the user buffer is not all readable (WRITE: nothing is
+ *              written, but for a racing munmap()) or writable (READ).
  * `priority` is for QoS (a later ABI version) and must be 0.
  */
 #define LITE_OP_LENGTH_MAX	(1ULL << 32)
@@ -660,8 +666,14 @@ enum lite_genl_cmd {
 	/*
 	 * LITE_CMD_GRANT_REVOKE (CAP_NET_ADMIN): LITE_ATTR_GRANT_ID. Handles
 	 * behind the grant fail with ESTALE from now on; the handle stays
-	 * until unmapped.
-	 * Errors: EPERM, EBUSY, EINVAL; ENOENT no such grant here.
+	 * until unmapped. The answer waits (up to op_timeout_ms) until no
+	 * operation on the grant is in flight, also none whose caller was
+	 * killed: 0 means drained, no work request of the grant is
+	 * outstanding on this node and none will be posted.
+	 * Errors: EPERM, EBUSY, EINVAL; ENOENT no such grant here (unmapped:
+	 *         its UNMAP upcall was sent once it had drained);
+	 *         ETIMEDOUT revoked, but operations are still in flight (ask
+	 *         again to wait again); EINTR the caller was killed.
 	 */
 	LITE_CMD_GRANT_REVOKE,
 
