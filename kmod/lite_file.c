@@ -24,6 +24,7 @@
 
 struct lite_file {
 	struct xarray handles;		/* index -> struct lite_grant */
+	struct file *file;		/* its open file (lite_file_pin()) */
 	u32 tag;
 	u32 next;			/* xa_alloc_cyclic's cursor */
 };
@@ -38,6 +39,7 @@ int lite_file_open(struct inode *inode, struct file *file)
 	xa_init_flags(&lf->handles, XA_FLAGS_ALLOC);
 	/* Never 0, so no handle is 0. */
 	lf->tag = get_random_u32() | 1;
+	lf->file = file;
 	file->private_data = lf;
 	return nonseekable_open(inode, file);
 }
@@ -54,6 +56,11 @@ static void lite_file_unmapped(struct lite_grant *grant)
 	lite_grant_forget(grant);
 	lite_upcall_unmap(grant);
 	lite_grant_put(grant);
+}
+
+struct file *lite_file_pin(struct lite_file *lf)
+{
+	return get_file(lf->file);
 }
 
 int lite_file_release(struct inode *inode, struct file *file)

@@ -65,6 +65,7 @@ struct lite_grant {
 };
 
 struct lite_lmr;
+struct file;
 
 /* Open files of /dev/lite: file->private_data. */
 struct lite_file;
@@ -75,6 +76,11 @@ struct lite_file;
  */
 struct lite_grant *lite_file_grant_get(struct lite_file *lf, u64 handle);
 void lite_grant_put(struct lite_grant *grant);
+/*
+ * A reference to @lf's open file, which keeps @lf: for an upcall whose
+ * answer may come after its caller left. fput() gives it back.
+ */
+struct file *lite_file_pin(struct lite_file *lf);
 
 static inline void lite_grant_op_put(struct lite_grant *grant)
 {

@@ -18,6 +18,7 @@
 
 #include <linux/completion.h>
 #include <linux/cred.h>
+#include <linux/file.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -41,6 +42,13 @@ struct lite_upcall {
 	u32 uid, gid, pid;
 	u32 access;			/* MAP: what was asked for */
 	struct lite_file *lf;		/* MAP: the caller's file */
+	struct file *file;		/* MAP: pins @lf until the upcall goes */
+	/*
+	 * Whoever claims the upcall answers it; a waiter killed after the
+	 * claim may leave, and the one who answers learns it here (enum
+	 * lite_upcall_waiter, cmpxchg) and undoes what nobody will hear of.
+	 */
+	atomic_t waiter;
 	struct completion done;
 	/* The answer, written by whoever took the upcall off the list. */
 	int err;
@@ -51,6 +59,12 @@ struct lite_upcall {
 	char message[LITE_MESSAGE_BUF];
 };
 
+enum lite_upcall_waiter {
+	LITE_WAITER_WAITING,
+	LITE_WAITER_ANSWERED,		/* the answer is being completed */
+	LITE_WAITER_GONE,		/* killed after the claim: left */
+};
+
 static LIST_HEAD(lite_upcalls);
 static unsigned int lite_nr_upcalls;
 static u64 lite_upcall_last_id;
@@ -58,7 +72,11 @@ static DEFINE_SPINLOCK(lite_upcall_lock);
 
 static void lite_upcall_release(struct kref *ref)
 {
-	kfree(container_of(ref, struct lite_upcall, ref));
+	struct lite_upcall *up = container_of(ref, struct lite_upcall, ref);
+
+	if (up->file)
+		fput(up->file);
+	kfree(up);
 }
 
 static void lite_upcall_put(struct lite_upcall *up)
@@ -126,9 +144,20 @@ static u32 lite_upcall_peek(u64 id, u32 *access)
 	return kind;
 }
 
+/*
+ * Before the answer of a claimed upcall: false if its waiter has left (it
+ * hears nothing), true if it will hear the answer.
+ */
+static bool lite_upcall_heard(struct lite_upcall *up)
+{
+	return atomic_cmpxchg(&up->waiter, LITE_WAITER_WAITING,
+			      LITE_WAITER_ANSWERED) != LITE_WAITER_GONE;
+}
+
 /* Answers a claimed upcall and drops the list's reference. */
 static void lite_upcall_answer(struct lite_upcall *up, int err)
 {
+	lite_upcall_heard(up);
 	up->err = err;
 	complete(&up->done);
 	lite_upcall_put(up);
@@ -252,12 +281,20 @@ static int lite_upcall_send_wait(struct lite_upcall *up, struct sk_buff *msg,
 	}
 	/*
 	 * Answered (the wait above consumed the completion), or being answered
-	 * right now by someone who took it off the pending table first: only
-	 * then is there a completion left to wait for, and it comes without
-	 * blocking on anything.
+	 * right now by someone who took it off the pending table first: wait
+	 * for that answer, killably. A waiter killed here leaves unless the
+	 * answer is already on its way (then it comes without blocking); the
+	 * one answering sees that it left and undoes the answer's effect
+	 * (a MAP's handle).
 	 */
-	if (left <= 0)
+	if (left <= 0 && wait_for_completion_killable(&up->done)) {
+		if (atomic_cmpxchg(&up->waiter, LITE_WAITER_WAITING,
+				   LITE_WAITER_GONE) == LITE_WAITER_WAITING) {
+			lite_count(LITE_CNT_UPCALLS_INTERRUPTED);
+			return -EINTR;
+		}
 		wait_for_completion(&up->done);
+	}
 	return up->err;
 }
 
@@ -267,6 +304,17 @@ static int lite_upcall_abort(struct lite_upcall *up, struct sk_buff *msg,
 {
 	nlmsg_free(msg);
 	lite_upcall_withdraw(up);
+	return err;
+}
+
+/*
+ * A control call that fails before the manager answers leaves no stale
+ * text in the caller's `message`: the uapi promises it NUL-terminated.
+ */
+static long lite_early_error(char __user *message, long err)
+{
+	if (clear_user(message, LITE_MESSAGE_BUF))
+		return -EFAULT;
 	return err;
 }
 
@@ -288,21 +336,22 @@ long lite_ioctl_alloc(struct lite_alloc __user *uarg)
 	if (a.flags || a.reserved || !lite_user_name_valid(a.name) ||
 	    !a.size_bytes || a.size_bytes > LITE_LMR_SIZE_MAX ||
 	    (a.mode & ~0666U))
-		return -EINVAL;
+		return lite_early_error(uarg->message, -EINVAL);
 
 	up = lite_upcall_new(LITE_UPCALL_ALLOC);
 	if (!up)
-		return -ENOMEM;
+		return lite_early_error(uarg->message, -ENOMEM);
 	msg = lite_upcall_start(up, &hdr);
 	if (IS_ERR(msg)) {
-		ret = PTR_ERR(msg);
+		ret = lite_early_error(uarg->message, PTR_ERR(msg));
 		goto out;
 	}
 	if (nla_put_string(msg, LITE_ATTR_NAME, a.name) ||
 	    nla_put_u64_64bit(msg, LITE_ATTR_SIZE, a.size_bytes, LITE_ATTR_PAD) ||
 	    nla_put_u32(msg, LITE_ATTR_MODE, a.mode) ||
 	    nla_put_u32(msg, LITE_ATTR_NODE_ID, a.home_node_id)) {
-		ret = lite_upcall_abort(up, msg, -EMSGSIZE);
+		ret = lite_early_error(uarg->message,
+				       lite_upcall_abort(up, msg, -EMSGSIZE));
 		goto out;
 	}
 	ret = lite_upcall_send_wait(up, msg, hdr);
@@ -327,21 +376,24 @@ long lite_ioctl_map(struct lite_file *lf, struct lite_map __user *uarg)
 		return -EFAULT;
 	if (m.flags || m.reserved || !lite_user_name_valid(m.name) ||
 	    !m.access || (m.access & ~(LITE_ACCESS_READ | LITE_ACCESS_WRITE)))
-		return -EINVAL;
+		return lite_early_error(uarg->message, -EINVAL);
 
 	up = lite_upcall_new(LITE_UPCALL_MAP);
 	if (!up)
-		return -ENOMEM;
+		return lite_early_error(uarg->message, -ENOMEM);
 	up->lf = lf;
+	/* The answer may touch @lf after a killed caller has left. */
+	up->file = lite_file_pin(lf);
 	up->access = m.access;
 	msg = lite_upcall_start(up, &hdr);
 	if (IS_ERR(msg)) {
-		ret = PTR_ERR(msg);
+		ret = lite_early_error(uarg->message, PTR_ERR(msg));
 		goto out;
 	}
 	if (nla_put_string(msg, LITE_ATTR_NAME, m.name) ||
 	    nla_put_u32(msg, LITE_ATTR_ACCESS, m.access)) {
-		ret = lite_upcall_abort(up, msg, -EMSGSIZE);
+		ret = lite_early_error(uarg->message,
+				       lite_upcall_abort(up, msg, -EMSGSIZE));
 		goto out;
 	}
 	ret = lite_upcall_send_wait(up, msg, hdr);
@@ -378,18 +430,19 @@ long lite_ioctl_free(struct lite_free __user *uarg)
 	if (copy_from_user(&f, uarg, sizeof(f)))
 		return -EFAULT;
 	if (f.flags || f.reserved || !lite_user_name_valid(f.name))
-		return -EINVAL;
+		return lite_early_error(uarg->message, -EINVAL);
 
 	up = lite_upcall_new(LITE_UPCALL_FREE);
 	if (!up)
-		return -ENOMEM;
+		return lite_early_error(uarg->message, -ENOMEM);
 	msg = lite_upcall_start(up, &hdr);
 	if (IS_ERR(msg)) {
-		ret = PTR_ERR(msg);
+		ret = lite_early_error(uarg->message, PTR_ERR(msg));
 		goto out;
 	}
 	if (nla_put_string(msg, LITE_ATTR_NAME, f.name)) {
-		ret = lite_upcall_abort(up, msg, -EMSGSIZE);
+		ret = lite_early_error(uarg->message,
+				       lite_upcall_abort(up, msg, -EMSGSIZE));
 		goto out;
 	}
 	ret = lite_upcall_send_wait(up, msg, hdr);
@@ -661,6 +714,9 @@ static int lite_upcall_complete_map(struct genl_info *info, u64 id, u32 asked)
 	up->lmr_id = g->lmr_id;
 	up->size = g->size;
 	up->home_node_id = g->home_node_id;
+	/* Nobody learns the handle: the grant goes back (UNMAP upcall). */
+	if (!lite_upcall_heard(up))
+		lite_file_handle_drop(up->lf, handle);
 	lite_upcall_answer(up, 0);
 	return 0;
 put:

@@ -249,10 +249,16 @@ static void no_agent(const char *name) {
   double start = now_s();
 
   snprintf(al.name, sizeof(al.name), "%s.new", name);
+  memset(al.message, 'X', sizeof(al.message));
   check(lite_ioctl(fd, LITE_IOC_ALLOC, &al) == ENOTCONN,
         "ALLOC with no agent attached: ENOTCONN");
+  check(al.message[0] == 0, "... and its message is cleared (was XXX...)");
   check(map(fd, name, LITE_ACCESS_READ, &m) == ENOTCONN,
         "MAP with no agent attached: ENOTCONN");
+  memset(al.message, 'X', sizeof(al.message));
+  al.flags = 1;
+  check(lite_ioctl(fd, LITE_IOC_ALLOC, &al) == EINVAL && al.message[0] == 0,
+        "ALLOC with flags 1: EINVAL, message cleared");
   check(now_s() - start < 1.0, "both failed at once (under 1 s)");
   close(fd);
 }
