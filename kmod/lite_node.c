@@ -163,6 +163,8 @@ static bool lite_listener_claim_locked(struct rdma_cm_id *id)
 	WARN_ON_ONCE(lite_node.installing != id);
 	lite_node.installing = NULL;
 	lite_node.installing_lost = false;
+	if (lost)
+		pr_info("a new listener lost its RDMA device while starting; destroyed\n");
 	return !lost;
 }
 
