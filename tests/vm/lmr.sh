@@ -13,6 +13,16 @@
 #  - debugfs gauges (lmrs, lmr_bytes) follow;
 #  - rmmod with hosted LMRs is clean; bad upcall_timeout_ms / lmr_quota_mib
 #    values refuse to load;
+#  - commands run in parallel: NODE_GET and nlctrl (genl ctrl) answer while
+#    a 447 MiB LMR_ALLOC is still filling (debugfs lmr_allocs_running = 1
+#    before and after);
+#  - an LMR_ALLOC whose reply cannot be queued (the sender's receive buffer
+#    is full) leaves nothing hosted;
+#  - an RDMA device added and deleted after node set (rxe1), and rxe0
+#    deleted and added back in quick succession: every delete returns, and
+#    the node listens again (LMR_ALLOC finds the device);
+#  - rmmod lite on a node whose LMR another node is writing (litemgr and
+#    two agents): clean, and the writer fails with an error, not a hang;
 #  - litevm's teardown fails the run on any BUG/WARNING/Oops/refcount line.
 # Usage: tests/vm/lmr.sh [--state DIR]    (needs root and tools/setup.sh)
 set -euo pipefail
@@ -21,8 +31,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 VM_SUITE=lmr
 VM_GUESTS=3
 VM_TIMEOUT=600
-VM_TARGETS=(//kmod:lite_ko //tools/litenl //tests/vm:lite_probe)
-VM_GUEST_ENV=(LITE_ATTR_NODE_ID LITE_ATTR_MODE LITE_ATTR_UID)
+VM_TARGETS=(//kmod:lite_ko //tools/litenl //tests/vm:lite_probe //controlplane:litemgr
+	//agent:liteagent //tools/litectl //tools/bench:lite-bench)
+VM_GUEST_ENV=(LITE_ATTR_NODE_ID LITE_ATTR_MODE LITE_ATTR_UID LITE_ATTR_GID LITE_ATTR_LMR_ID
+	LITE_ATTR_NAME LITE_ATTR_SIZE LITE_CMD_NODE_GET LITE_CMD_LMR_ALLOC DUMMY_KO)
 
 # ---------------------------------------------------------------------------
 # Guest side (lmr.sh --guest FUNCTION ARGS...; see lib.sh).
@@ -124,6 +136,152 @@ no_agent() {
 	check "debugfs handles = 0" counter_is handles 0
 }
 
+# during_alloc COMMAND...: COMMAND succeeds while a 447 MiB LMR_ALLOC is
+# still running: the debugfs gauge lmr_allocs_running reads 1 before it
+# starts and after it ends. Without parallel_ops the gauge always reads 0
+# after, since COMMAND waits for genl_mutex until the allocation is done.
+# The allocation takes about a second in a TCG guest, so a try where it
+# ended first is tried again (6 at most).
+during_alloc() {
+	local try pid running after rc
+	for try in 1 2 3 4 5 6; do
+		"$LITENL" lmr alloc --id 20 --name par --size 447M > /dev/null &
+		pid=$!
+		running=0 after='' rc=''
+		for _ in {1..300}; do
+			counter lmr_allocs_running
+			[[ $COUNTER == 1 ]] && { running=1; break; }
+			kill -0 "$pid" 2> /dev/null || break
+			nap 0.01
+		done
+		if ((running)); then
+			rc=0
+			"$@" > /dev/null || rc=$?
+			counter lmr_allocs_running
+			after=$COUNTER
+		fi
+		wait "$pid"
+		litenl_ok lmr free --id 20
+		echo "        try $try: alloc running=$running, status $rc, gauge after=$after"
+		((running && after == 1)) && break
+	done
+	[[ $running$rc$after == 101 ]]
+}
+
+parallel_ops() {
+	check "NODE_GET answered while an LMR_ALLOC was still running" during_alloc "$LITENL" node show
+	check "genl ctrl list (nlctrl) answered while an LMR_ALLOC was still running" during_alloc genl ctrl list
+	check "debugfs lmr_allocs_running back to 0" counter_is lmr_allocs_running 0
+}
+
+# rdma link ... within 20 s (a hang would be a listener nobody destroys).
+link_within() { timeout -k 1 20 rdma link "$@"; }
+listens() { "$LITENL" lmr alloc --id 30 --name listens --size 4096 > /dev/null 2>&1; }
+
+# A second netdev for rxe1 (rxe takes one device per netdev): dummy.ko from
+# the guest kernel's modules that litevm unpacked (DUMMY_KO).
+dummy_netdev() {
+	{ [[ -e /sys/module/dummy ]] || insmod "$DUMMY_KO"; } &&
+		ip link add lite-dummy0 type dummy && ip link set lite-dummy0 up &&
+		ip addr add 10.99.0.1/24 dev lite-dummy0
+}
+
+device_churn() {
+	local delay ok=1
+	check "node set" litenl_ok node set --id "$GUEST" --incarnation 1 --addr "$ME"
+	check "a dummy netdev for a second RDMA device" dummy_netdev
+	check "rdma link add rxe1 (on the dummy netdev)" link_within add rxe1 type rxe netdev lite-dummy0
+	check "rdma link delete rxe1 returns" link_within delete rxe1
+	ip link delete lite-dummy0
+	# A listener being installed when its device goes (lite_node.c).
+	for delay in 0 0.05 0.1 0.2 0.4; do
+		link_within delete rxe0 || { ok=0; echo "        delete rxe0 failed (delay $delay)"; break; }
+		link_within add rxe0 type rxe netdev eth0 || { ok=0; echo "        add rxe0 failed"; break; }
+		nap "$delay"
+	done
+	check "rxe0 deleted and added back 5 times, every delete returned" test "$ok" = 1
+	[[ -e /sys/class/infiniband/rxe0 ]] || link_within add rxe0 type rxe netdev eth0
+	check "the node listens again (LMR_ALLOC finds the device within 20 s)" vm_wait_until 20 listens
+	check "lmr free" litenl_ok lmr free --id 30
+}
+
+# LMR_ALLOC from a raw generic netlink socket whose receive buffer is full
+# (SO_RCVBUF at its minimum, NODE_GET replies left unread): its reply
+# cannot be queued. Prints "overrun" if the socket saw ENOBUFS.
+alloc_unreplied() {  # LMR_ID NAME SIZE
+	python3 - "$@" "LITE_CMD_NODE_GET=$LITE_CMD_NODE_GET" "LITE_CMD_LMR_ALLOC=$LITE_CMD_LMR_ALLOC" \
+		"LITE_ATTR_LMR_ID=$LITE_ATTR_LMR_ID" "LITE_ATTR_NAME=$LITE_ATTR_NAME" \
+		"LITE_ATTR_SIZE=$LITE_ATTR_SIZE" "LITE_ATTR_UID=$LITE_ATTR_UID" \
+		"LITE_ATTR_GID=$LITE_ATTR_GID" "LITE_ATTR_MODE=$LITE_ATTR_MODE" << 'EOF'
+import errno, socket, struct, sys
+
+lmr_id, name, size = int(sys.argv[1]), sys.argv[2].encode(), int(sys.argv[3])
+env = {k: int(v) for k, v in (a.split("=") for a in sys.argv[4:])}
+
+
+def attr(kind, data):
+    n = 4 + len(data)
+    return struct.pack("HH", n, kind) + data + b"\0" * (-n % 4)
+
+
+def msg(family, cmd, attrs, seq, flags=1):
+    body = struct.pack("BBH", cmd, 1, 0) + attrs
+    return struct.pack("IHHII", 16 + len(body), family, flags, seq, 0) + body
+
+
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16)
+s.bind((0, 0))
+s.send(msg(0x10, 3, attr(2, b"lite\0"), 1))  # nlctrl GETFAMILY "lite"
+reply, off, family = s.recv(65536), 20, None
+while off + 4 <= len(reply):
+    n, kind = struct.unpack_from("HH", reply, off)
+    if kind == 1:
+        family = struct.unpack_from("H", reply, off + 4)[0]
+    off += (n + 3) & ~3
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)
+for seq in range(8):
+    s.send(msg(family, env["LITE_CMD_NODE_GET"], b"", 10 + seq))
+alloc = (attr(env["LITE_ATTR_LMR_ID"], struct.pack("Q", lmr_id)) +
+         attr(env["LITE_ATTR_NAME"], name + b"\0") +
+         attr(env["LITE_ATTR_SIZE"], struct.pack("Q", size)) +
+         attr(env["LITE_ATTR_UID"], struct.pack("I", 0)) +
+         attr(env["LITE_ATTR_GID"], struct.pack("I", 0)) +
+         attr(env["LITE_ATTR_MODE"], struct.pack("I", 0o600)))
+s.send(msg(family, env["LITE_CMD_LMR_ALLOC"], alloc, 99, 1 | 4))
+s.setblocking(False)
+overrun = False
+while True:
+    try:
+        s.recv(65536)
+    except BlockingIOError:
+        break
+    except OSError as e:
+        if e.errno != errno.ENOBUFS:
+            raise
+        overrun = True
+print("overrun" if overrun else "no overrun")
+EOF
+}
+
+not_listed() { ! "$LITENL" lmr list -o json | grep -q "\"lmr_id\": $1,"; }
+
+# LMR_ALLOC whose reply cannot be delivered: nothing stays hosted.
+alloc_reply_lost() {
+	local out before
+	counter lmrs
+	before=$COUNTER
+	out=$(alloc_unreplied 41 lost 8388608 2>&1)
+	echo "        $out"
+	check "LMR_ALLOC from a socket whose receive buffer is full: overrun" test "$out" = overrun
+	check "... and nothing hosted (debugfs lmrs still $before)" counter_is lmrs "$before"
+	check "... lmr 41 is not listed" not_listed 41
+	check "the same LMR_ALLOC from litenl succeeds" has "lmr 41:" lmr alloc --id 41 --name lost --size 8M
+	check "lmr free 41" litenl_ok lmr free --id 41
+}
+
+insmod_lite() { check "insmod lite.ko" insmod "$LITE_BIN/kmod/lite.ko"; }
+lmr_hosted() { check "debugfs lmrs = $1" counter_is lmrs "$1"; }
+
 module_params() {
 	local ko=$LITE_BIN/kmod/lite.ko p
 	for p in upcall_timeout_ms=99 upcall_timeout_ms=600001 lmr_quota_mib=0 lmr_quota_mib=1048577; do
@@ -136,13 +294,33 @@ module_params() {
 	check "rmmod lite" rmmod lite
 }
 
+node_set_again() {
+	check "node set" litenl_ok node set --id "$GUEST" --incarnation 3 --addr "$ME"
+}
+
 # ---------------------------------------------------------------------------
 # Host side, inside the cluster's network namespace.
 # ---------------------------------------------------------------------------
+# cmd_num NAME: the number of a LITE_CMD_* command, from the uapi header.
+cmd_num() {
+	awk -v name="$1" '/^enum lite_genl_cmd/ {on = 1; n = -1}
+		on && $1 ~ /^LITE_CMD_/ {n++; sub(",", "", $1); if ($1 == name) {print n; exit}}' \
+		"$VM_REPO/kmod/include/uapi/lite.h"
+}
+
 host_main() {
 	LITE_ATTR_NODE_ID=$(attr_num LITE_ATTR_NODE_ID)
 	LITE_ATTR_MODE=$(attr_num LITE_ATTR_MODE)
 	LITE_ATTR_UID=$(attr_num LITE_ATTR_UID)
+	LITE_ATTR_GID=$(attr_num LITE_ATTR_GID)
+	LITE_ATTR_LMR_ID=$(attr_num LITE_ATTR_LMR_ID)
+	LITE_ATTR_NAME=$(attr_num LITE_ATTR_NAME)
+	LITE_ATTR_SIZE=$(attr_num LITE_ATTR_SIZE)
+	LITE_CMD_NODE_GET=$(cmd_num LITE_CMD_NODE_GET)
+	LITE_CMD_LMR_ALLOC=$(cmd_num LITE_CMD_LMR_ALLOC)
+	local kv
+	kv=$("$VM_REPO/tools/kver.sh")
+	DUMMY_KO=${LITE_VM_CACHE:-/var/cache/lite-vm}/$kv/root/lib/modules/$kv/kernel/drivers/net/dummy.ko
 
 	echo "LMR memory over netlink (guest 1), no agent (guest 2):"
 	guest 1 lmr_netlink
@@ -151,6 +329,42 @@ host_main() {
 	guest 1 rmmod_lite "with hosted LMRs"
 	guest 1 module_params
 	guest 3 no_agent
+	echo "netlink commands in parallel (guest 1), RDMA device churn (guest 3):"
+	guest 1 insmod_lite
+	guest 1 node_set_again
+	guest 1 parallel_ops
+	guest 1 alloc_reply_lost
+	guest 3 device_churn
+	rmmod_under_writes
+}
+
+# Guest 2 writes into an LMR homed on guest 1 (litemgr, agents on guests 1
+# and 2); guest 1 runs rmmod lite (no file open there). Its RC QPs go before
+# its LMR pages, so the writer's operations fail; none lands in freed pages.
+# (litevm cannot boot a guest with extra kernel parameters, so no
+# debug_pagealloc: the check is that rmmod is clean, the writer fails with
+# an error in time, and the kernel logs stay clean.)
+rmmod_under_writes() {
+	local job rc=0 out
+	echo "rmmod lite on guest 1 while guest 2 writes into an LMR homed there:"
+	# shellcheck source=tools/vm/litecluster.sh
+	source "$VM_REPO/tools/vm/litecluster.sh"
+	LITE_VM_GUESTS=2 lc_start 10000 || { vm_fail "cluster did not come up"; return; }
+	job=$(litevm spawn -g 2 -t 90 -- "$LITE_BIN/tools/bench/lite-bench --create lmr.rmmod" \
+		"--home $(lc_node_name 1) --size 1M --ops write_bw --bw_threads 1 --bw_size 64K --bw_seconds 60")
+	check "guest 2 is writing (its debugfs ops/bytes_written grows)" \
+		vm_wait_until 60 litevm exec -g 2 -t 20 -- \
+		"test \$(cat /sys/kernel/debug/lite/ops/bytes_written) -gt 1048576"
+	guest 1 lmr_hosted 1
+	# The agent first: no netlink user left; the manager keeps the grant.
+	litevm kill -g 1 "${LC_AGENT_JOBS[1]}" > /dev/null 2>&1 || true
+	unset 'LC_AGENT_JOBS[1]'
+	guest 1 rmmod_lite "on the home of an LMR another node is writing"
+	out=$(litevm wait -g 2 -t 60 "$job" 2>&1) || rc=$?
+	indent <<< "$out"
+	check "the writer failed with an error within 60 s (status $rc, not 0 or 124)" test "$rc" -eq 1
+	check "... naming the write" has_text "$out" "lite-bench: write (bandwidth)"
+	lc_stop
 }
 
 vm_main "$@"
