@@ -425,6 +425,7 @@ static int lite_conn_connect_locked(struct lite_conn *conn)
 
 	src.id = self.id;
 	src.incarnation = self.incarnation;
+	src.flags = conn->ldev->atomics ? 0 : LITE_CM_NO_ATOMICS;
 	if (lite_peer_auth) {
 		if (!peer->mac_tfm)
 			return -ENOKEY;

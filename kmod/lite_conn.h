@@ -71,6 +71,12 @@ struct lite_conn {
 	atomic_t inflight;
 	atomic_t sq_credits;		/* free send queue entries */
 	u32 max_sge;			/* SGEs per RDMA READ/WRITE work request */
+	/*
+	 * The other end's global key takes no remote atomics (LITE_CM_NO_ATOMICS
+	 * in its request or reply): FAA and CAS fail with EOPNOTSUPP before
+	 * they reach it, since its NAK would put this shared QP in error.
+	 */
+	bool no_atomics;
 	wait_queue_head_t wait;		/* inflight reaching 0, credits coming back */
 };
 

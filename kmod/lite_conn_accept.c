@@ -92,6 +92,7 @@ static int lite_conn_accept_locked(struct rdma_cm_id *id,
 				   const struct lite_cm_node *self)
 {
 	struct rdma_conn_param param = {};
+	struct lite_cm_node me = *self;
 	struct lite_conn *conn, *old;
 	struct lite_rc_timers timers;
 	struct lite_cm_rep2 rep2;
@@ -105,8 +106,15 @@ static int lite_conn_accept_locked(struct rdma_cm_id *id,
 	/* Our ACK timeout and RNR timer; the retry counts came in the REQ. */
 	lite_conn_timers(id, &timers);
 	ret = lite_conn_create_qp_locked(conn, id, false);
+	if (!ret) {
+		/* Atomics: what we lack in the reply, what it lacks from its request. */
+		me.flags = conn->ldev->atomics ? 0 : LITE_CM_NO_ATOMICS;
+		conn->no_atomics = lite_cm_req_flags(ev->param.conn.private_data,
+						     lite_peer_auth) &
+				   LITE_CM_NO_ATOMICS;
+	}
 	if (!ret && lite_peer_auth)
-		ret = lite_cm_fill_rep2(&rep2, self,
+		ret = lite_cm_fill_rep2(&rep2, &me,
 					ev->param.conn.private_data,
 					lite_peer_mac, peer->mac_tfm);
 	if (ret) {
@@ -118,7 +126,7 @@ static int lite_conn_accept_locked(struct rdma_cm_id *id,
 		param.private_data = &rep2;
 		param.private_data_len = sizeof(rep2);
 	} else {
-		lite_cm_fill_rep(&rep, self, index);
+		lite_cm_fill_rep(&rep, &me, index);
 		param.private_data = &rep;
 		param.private_data_len = sizeof(rep);
 	}

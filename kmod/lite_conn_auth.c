@@ -160,19 +160,26 @@ int lite_conn_check_reply_locked(struct lite_conn *conn,
 	int ret;
 
 	if (!lite_peer_auth)
-		return lite_cm_check_rep(ev->param.conn.private_data,
-					 ev->param.conn.private_data_len,
-					 &node, conn->index);
-	ret = lite_cm_check_rep2(ev->param.conn.private_data,
-				 ev->param.conn.private_data_len, &node,
-				 &conn->req, lite_peer_mac, peer->mac_tfm);
-	if (ret == -EKEYREJECTED) {
+		ret = lite_cm_check_rep(ev->param.conn.private_data,
+					ev->param.conn.private_data_len,
+					&node, conn->index);
+	else
+		ret = lite_cm_check_rep2(ev->param.conn.private_data,
+					 ev->param.conn.private_data_len, &node,
+					 &conn->req, lite_peer_mac,
+					 peer->mac_tfm);
+	if (!ret) {
+		/* Before ops_ready: the data path reads it without a lock. */
+		conn->no_atomics = lite_cm_rep_flags(ev->param.conn.private_data,
+						     lite_peer_auth) &
+				   LITE_CM_NO_ATOMICS;
+	} else if (ret == -EKEYREJECTED) {
 		lite_count(LITE_CNT_REP_AUTH_FAILED);
 		lite_peer_refused_locked(peer, LITE_REFUSAL_REPLY_AUTH,
 					 LITE_REFUSED_BY_NODE);
 		pr_warn_ratelimited("peer %s QP %u: the reply failed authentication (pair secret mismatch?)\n",
 				    peer->label, conn->index);
-	} else if (ret) {
+	} else {
 		pr_warn_ratelimited("peer %s QP %u: bad reply (error %d)\n",
 				    peer->label, conn->index, ret);
 	}

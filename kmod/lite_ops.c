@@ -597,6 +597,14 @@ static long lite_op_atomic(struct lite_file *lf, struct lite_atomic __user *uarg
 	ret = lite_op_begin(&op, lf, &t);
 	if (ret)
 		return ret;
+	/*
+	 * The home's key, or this device, takes no atomics: its NAK would put
+	 * the QP every process shares in the error state (review finding 7).
+	 */
+	if (unlikely(op.conn->no_atomics || !op.conn->ldev->atomics)) {
+		lite_op_end(&op);
+		return -EOPNOTSUPP;
+	}
 
 	slot = op.slot;
 	slot->sges[0].addr = slot->buf_dma;

@@ -60,7 +60,7 @@ struct lite_cm_req {
 	__be16 version;
 	__be16 qp_index;		/* 0 .. qps_per_peer - 1 */
 	__be16 qps_per_peer;		/* both nodes must use the same K */
-	__be16 reserved0;
+	__be16 reserved0;		/* LITE_CM_* flags; other bits 0 */
 	__be32 src_node_id;		/* the initiator */
 	__be64 src_incarnation;
 	__be32 dst_node_id;		/* whom the initiator means to reach */
@@ -74,7 +74,7 @@ struct lite_cm_rep {
 	__be16 version;
 	__be16 qp_index;		/* echoes the request's */
 	__be32 node_id;			/* the acceptor */
-	__be32 reserved;
+	__be32 reserved;		/* LITE_CM_* flags; other bits 0 */
 	__be64 incarnation;
 };
 
@@ -168,10 +168,21 @@ struct lite_cm_rej {
 	__be64 incarnation;		/* the acceptor's, 0 if not set */
 };
 
+/*
+ * What a node says about itself in its request or reply: version 1's
+ * reserved0 (request) and reserved (reply), version 2's flags. Each flag
+ * says what the sender LACKS, so a node that has everything sends zeros as
+ * before, and an older peer, which refuses any nonzero bit as malformed,
+ * fails safe. Bit 0 stays unused (older tests send it as "unknown").
+ */
+#define LITE_CM_NO_ATOMICS	0x02	/* its global key takes no remote atomics */
+#define LITE_CM_FLAGS_KNOWN	LITE_CM_NO_ATOMICS
+
 /* One side of a connection: a node id and its incarnation (0 0: none). */
 struct lite_cm_node {
 	u32 id;
 	u64 incarnation;
+	u32 flags;		/* LITE_CM_*: sent by fill, filled by check */
 };
 
 static inline void lite_cm_fill_req(struct lite_cm_req *req,
@@ -184,6 +195,7 @@ static inline void lite_cm_fill_req(struct lite_cm_req *req,
 	req->version = cpu_to_be16(LITE_CM_VERSION);
 	req->qp_index = cpu_to_be16(qp_index);
 	req->qps_per_peer = cpu_to_be16(qps_per_peer);
+	req->reserved0 = cpu_to_be16(src->flags);
 	req->src_node_id = cpu_to_be32(src->id);
 	req->src_incarnation = cpu_to_be64(src->incarnation);
 	req->dst_node_id = cpu_to_be32(dst->id);
@@ -199,6 +211,7 @@ static inline void lite_cm_fill_rep(struct lite_cm_rep *rep,
 	rep->version = cpu_to_be16(LITE_CM_VERSION);
 	rep->qp_index = cpu_to_be16(qp_index);
 	rep->node_id = cpu_to_be32(self->id);
+	rep->reserved = cpu_to_be32(self->flags);
 	rep->incarnation = cpu_to_be64(self->incarnation);
 }
 
@@ -231,7 +244,8 @@ static inline int lite_cm_check_req(const void *data, size_t len,
 	if (!req || len < sizeof(*req) ||
 	    be32_to_cpu(req->magic) != LITE_CM_MAGIC ||
 	    be16_to_cpu(req->version) != LITE_CM_VERSION ||
-	    req->reserved0 || req->reserved1)
+	    (be16_to_cpu(req->reserved0) & ~LITE_CM_FLAGS_KNOWN) ||
+	    req->reserved1)
 		return LITE_REJ_BAD_REQUEST;
 	if (!self)
 		return LITE_REJ_NOT_READY;
@@ -240,6 +254,7 @@ static inline int lite_cm_check_req(const void *data, size_t len,
 		return LITE_REJ_WRONG_NODE;
 	src->id = be32_to_cpu(req->src_node_id);
 	src->incarnation = be64_to_cpu(req->src_incarnation);
+	src->flags = be16_to_cpu(req->reserved0);
 	if (!src->id || !src->incarnation)
 		return LITE_REJ_BAD_REQUEST;
 	if (src->id >= self->id)
@@ -264,7 +279,8 @@ static inline int lite_cm_check_rep(const void *data, size_t len,
 
 	if (!rep || len < sizeof(*rep) ||
 	    be32_to_cpu(rep->magic) != LITE_CM_MAGIC ||
-	    be16_to_cpu(rep->version) != LITE_CM_VERSION || rep->reserved ||
+	    be16_to_cpu(rep->version) != LITE_CM_VERSION ||
+	    (be32_to_cpu(rep->reserved) & ~LITE_CM_FLAGS_KNOWN) ||
 	    be16_to_cpu(rep->qp_index) != qp_index)
 		return -EPROTO;
 	if (be32_to_cpu(rep->node_id) != peer->id ||
@@ -325,7 +341,7 @@ struct lite_cm_req2 {
 	__u8 version;			/* LITE_CM_VERSION_AUTH */
 	__u8 qp_index;			/* 0 .. qps_per_peer - 1 */
 	__u8 qps_per_peer;		/* both nodes must use the same K */
-	__u8 flags;			/* none defined: 0 */
+	__u8 flags;			/* LITE_CM_* */
 	__be32 src_node_id;		/* the initiator */
 	__be32 dst_node_id;		/* the acceptor */
 	__be64 src_incarnation;
@@ -344,7 +360,7 @@ struct lite_cm_rep2 {
 	__be32 magic;
 	__u8 version;			/* LITE_CM_VERSION_AUTH */
 	__u8 qp_index;			/* echoes the request's */
-	__be16 flags;			/* none defined: 0 */
+	__be16 flags;			/* LITE_CM_* */
 	__be32 node_id;			/* the acceptor */
 	__be32 reserved;
 	__be64 incarnation;		/* the acceptor's */
@@ -460,6 +476,7 @@ static inline int lite_cm_fill_req2(struct lite_cm_req2 *req,
 	req->version = LITE_CM_VERSION_AUTH;
 	req->qp_index = qp_index;
 	req->qps_per_peer = qps_per_peer;
+	req->flags = src->flags;
 	req->src_node_id = cpu_to_be32(src->id);
 	req->dst_node_id = cpu_to_be32(dst->id);
 	req->src_incarnation = cpu_to_be64(src->incarnation);
@@ -496,10 +513,12 @@ static inline int lite_cm_check_req2(const void *data, size_t len,
 
 	if (!req || len < sizeof(*req) ||
 	    be32_to_cpu(req->magic) != LITE_CM_MAGIC ||
-	    req->version != LITE_CM_VERSION_AUTH || req->flags)
+	    req->version != LITE_CM_VERSION_AUTH ||
+	    (req->flags & ~LITE_CM_FLAGS_KNOWN))
 		return LITE_REJ_BAD_REQUEST;
 	info->src.id = be32_to_cpu(req->src_node_id);
 	info->src.incarnation = be64_to_cpu(req->src_incarnation);
+	info->src.flags = req->flags;
 	info->qp_index = req->qp_index;
 	info->challenge = be64_to_cpu(req->challenge);
 	if (!info->src.id || !info->src.incarnation)
@@ -542,6 +561,7 @@ static inline int lite_cm_fill_rep2(struct lite_cm_rep2 *rep,
 	rep->magic = cpu_to_be32(LITE_CM_MAGIC);
 	rep->version = LITE_CM_VERSION_AUTH;
 	rep->qp_index = req->qp_index;
+	rep->flags = cpu_to_be16(self->flags);
 	rep->node_id = cpu_to_be32(self->id);
 	rep->incarnation = cpu_to_be64(self->incarnation);
 	rep->nonce = req->nonce;
@@ -564,7 +584,8 @@ static inline int lite_cm_check_rep2(const void *data, size_t len,
 
 	if (!rep || len < sizeof(*rep) ||
 	    be32_to_cpu(rep->magic) != LITE_CM_MAGIC ||
-	    rep->version != LITE_CM_VERSION_AUTH || rep->flags ||
+	    rep->version != LITE_CM_VERSION_AUTH ||
+	    (be16_to_cpu(rep->flags) & ~LITE_CM_FLAGS_KNOWN) ||
 	    rep->reserved || rep->qp_index != req->qp_index ||
 	    rep->nonce != req->nonce || rep->challenge != req->challenge)
 		return -EPROTO;
@@ -575,6 +596,28 @@ static inline int lite_cm_check_rep2(const void *data, size_t len,
 	    lite_cm_mac_differs(mac, rep->mac))
 		return -EKEYREJECTED;
 	return 0;
+}
+
+/*
+ * The acceptor's LITE_CM_* flags in a reply that passed lite_cm_check_rep()
+ * (@auth false) or lite_cm_check_rep2() (@auth true).
+ */
+static inline u32 lite_cm_rep_flags(const void *data, bool auth)
+{
+	if (auth)
+		return be16_to_cpu(((const struct lite_cm_rep2 *)data)->flags);
+	return be32_to_cpu(((const struct lite_cm_rep *)data)->reserved);
+}
+
+/*
+ * The initiator's LITE_CM_* flags in a request that passed
+ * lite_cm_check_req() (@auth false) or lite_cm_check_req2() (@auth true).
+ */
+static inline u32 lite_cm_req_flags(const void *data, bool auth)
+{
+	if (auth)
+		return ((const struct lite_cm_req2 *)data)->flags;
+	return be16_to_cpu(((const struct lite_cm_req *)data)->reserved0);
 }
 
 static inline void lite_cm_fill_rej2(struct lite_cm_rej2 *rej,

@@ -553,5 +553,44 @@ TEST(WireV2Test, RejectsCarryReasonAndChallenge) {
   }
 }
 
+TEST(WireTest, NoAtomicsFlagTravelsBothWays) {
+  lite_cm_node lacking = kInitiator;
+  lacking.flags = LITE_CM_NO_ATOMICS;
+  lite_cm_req req;
+  lite_cm_fill_req(&req, &lacking, &kAcceptor, 1, kQps);
+  lite_cm_node src = {};
+  uint16_t index = 0;
+  ASSERT_EQ(lite_cm_check_req(&req, sizeof(req), &kAcceptor, kQps, &src,
+                              &index),
+            0);
+  EXPECT_EQ(src.flags, LITE_CM_NO_ATOMICS);
+  EXPECT_EQ(lite_cm_req_flags(&req, false), LITE_CM_NO_ATOMICS);
+  // A node with atomics sends what older nodes sent: zeros.
+  EXPECT_EQ(Request(1).reserved0, 0);
+
+  lite_cm_node home = kAcceptor;
+  home.flags = LITE_CM_NO_ATOMICS;
+  lite_cm_rep rep;
+  lite_cm_fill_rep(&rep, &home, 1);
+  EXPECT_EQ(lite_cm_check_rep(&rep, sizeof(rep), &kAcceptor, 1), 0);
+  EXPECT_EQ(lite_cm_rep_flags(&rep, false), LITE_CM_NO_ATOMICS);
+  rep.reserved |= cpu_to_be32(1);  // an unknown bit is still refused
+  EXPECT_EQ(lite_cm_check_rep(&rep, sizeof(rep), &kAcceptor, 1), -EPROTO);
+
+  lite_cm_req2 req2 = Request2();
+  lite_cm_rep2 rep2;
+  ASSERT_EQ(
+      lite_cm_fill_rep2(&rep2, &home, &req2, OpenSslMac, Key(kSecret)), 0);
+  EXPECT_EQ(lite_cm_check_rep2(&rep2, sizeof(rep2), &kAcceptor, &req2,
+                               OpenSslMac, Key(kSecret)),
+            0);
+  EXPECT_EQ(lite_cm_rep_flags(&rep2, true), LITE_CM_NO_ATOMICS);
+  // The flag is signed: flipping it breaks the MAC.
+  rep2.flags = 0;
+  EXPECT_EQ(lite_cm_check_rep2(&rep2, sizeof(rep2), &kAcceptor, &req2,
+                               OpenSslMac, Key(kSecret)),
+            -EKEYREJECTED);
+}
+
 }  // namespace
 
