@@ -362,6 +362,8 @@ struct lite_memcpy {
  * byte order. offset must be a multiple of 8. Both need READ and WRITE.
  * Atomics on one LMR are atomic with respect to each other from every node,
  * including its home node, but not with respect to READ/WRITE.
+ * Errors: also EOPNOTSUPP  the home node's RDMA device (or this node's)
+ *         takes no remote atomics (nothing is sent).
  */
 struct lite_atomic {
 	__u64 handle;
