@@ -299,11 +299,12 @@ struct lite_op_target {
 	bool word;
 	u64 raddr;			/* out, for a word: its RDMA address */
 	/*
-	 * A WRITE over more than one window: its user buffer. One that
-	 * cannot read all of it fails before it writes anything; a window
-	 * failing half-way would leave part of the range written (within a
-	 * window, lite_pin_window() fails a short pin before posting). A
-	 * munmap() racing with the WRITE can still cut it short.
+	 * A WRITE's user buffer, faulted in before anything is taken on the
+	 * home's side: a slow fault (FUSE, swap) then holds no connection's
+	 * inflight count, and a WRITE that cannot read all of its buffer
+	 * fails before it writes anything (a window failing half-way would
+	 * leave part of the range written; lite_pin_window() also fails a
+	 * short pin before posting). A racing munmap() can still cut it short.
 	 */
 	const char __user *prefault;
 };
@@ -456,9 +457,7 @@ static long lite_op_rw(struct lite_file *lf, void __user *uarg, bool write)
 	t.offset = a.offset;
 	t.length = a.length;
 	t.access = write ? LITE_ACCESS_WRITE : LITE_ACCESS_READ;
-	/* More than one window: see struct lite_op_target. */
-	if (write && offset_in_page(a.buf) + a.length >
-		     LITE_WIN_PAGES * PAGE_SIZE)
+	if (write)
 		t.prefault = ubuf;
 	ret = lite_op_begin(&op, lf, &t);
 	if (ret)
