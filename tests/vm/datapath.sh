@@ -289,7 +289,7 @@ host_main() {
 	check "checksums match" test -n "$sum1" -a "$sum1" == "$sum2"
 	guest 1 memset_memcpy dp.big dp.shared
 
-	echo "== a READ killed in flight keeps its grant until it completes"
+	echo "== an operation killed in flight keeps its grant until it completes"
 	guest 1 probe abandon-drain dp.big
 
 	echo "== node1's RC QPs are lite.ko's, shared by 8 processes"
