@@ -30,37 +30,18 @@
 // Exit status: 0 when nothing failed, 1 when something did, 100 when the
 // set-up failed (no /dev/lite, no agent).
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdatomic.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
+#include "tests/vm/fuzz_ioctl.h"
 
-#include "kmod/include/uapi/lite.h"
-
-enum {
-  I_QUERY, I_NODE, I_LOOKUP, I_ALLOC, I_MAP, I_UNMAP, I_FREE, I_READ,
-  I_WRITE, I_MEMSET, I_MEMCPY, I_FAA, I_CAS, I_UNKNOWN, NIOC
-};
-static const char *const kNames[NIOC] = {
-    "QUERY", "NODE",   "NODE_LOOKUP", "ALLOC", "MAP", "UNMAP", "FREE",
-    "READ",  "WRITE",  "MEMSET",      "MEMCPY", "FAA", "CAS", "unknown"};
-static const unsigned long kCmds[NIOC] = {
-    LITE_IOC_QUERY, LITE_IOC_NODE,   LITE_IOC_NODE_LOOKUP, LITE_IOC_ALLOC,
-    LITE_IOC_MAP,   LITE_IOC_UNMAP,  LITE_IOC_FREE,        LITE_IOC_READ,
-    LITE_IOC_WRITE, LITE_IOC_MEMSET, LITE_IOC_MEMCPY,      LITE_IOC_FAA,
-    LITE_IOC_CAS,   0};
+const char *const kNames[NIOC] = {
+    "QUERY", "NODE",  "NODE_LOOKUP", "ALLOC",  "MAP", "UNMAP", "FREE",
+    "READ",  "WRITE", "MEMSET",      "MEMCPY", "FAA", "CAS",   "unknown"};
+const unsigned long kCmds[NIOC] = {LITE_IOC_QUERY,       LITE_IOC_NODE,
+                                   LITE_IOC_NODE_LOOKUP, LITE_IOC_ALLOC,
+                                   LITE_IOC_MAP,         LITE_IOC_UNMAP,
+                                   LITE_IOC_FREE,        LITE_IOC_READ,
+                                   LITE_IOC_WRITE,       LITE_IOC_MEMSET,
+                                   LITE_IOC_MEMCPY,      LITE_IOC_FAA,
+                                   LITE_IOC_CAS,         0};
 
 // The errnos kmod/include/uapi/lite.h documents for each ioctl (EFAULT and
 // EINVAL are common to all of them), 0-terminated.
@@ -82,57 +63,28 @@ static const int kDocErrs[NIOC][16] = {
     [I_CAS] = {OPS_ERRS, 0},
 };
 
-#define MAX_PROCS 8
-#define MAX_THREADS 16
-#define NERR 160       // errno buckets; the last one holds larger values
-#define NLMR 4         // LMRs per process
-#define NSLOT (NLMR * 3)  // one map per LMR and access (R, W, RW)
-#define NDEAD 256
-#define RW_BYTES (2 << 20)
-#define RO_BYTES (64 << 10)
-
-struct busy {  // what a thread is doing, for the watchdog
-  _Atomic uint64_t since_ms;  // 0: between calls
-  _Atomic int tid;
-  char what[200];
-};
-
-struct shared {  // MAP_SHARED: every process of the run adds to it
-  _Atomic uint64_t counts[NIOC][NERR];
-  _Atomic uint64_t failures;
-  _Atomic uint64_t published[MAX_PROCS][NSLOT];  // live handles, per process
-  _Atomic int stop;
-  struct busy busy[MAX_PROCS][MAX_THREADS + 1];
-};
-
-static struct shared *sh;
-static uint64_t g_seed = 1;
-static long g_calls = 100000;
-static int g_threads = 4, g_procs = 2, g_hang_secs = 30;
+struct shared *sh;
+uint64_t g_seed = 1;
+long g_calls = 100000;
+int g_threads = 4, g_procs = 2, g_hang_secs = 30;
 static int g_verbose_fails = 40;
 
-// --- per process ---------------------------------------------------------------
-static int proc_idx, main_fd;
-static uint32_t own_tag;
-static char *rw_area, *ro_area, *none_area;  // rw_area ends at a PROT_NONE page
-static const uint32_t kAccess[3] = {LITE_ACCESS_READ, LITE_ACCESS_WRITE,
-                                    LITE_ACCESS_READ | LITE_ACCESS_WRITE};
-static struct lmr {
-  char name[LITE_NAME_BUF];
-  uint64_t size;
-} lmrs[NLMR];
-static _Atomic uint64_t slots[NSLOT];  // slot i: lmrs[i / 3], kAccess[i % 3]
-static _Atomic uint64_t dead[NDEAD];   // handles whose UNMAP returned 0
+// --- per process
+// ---------------------------------------------------------------
+int proc_idx, main_fd;
+uint32_t own_tag;
+char *rw_area, *ro_area, *none_area;  // each ends at a PROT_NONE page
+const uint32_t kAccess[3] = {LITE_ACCESS_READ, LITE_ACCESS_WRITE,
+                             LITE_ACCESS_READ | LITE_ACCESS_WRITE};
+struct lmr lmrs[NLMR];
+_Atomic uint64_t slots[NSLOT];        // slot i: lmrs[i / 3], kAccess[i % 3]
+static _Atomic uint64_t dead[NDEAD];  // handles whose UNMAP returned 0
 static _Atomic unsigned dead_next;
 static _Atomic uint64_t alloc_seq;
-static struct victim {  // the chaos thread's second open file
-  _Atomic int fd;       // -1: none
-  _Atomic uint64_t handle;
-} victim = {-1, 0};
-static uint32_t node_id_self;
-static uint32_t num_devices, num_members;
+struct victim victim = {-1, 0};
+uint32_t node_id_self, num_devices, num_members;
 
-static uint64_t now_ms(void) {
+uint64_t now_ms(void) {
   struct timespec ts;
 
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -146,10 +98,15 @@ static uint64_t rnd(uint64_t *s) {  // splitmix64
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   return z ^ (z >> 31);
 }
-static uint64_t below(uint64_t *s, uint64_t n) { return n ? rnd(s) % n : 0; }
+uint64_t below(uint64_t *s, uint64_t n) { return n ? rnd(s) % n : 0; }
 static int pct(uint64_t *s, int p) { return (int)below(s, 100) < p; }
 
-static void fail(const char *fmt, ...) {
+// Set for a share of the calls: the generators then make valid arguments,
+// so that those calls reach the RDMA and the deep paths behind it.
+static __thread int clean;
+#define DIRTY(s, p) (!clean && pct(s, p))
+
+void fail(const char *fmt, ...) {
   va_list ap;
   uint64_t n = atomic_fetch_add(&sh->failures, 1);
 
@@ -175,8 +132,8 @@ static int documented(int ioc, int err, int victim_fd) {
 
 // One call, watched and counted. must_fail: why it may not succeed (NULL if
 // it may). Returns 0 or the errno.
-static int call(struct busy *b, int fd, int ioc, unsigned long cmd, void *arg,
-                const char *must_fail, int victim_fd, const char *fmt, ...) {
+int call(struct busy *b, int fd, int ioc, unsigned long cmd, void *arg,
+         const char *must_fail, int victim_fd, const char *fmt, ...) {
   va_list ap;
   int err;
 
@@ -190,12 +147,12 @@ static int call(struct busy *b, int fd, int ioc, unsigned long cmd, void *arg,
   if (err == 0 && must_fail)
     fail("%s succeeded but must fail (%s)", b->what, must_fail);
   else if (err && !documented(ioc, err, victim_fd))
-    fail("%s: %s, not documented for %s", b->what, strerror(err),
-         kNames[ioc]);
+    fail("%s: %s, not documented for %s", b->what, strerror(err), kNames[ioc]);
   return err;
 }
 
-// --- argument generators ---------------------------------------------------------
+// --- argument generators
+// ---------------------------------------------------------
 
 // A user pointer and whether [p, p + len) is memory the kernel may use:
 // *readable for a source, *writable for a destination.
@@ -215,14 +172,28 @@ static struct uptr gen_ptr(uint64_t *s, uint64_t len) {
   struct uptr u = {0};
   uint64_t n = len < RW_BYTES ? len : RW_BYTES;
 
-  switch (below(s, 20)) {
-    case 0: u.p = 0, u.kind = "NULL"; break;
-    case 1: u.p = 0xf000, u.kind = "unmapped"; break;
-    case 2: u.p = (uintptr_t)none_area + below(s, 4096), u.kind = "PROT_NONE"; break;
-    case 3: u.p = 0xffff888000000000ULL + 8 * below(s, 1 << 20), u.kind = "kernel"; break;
-    case 4: u.p = 0xffffffff81000000ULL, u.kind = "kernel text"; break;
-    case 5: u.p = 0x0000800000000000ULL + below(s, 4096), u.kind = "non-canonical"; break;
-    case 6: case 7: case 8:
+  switch (clean ? 10 : below(s, 40)) {
+    case 0:
+      u.p = 0, u.kind = "NULL";
+      break;
+    case 1:
+      u.p = 0xf000, u.kind = "unmapped";
+      break;
+    case 2:
+      u.p = (uintptr_t)none_area + below(s, 4096), u.kind = "PROT_NONE";
+      break;
+    case 3:
+      u.p = 0xffff888000000000ULL + 8 * below(s, 1 << 20), u.kind = "kernel";
+      break;
+    case 4:
+      u.p = 0xffffffff81000000ULL, u.kind = "kernel text";
+      break;
+    case 5:
+      u.p = 0x0000800000000000ULL + below(s, 4096), u.kind = "non-canonical";
+      break;
+    case 6:
+    case 7:
+    case 8:
       u.p = (uintptr_t)ro_area + below(s, RO_BYTES), u.kind = "read-only";
       break;
     case 9:  // runs into the guard page after rw_area
@@ -238,30 +209,57 @@ static struct uptr gen_ptr(uint64_t *s, uint64_t len) {
 }
 
 static uint64_t gen_len(uint64_t *s, uint64_t size) {
-  static const uint64_t kEdge[] = {0, 1, 7, 8, 9, 4095, 4096, 4097,
-                                   LITE_OP_LENGTH_MAX, LITE_OP_LENGTH_MAX + 1,
-                                   UINT64_MAX, UINT64_MAX - 7, 1ULL << 63};
+  static const uint64_t kEdge[] = {0,
+                                   1,
+                                   7,
+                                   8,
+                                   9,
+                                   4095,
+                                   4096,
+                                   4097,
+                                   LITE_OP_LENGTH_MAX,
+                                   LITE_OP_LENGTH_MAX + 1,
+                                   UINT64_MAX,
+                                   UINT64_MAX - 7,
+                                   1ULL << 63};
 
+  if (clean) return below(s, size < 4096 ? size : 4096) + 1;
   switch (below(s, 10)) {
-    case 0: case 1: return kEdge[below(s, sizeof(kEdge) / 8)];
-    case 2: return size ? below(s, size) + 1 : rnd(s);
-    case 3: return pct(s, 10) ? size : size + 1;
-    case 4: return rnd(s);
-    default: return below(s, 4096) + 1;
+    case 0:
+    case 1:
+      return kEdge[below(s, sizeof(kEdge) / 8)];
+    case 2:
+      return size ? below(s, size) + 1 : rnd(s);
+    case 3:
+      return pct(s, 10) ? size : size + 1;
+    case 4:
+      return rnd(s);
+    default:
+      return below(s, 4096) + 1;
   }
 }
 
 static uint64_t gen_off(uint64_t *s, uint64_t size, uint64_t len) {
+  if (clean && len <= size) return below(s, size - len + 1);
   switch (below(s, 12)) {
-    case 0: return 0;
-    case 1: return size - len;
-    case 2: return size - len + 1;
-    case 3: return size;
-    case 4: return UINT64_MAX - below(s, 16);
-    case 5: return -len;  // offset + length wraps to 0
-    case 6: return 1ULL << 63;
-    case 7: return rnd(s);
-    default: return size ? below(s, size) : 0;
+    case 0:
+      return 0;
+    case 1:
+      return size - len;
+    case 2:
+      return size - len + 1;
+    case 3:
+      return size;
+    case 4:
+      return UINT64_MAX - below(s, 16);
+    case 5:
+      return -len;  // offset + length wraps to 0
+    case 6:
+      return 1ULL << 63;
+    case 7:
+      return rnd(s);
+    default:
+      return size ? below(s, size) : 0;
   }
 }
 
@@ -273,33 +271,41 @@ static int range_ok(uint64_t off, uint64_t len, uint64_t size) {
 }
 
 // A handle for an operation. *lmr and *access are known (>= 0) only for a
-// live handle of this process's main file; why is set when any call with it
-// must fail; *vfd is the file to use.
+// live handle of this process's main file (-2: the victim file's, whose LMR
+// is not known here); why is set when any call with it must fail; *vfd is
+// the file to use.
 static uint64_t gen_handle(uint64_t *s, int *lmr, uint32_t *access,
                            const char **why, int *vfd) {
   uint64_t h;
   int i;
 
   *lmr = -1, *access = 0, *why = NULL, *vfd = main_fd;
-  switch (below(s, 20)) {
-    case 0: *why = "an unmapped handle";
+  switch (clean ? 19 : below(s, 20)) {
+    case 0:
+      *why = "an unmapped handle";
       h = atomic_load(&dead[below(s, NDEAD)]);
       return h ? h : UINT64_MAX;
-    case 1: *why = "an invented handle";
+    case 1:
+      *why = "an invented handle";
       return rnd(s) | 1ULL << 63;  // tags from get_random_u32: not own_tag
-    case 2: *why = "an index never allocated in this file";
-      return (uint64_t)own_tag << 32 | (0xfff00000U + (uint32_t)below(s, 1 << 20));
-    case 3: *why = "another process's handle";
-      h = atomic_load(&sh->published[(proc_idx + 1) % g_procs][below(s, NSLOT)]);
+    case 2:
+      *why = "an index never allocated in this file";
+      return (uint64_t)own_tag << 32 |
+             (0xfff00000U + (uint32_t)below(s, 1 << 20));
+    case 3:
+      *why = "another process's handle";
+      h = atomic_load(
+          &sh->published[(proc_idx + 1) % g_procs][below(s, NSLOT)]);
       return h && h >> 32 != own_tag ? h : (rnd(s) | 1ULL << 62);
-    case 4: *why = "handle 0, 1 or ~0";
+    case 4:
+      *why = "handle 0, 1 or ~0";
       return (uint64_t[]){0, 1, UINT64_MAX}[below(s, 3)];
     case 5: {
       int fd = atomic_load(&victim.fd);
 
       h = atomic_load(&victim.handle);
       if (fd >= 0 && h) {
-        *vfd = fd;
+        *vfd = fd, *lmr = -2;
         return h;
       }
     }  // fall through
@@ -317,16 +323,17 @@ static uint64_t gen_handle(uint64_t *s, int *lmr, uint32_t *access,
 
 // The argument struct's address: usually a normal copy; sometimes NULL, a
 // bad address, a read-only copy or one cut off by a PROT_NONE page.
-struct argbuf {
-  char *rw_page;  // page 0 read-write, page 1 PROT_NONE
-  char *ro_page;
-};
 static void *place_arg(uint64_t *s, struct argbuf *ab, void *arg, size_t n,
                        int writes_back, const char **why) {
-  switch (below(s, 40)) {
-    case 0: *why = "argument NULL"; return NULL;
-    case 1: *why = "argument at an unmapped address"; return (void *)0xf000;
-    case 2: *why = "argument at a kernel address";
+  switch (clean ? 39 : below(s, 40)) {
+    case 0:
+      *why = "argument NULL";
+      return NULL;
+    case 1:
+      *why = "argument at an unmapped address";
+      return (void *)0xf000;
+    case 2:
+      *why = "argument at a kernel address";
       return (void *)0xffff888000001000ULL;
     case 3:  // the kernel reads it fine; it may not write the answer back
       mprotect(ab->ro_page, 4096, PROT_READ | PROT_WRITE);
@@ -334,10 +341,12 @@ static void *place_arg(uint64_t *s, struct argbuf *ab, void *arg, size_t n,
       mprotect(ab->ro_page, 4096, PROT_READ);
       if (writes_back) *why = "argument read-only but written back";
       return ab->ro_page;
-    case 4: *why = "argument cut off by a PROT_NONE page";
+    case 4:
+      *why = "argument cut off by a PROT_NONE page";
       memcpy(ab->rw_page + 4096 - n + 1, arg, n - 1);
       return ab->rw_page + 4096 - n + 1;
-    default: return arg;
+    default:
+      return arg;
   }
 }
 
@@ -348,7 +357,8 @@ static int name_ok(const char *n, size_t cap, size_t max) {
     char c = n[i];
     int alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
                 (c >= '0' && c <= '9');
-    if (!alnum && (i == 0 || !strchr(max == LITE_NAME_MAX ? "._:/-" : "._-", c)))
+    if (!alnum &&
+        (i == 0 || !strchr(max == LITE_NAME_MAX ? "._:/-" : "._-", c)))
       return 0;
   }
   return i > 0 && i < cap && i <= max;
@@ -359,26 +369,28 @@ static void gen_name(uint64_t *s, char *n, size_t cap, int thread) {
 
   memset(n, 0, cap);
   switch (below(s, 10)) {
-    case 0: break;  // empty
-    case 1: memset(n, 'a', cap); break;  // no NUL
-    case 2: memset(n, 'b', below(s, cap - 1) + 1); break;  // maybe too long
-    case 3: snprintf(n, cap, "%cfz", kBad[below(s, sizeof(kBad) - 1)]); break;
-    case 4: snprintf(n, cap, "%s", lmrs[below(s, NLMR)].name); break;
+    case 0:
+      break;  // empty
+    case 1:
+      memset(n, 'a', cap);
+      break;  // no NUL
+    case 2:
+      memset(n, 'b', below(s, cap - 1) + 1);
+      break;  // maybe too long
+    case 3:
+      snprintf(n, cap, "%cfz", kBad[below(s, sizeof(kBad) - 1)]);
+      break;
+    case 4:
+      snprintf(n, cap, "%s", lmrs[below(s, NLMR)].name);
+      break;
     default:
       snprintf(n, cap, "fzx.%llu.%d.%d.%llu", (unsigned long long)g_seed,
                proc_idx, thread, (unsigned long long)below(s, 50));
   }
 }
 
-// --- the calls ----------------------------------------------------------------------
-
-struct worker {
-  int idx;
-  uint64_t s;
-  struct busy *b;
-  struct argbuf ab;
-  long calls;
-};
+// --- the calls
+// ----------------------------------------------------------------------
 
 static void do_rw(struct worker *w, int ioc) {
   uint64_t *s = &w->s;
@@ -395,17 +407,22 @@ static void do_rw(struct worker *w, int ioc) {
   op.offset = gen_off(s, size, op.length);
   u = gen_ptr(s, op.length);
   op.buf = u.p;
-  if (pct(s, 3)) op.flags = (uint32_t)rnd(s) | 1;
-  if (pct(s, 3)) op.priority = (uint32_t)rnd(s) | 1;
+  if (DIRTY(s, 3)) op.flags = (uint32_t)rnd(s) | 1;
+  if (DIRTY(s, 3)) op.priority = (uint32_t)rnd(s) | 1;
   if (!why && op.flags) why = "flags not 0";
   if (!why && op.priority) why = "priority not 0";
-  if (!why && !range_ok(op.offset, op.length, size)) why = "out of range";
-  if (!why && !(access & (writes ? LITE_ACCESS_WRITE : LITE_ACCESS_READ)))
+  if (!why && (!op.length || op.length > LITE_OP_LENGTH_MAX))
+    why = "bad length";
+  if (!why && lmr >= 0 && !range_ok(op.offset, op.length, size))
+    why = "out of range";
+  if (!why && lmr >= 0 &&
+      !(access & (writes ? LITE_ACCESS_WRITE : LITE_ACCESS_READ)))
     why = "the map lacks the access";
   if (!why && !(writes ? u.readable : u.writable)) why = u.kind;
   void *arg = place_arg(s, &w->ab, &op, sizeof(op), 0, &aw);
   call(w->b, vfd, ioc, kCmds[ioc], arg, why ? why : aw, vfd != main_fd,
-       "%s handle %#llx off %#llx len %#llx buf %#llx (%s) flags %#x prio %#x arg %p",
+       "%s handle %#llx off %#llx len %#llx buf %#llx (%s) flags %#x prio %#x "
+       "arg %p",
        kNames[ioc], (unsigned long long)op.handle,
        (unsigned long long)op.offset, (unsigned long long)op.length,
        (unsigned long long)op.buf, u.kind, op.flags, op.priority, arg);
@@ -436,17 +453,23 @@ static void do_memset(struct worker *w) {
   op.length = gen_len(s, size);
   op.offset = gen_off(s, size, op.length);
   op.value = pct(s, 90) ? (uint32_t)below(s, 256) : (uint32_t)rnd(s) | 256;
-  if (pct(s, 3)) op.flags = 1U << below(s, 32);
-  if (pct(s, 3)) op.priority = 1;
-  if (pct(s, 3)) op.reserved = (uint32_t)rnd(s) | 1;
-  if (!why && (op.flags || op.priority || op.reserved)) why = "flags, priority or reserved";
+  if (DIRTY(s, 3)) op.flags = 1U << below(s, 32);
+  if (DIRTY(s, 3)) op.priority = 1;
+  if (DIRTY(s, 3)) op.reserved = (uint32_t)rnd(s) | 1;
+  if (!why && (op.flags || op.priority || op.reserved))
+    why = "flags, priority or reserved";
   if (!why && op.value > 255) why = "value > 255";
-  if (!why && !range_ok(op.offset, op.length, size)) why = "out of range";
-  if (!why && !(access & LITE_ACCESS_WRITE)) why = "the map lacks WRITE";
+  if (!why && (!op.length || op.length > LITE_OP_LENGTH_MAX))
+    why = "bad length";
+  if (!why && lmr >= 0 && !range_ok(op.offset, op.length, size))
+    why = "out of range";
+  if (!why && lmr >= 0 && !(access & LITE_ACCESS_WRITE))
+    why = "the map lacks WRITE";
   void *arg = place_arg(s, &w->ab, &op, sizeof(op), 0, &aw);
   call(w->b, vfd, I_MEMSET, LITE_IOC_MEMSET, arg, why ? why : aw,
        vfd != main_fd,
-       "MEMSET handle %#llx off %#llx len %#llx value %#x flags %#x prio %#x reserved %#x arg %p",
+       "MEMSET handle %#llx off %#llx len %#llx value %#x flags %#x prio %#x "
+       "reserved %#x arg %p",
        (unsigned long long)op.handle, (unsigned long long)op.offset,
        (unsigned long long)op.length, op.value, op.flags, op.priority,
        op.reserved, arg);
@@ -464,8 +487,8 @@ static void do_memcpy(struct worker *w) {
   op.src_handle = gen_handle(s, &sl, &sa, &swhy, &sv);
   if (dv != sv) {  // one file per call: the victim's handles on the main file
     dv = main_fd;
-    if (!dwhy && dl < 0) dwhy = "another file's handle";
-    if (!swhy && sl < 0) swhy = "another file's handle";
+    if (!dwhy && dl == -2) dwhy = "another file's handle";
+    if (!swhy && sl == -2) swhy = "another file's handle";
   }
   why = dwhy ? dwhy : swhy;
   dsize = dl >= 0 ? lmrs[dl].size : 4096;
@@ -473,20 +496,26 @@ static void do_memcpy(struct worker *w) {
   op.length = gen_len(s, dsize < ssize ? dsize : ssize);
   op.dst_offset = gen_off(s, dsize, op.length);
   op.src_offset = gen_off(s, ssize, op.length);
-  if (pct(s, 3)) op.flags = 1;
-  if (pct(s, 3)) op.priority = 1U << 31;
+  if (DIRTY(s, 3)) op.flags = 1;
+  if (DIRTY(s, 3)) op.priority = 1U << 31;
   if (!why && (op.flags || op.priority)) why = "flags or priority";
-  if (!why && (!range_ok(op.dst_offset, op.length, dsize) ||
-               !range_ok(op.src_offset, op.length, ssize)))
-    why = "out of range";
-  if (!why && (!(da & LITE_ACCESS_WRITE) || !(sa & LITE_ACCESS_READ)))
+  if (!why && (!op.length || op.length > LITE_OP_LENGTH_MAX))
+    why = "bad length";
+  if (!why && dl >= 0 && !range_ok(op.dst_offset, op.length, dsize))
+    why = "destination out of range";
+  if (!why && sl >= 0 && !range_ok(op.src_offset, op.length, ssize))
+    why = "source out of range";
+  if (!why && ((dl >= 0 && !(da & LITE_ACCESS_WRITE)) ||
+               (sl >= 0 && !(sa & LITE_ACCESS_READ))))
     why = "the maps lack the access";
-  if (!why && dl == sl && op.dst_offset < op.src_offset + op.length &&
+  if (!why && dl == sl && dl >= 0 &&
+      op.dst_offset < op.src_offset + op.length &&
       op.src_offset < op.dst_offset + op.length)
     why = "overlapping ranges of one LMR";
   void *arg = place_arg(s, &w->ab, &op, sizeof(op), 0, &aw);
   call(w->b, dv, I_MEMCPY, LITE_IOC_MEMCPY, arg, why ? why : aw, dv != main_fd,
-       "MEMCPY dst %#llx+%#llx src %#llx+%#llx len %#llx flags %#x prio %#x arg %p",
+       "MEMCPY dst %#llx+%#llx src %#llx+%#llx len %#llx flags %#x prio %#x "
+       "arg %p",
        (unsigned long long)op.dst_handle, (unsigned long long)op.dst_offset,
        (unsigned long long)op.src_handle, (unsigned long long)op.src_offset,
        (unsigned long long)op.length, op.flags, op.priority, arg);
@@ -505,17 +534,18 @@ static void do_atomic(struct worker *w, int ioc) {
   op.offset = pct(s, 70) ? below(s, size / 8 + 1) * 8 : gen_off(s, size, 8);
   op.operand = rnd(s);
   op.swap = ioc == I_CAS || pct(s, 5) ? rnd(s) : 0;
-  if (pct(s, 3)) op.flags = 1U << below(s, 32);
-  if (pct(s, 3)) op.priority = 7;
+  if (DIRTY(s, 3)) op.flags = 1U << below(s, 32);
+  if (DIRTY(s, 3)) op.priority = 7;
   if (!why && (op.flags || op.priority)) why = "flags or priority";
   if (!why && ioc == I_FAA && op.swap) why = "FAA with swap not 0";
-  if (!why && (op.offset % 8 || !range_ok(op.offset, 8, size)))
-    why = "misaligned or out of range";
-  if (!why && access != (LITE_ACCESS_READ | LITE_ACCESS_WRITE))
+  if (!why && op.offset % 8) why = "misaligned";
+  if (!why && lmr >= 0 && !range_ok(op.offset, 8, size)) why = "out of range";
+  if (!why && lmr >= 0 && access != (LITE_ACCESS_READ | LITE_ACCESS_WRITE))
     why = "the map lacks READ or WRITE";
   void *arg = place_arg(s, &w->ab, &op, sizeof(op), 1, &aw);
   call(w->b, vfd, ioc, kCmds[ioc], arg, why ? why : aw, vfd != main_fd,
-       "%s handle %#llx off %#llx operand %#llx swap %#llx flags %#x prio %#x arg %p",
+       "%s handle %#llx off %#llx operand %#llx swap %#llx flags %#x prio %#x "
+       "arg %p",
        kNames[ioc], (unsigned long long)op.handle,
        (unsigned long long)op.offset, (unsigned long long)op.operand,
        (unsigned long long)op.swap, op.flags, op.priority, arg);
@@ -525,7 +555,7 @@ static void push_dead(uint64_t h) {
   atomic_store(&dead[atomic_fetch_add(&dead_next, 1) % NDEAD], h);
 }
 
-static int unmap(struct busy *b, int fd, uint64_t h, int victim_fd) {
+int unmap(struct busy *b, int fd, uint64_t h, int victim_fd) {
   struct lite_unmap u = {.handle = h};
 
   return call(b, fd, I_UNMAP, LITE_IOC_UNMAP, &u, NULL, victim_fd,
@@ -571,8 +601,8 @@ static void do_unmap(struct worker *w) {
     u.handle = (uint64_t)own_tag << 32 | 0xfffff000U;
     why = "an index never allocated in this file";
   }
-  if (pct(s, 10)) u.flags = 1;
-  if (pct(s, 10)) u.reserved = (uint32_t)rnd(s) | 1;
+  if (DIRTY(s, 10)) u.flags = 1;
+  if (DIRTY(s, 10)) u.reserved = (uint32_t)rnd(s) | 1;
   if (!why && (u.flags || u.reserved)) why = "flags or reserved";
   void *arg = place_arg(s, &w->ab, &u, sizeof(u), 0, &aw);
   if (call(w->b, vfd, I_UNMAP, LITE_IOC_UNMAP, arg, why ? why : aw,
@@ -589,8 +619,8 @@ static void do_map(struct worker *w) {
 
   gen_name(s, m.name, sizeof(m.name), w->idx);
   m.access = pct(s, 85) ? kAccess[below(s, 3)] : (uint32_t)rnd(s);
-  if (pct(s, 5)) m.flags = 1;
-  if (pct(s, 5)) m.reserved = 1;
+  if (DIRTY(s, 5)) m.flags = 1;
+  if (DIRTY(s, 5)) m.reserved = 1;
   if (!name_ok(m.name, sizeof(m.name), LITE_NAME_MAX)) why = "bad name";
   if (!why && (!m.access || m.access & ~3U)) why = "bad access";
   if (!why && (m.flags || m.reserved)) why = "flags or reserved";
@@ -603,8 +633,8 @@ static void do_map(struct worker *w) {
     arg = place_arg(s, &w->ab, &m, sizeof(m), 1, &aw);
   }
   if (call(w->b, fd, I_MAP, LITE_IOC_MAP, arg, why ? why : aw, fd != main_fd,
-           "MAP name '%.40s' access %#x flags %#x reserved %#x arg %p",
-           m.name, m.access, m.flags, m.reserved, arg) == 0 &&
+           "MAP name '%.40s' access %#x flags %#x reserved %#x arg %p", m.name,
+           m.access, m.flags, m.reserved, arg) == 0 &&
       fd == main_fd && unmap(w->b, main_fd, m.handle, 0) == 0)
     push_dead(m.handle);
 }
@@ -614,8 +644,8 @@ static void do_alloc_free(struct worker *w) {
   const char *why = NULL, *aw = NULL;
   struct lite_alloc a = {0};
   struct lite_free f = {0};
-  static const uint64_t kSizes[] = {0, 1, 4096, LITE_LMR_SIZE_MAX,
-                                    LITE_LMR_SIZE_MAX + 1, UINT64_MAX};
+  static const uint64_t kSizes[] = {
+      0, 1, 4096, LITE_LMR_SIZE_MAX, LITE_LMR_SIZE_MAX + 1, UINT64_MAX};
 
   if (pct(s, 60)) {
     snprintf(a.name, sizeof(a.name), "fza.%llu.%d.%llu",
@@ -627,17 +657,19 @@ static void do_alloc_free(struct worker *w) {
   a.size_bytes = pct(s, 60) ? below(s, 65536) + 1 : kSizes[below(s, 6)];
   a.mode = pct(s, 85) ? 0600 : (uint32_t)rnd(s) & 0777;
   a.home_node_id = pct(s, 85) ? 0 : (uint32_t)rnd(s);
-  if (pct(s, 4)) a.flags = 1;
-  if (pct(s, 4)) a.reserved = 1;
+  if (DIRTY(s, 4)) a.flags = 1;
+  if (DIRTY(s, 4)) a.reserved = 1;
   if (!name_ok(a.name, sizeof(a.name), LITE_NAME_MAX)) why = "bad name";
-  if (!why && (!a.size_bytes || a.size_bytes > LITE_LMR_SIZE_MAX)) why = "bad size";
+  if (!why && (!a.size_bytes || a.size_bytes > LITE_LMR_SIZE_MAX))
+    why = "bad size";
   if (!why && a.mode & ~0666U) why = "mode not in 0666";
   if (!why && (a.flags || a.reserved)) why = "flags or reserved";
   void *arg = place_arg(s, &w->ab, &a, sizeof(a), 1, &aw);
-  int err = call(w->b, main_fd, I_ALLOC, LITE_IOC_ALLOC, arg, why ? why : aw, 0,
-                 "ALLOC '%.40s' size %#llx mode %#o home %u flags %#x reserved %#x arg %p",
-                 a.name, (unsigned long long)a.size_bytes, a.mode,
-                 a.home_node_id, a.flags, a.reserved, arg);
+  int err = call(
+      w->b, main_fd, I_ALLOC, LITE_IOC_ALLOC, arg, why ? why : aw, 0,
+      "ALLOC '%.40s' size %#llx mode %#o home %u flags %#x reserved %#x arg %p",
+      a.name, (unsigned long long)a.size_bytes, a.mode, a.home_node_id, a.flags,
+      a.reserved, arg);
   // Free it again (or, half the time, a name that is no LMR or no name).
   if (err == 0 || aw || pct(s, 50))
     snprintf(f.name, sizeof(f.name), "%s", a.name);
@@ -645,8 +677,8 @@ static void do_alloc_free(struct worker *w) {
     gen_name(s, f.name, sizeof(f.name), w->idx);
   if (!strncmp(f.name, "fz.", 3)) snprintf(f.name, sizeof(f.name), "fzy");
   why = name_ok(f.name, sizeof(f.name), LITE_NAME_MAX) ? NULL : "bad name";
-  if (pct(s, 4)) f.flags = 1;
-  if (pct(s, 4)) f.reserved = 1;
+  if (DIRTY(s, 4)) f.flags = 1;
+  if (DIRTY(s, 4)) f.reserved = 1;
   if (!why && (f.flags || f.reserved)) why = "flags or reserved";
   aw = NULL;
   arg = place_arg(s, &w->ab, &f, sizeof(f), 1, &aw);
@@ -658,9 +690,10 @@ static void do_alloc_free(struct worker *w) {
 static void do_info(struct worker *w, int ioc) {
   uint64_t *s = &w->s;
   const char *why = NULL, *aw = NULL;
-  uint32_t maxn = pct(s, 70) ? (uint32_t)below(s, 8)
-                             : (uint32_t[]){LITE_MEMBERS_MAX, LITE_MEMBERS_MAX + 1,
-                                            UINT32_MAX}[below(s, 3)];
+  uint32_t maxn = pct(s, 70)
+                      ? (uint32_t)below(s, 8)
+                      : (uint32_t[]){LITE_MEMBERS_MAX, LITE_MEMBERS_MAX + 1,
+                                     UINT32_MAX}[below(s, 3)];
   size_t each = ioc == I_QUERY ? sizeof(struct lite_device_info)
                                : sizeof(struct lite_member);
   uint32_t have = ioc == I_QUERY ? num_devices : num_members;
@@ -668,14 +701,19 @@ static void do_info(struct worker *w, int ioc) {
   struct uptr u = gen_ptr(s, filled ? filled : 1);
   uint32_t flags = pct(s, 4) ? 1U << below(s, 32) : 0;
   uint64_t reserved = pct(s, 4) ? rnd(s) | 1 : 0;
-  struct lite_query q = {.flags = flags, .max_devices = maxn, .devices = u.p,
+  struct lite_query q = {.flags = flags,
+                         .max_devices = maxn,
+                         .devices = u.p,
                          .reserved = reserved};
-  struct lite_node_info n = {.flags = flags, .max_members = maxn,
-                             .members = u.p, .reserved = reserved};
+  struct lite_node_info n = {.flags = flags,
+                             .max_members = maxn,
+                             .members = u.p,
+                             .reserved = reserved};
 
   if (flags || reserved) why = "flags or reserved";
   if (!why && maxn && !u.p) why = "NULL array";
-  if (!why && ioc == I_NODE && maxn > LITE_MEMBERS_MAX) why = "too many members";
+  if (!why && ioc == I_NODE && maxn > LITE_MEMBERS_MAX)
+    why = "too many members";
   if (!why && filled && !u.writable) why = u.kind;
   void *arg = ioc == I_QUERY ? place_arg(s, &w->ab, &q, sizeof(q), 1, &aw)
                              : place_arg(s, &w->ab, &n, sizeof(n), 1, &aw);
@@ -691,10 +729,15 @@ static void do_lookup(struct worker *w) {
   struct lite_node_lookup l = {0};
 
   switch (below(s, 4)) {
-    case 0: snprintf(l.name, sizeof(l.name), "node%llu",
-                     (unsigned long long)below(s, 4)); break;
-    case 1: l.node_id = pct(s, 50) ? node_id_self : (uint32_t)rnd(s); break;
-    default: gen_name(s, l.name, sizeof(l.name), w->idx);
+    case 0:
+      snprintf(l.name, sizeof(l.name), "node%llu",
+               (unsigned long long)below(s, 4));
+      break;
+    case 1:
+      l.node_id = pct(s, 50) ? node_id_self : (uint32_t)rnd(s);
+      break;
+    default:
+      gen_name(s, l.name, sizeof(l.name), w->idx);
   }
   if (pct(s, 5)) l.flags = 1;
   if (l.name[0] && !name_ok(l.name, sizeof(l.name), LITE_NODE_NAME_MAX))
@@ -712,16 +755,20 @@ static void do_unknown(struct worker *w) {
   char arg[256] = {0};
 
   switch (below(s, 4)) {
-    case 0: cmd = _IOC(below(s, 4), LITE_IOC_MAGIC, 0x20 + below(s, 0xe0),
-                       below(s, 256)); break;
+    case 0:
+      cmd = _IOC(below(s, 4), LITE_IOC_MAGIC, 0x20 + below(s, 0xe0),
+                 below(s, 256));
+      break;
     case 1:  // a known nr with the wrong size
       cmd = _IOC(_IOC_READ | _IOC_WRITE, LITE_IOC_MAGIC,
                  _IOC_NR(kCmds[below(s, NIOC - 1)]), below(s, 200) + 1);
       break;
-    case 2: cmd = _IOC(below(s, 4), LITE_IOC_MAGIC, 7 + below(s, 9),
-                       below(s, 64)); break;
-    default: cmd = _IOC(below(s, 4), below(s, 256), below(s, 256),
-                        below(s, 256)); break;
+    case 2:
+      cmd = _IOC(below(s, 4), LITE_IOC_MAGIC, 7 + below(s, 9), below(s, 64));
+      break;
+    default:
+      cmd = _IOC(below(s, 4), below(s, 256), below(s, 256), below(s, 256));
+      break;
   }
   for (int i = 0; i < NIOC - 1; i++)
     if (cmd == kCmds[i]) return;
@@ -729,353 +776,42 @@ static void do_unknown(struct worker *w) {
        "ioctl %#lx (unknown)", cmd);
 }
 
-static void *worker_main(void *p) {
+void *worker_main(void *p) {
   struct worker *w = p;
 
   atomic_store(&w->b->tid, (int)syscall(SYS_gettid));
   for (long i = 0; i < w->calls && !atomic_load(&sh->stop); i++) {
     uint64_t r = below(&w->s, 1000);
 
-    if (r < 150) do_rw(w, I_READ);
-    else if (r < 300) do_rw(w, I_WRITE);
-    else if (r < 400) do_memset(w);
-    else if (r < 500) do_memcpy(w);
-    else if (r < 600) do_atomic(w, I_FAA);
-    else if (r < 700) do_atomic(w, I_CAS);
-    else if (r < 770) do_unmap(w);
-    else if (r < 820) do_info(w, I_QUERY);
-    else if (r < 870) do_info(w, I_NODE);
-    else if (r < 920) do_lookup(w);
-    else if (r < 970) do_unknown(w);
-    else if (r < 985) do_slot(w);
-    else if (r < 995) do_map(w);
-    else do_alloc_free(w);
-  }
-  return NULL;
-}
-
-// --- chaos: files closed, handles unmapped, LMRs freed, callers killed ------------
-
-static int ctl(struct busy *b, int ioc, void *arg, const char *what) {
-  return call(b, main_fd, ioc, kCmds[ioc], arg, NULL, 0, "%s (chaos)", what);
-}
-
-// A child hammers a big LMR with READs and WRITEs and is SIGKILLed mid-way:
-// its operations' contexts are abandoned while the RDMA is in flight.
-static void killed_child(struct busy *b, uint64_t *s) {
-  pid_t pid = fork();
-  int status;
-
-  if (pid == 0) {
-    int fd = open(LITE_DEVICE_PATH, O_RDWR);
-    struct lite_map m = {.access = LITE_ACCESS_READ | LITE_ACCESS_WRITE};
-    struct lite_rw op = {.buf = (uintptr_t)rw_area, .length = 1 << 20};
-
-    memcpy(m.name, lmrs[NLMR - 1].name, sizeof(m.name));
-    if (fd < 0 || ioctl(fd, LITE_IOC_MAP, &m)) _exit(0);
-    op.handle = m.handle;
-    for (unsigned i = 0;; i++) {
-      op.offset = (i % 8) << 20;
-      ioctl(fd, i % 2 ? LITE_IOC_WRITE : LITE_IOC_READ, &op);
-    }
-  }
-  if (pid < 0) return;
-  usleep(1000 * (5 + below(s, 150)));
-  kill(pid, SIGKILL);
-  snprintf(b->what, sizeof(b->what), "waitpid for a SIGKILLed child");
-  atomic_store(&b->since_ms, now_ms());
-  if (waitpid(pid, &status, 0) != pid ||
-      !((WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) ||
-        (WIFEXITED(status) && WEXITSTATUS(status) == 0)))
-    fail("a child doing READ/WRITE ended with status %#x, not SIGKILL", status);
-  atomic_store(&b->since_ms, 0);
-}
-
-static void chaos_round(struct busy *b, uint64_t *s, unsigned n) {
-  struct lite_alloc a = {.size_bytes = 4096 * (1 + below(s, 16)), .mode = 0600};
-  struct lite_map m = {.access = LITE_ACCESS_READ | LITE_ACCESS_WRITE};
-  struct lite_free f = {0};
-  int fd = open(LITE_DEVICE_PATH, O_RDWR);
-
-  if (fd < 0) {
-    fail("open %s: %s", LITE_DEVICE_PATH, strerror(errno));
-    return;
-  }
-  snprintf(a.name, sizeof(a.name), "fzv.%llu.%d.%u", (unsigned long long)g_seed,
-           proc_idx, n);
-  snprintf(m.name, sizeof(m.name), "%s", a.name);
-  snprintf(f.name, sizeof(f.name), "%s", a.name);
-  int have = ctl(b, I_ALLOC, &a, "ALLOC victim") == 0;
-  if (have && call(b, fd, I_MAP, LITE_IOC_MAP, &m, NULL, 1, "MAP victim") == 0)
-    atomic_store(&victim.handle, m.handle);
-  atomic_store(&victim.fd, fd);
-  usleep(1000 * (2 + below(s, 30)));
-  // In a random order while the workers use them: unmap, free, close.
-  switch (below(s, 3)) {
-    case 0:
-      if (atomic_load(&victim.handle)) unmap(b, fd, m.handle, 1);
-      usleep(1000 * below(s, 10));
-      if (have) ctl(b, I_FREE, &f, "FREE victim");
-      break;
-    case 1:
-      if (have) ctl(b, I_FREE, &f, "FREE victim");
-      usleep(1000 * below(s, 10));
-      break;
-    default: break;  // closed with the handle mapped and the LMR alive
-  }
-  usleep(1000 * below(s, 10));
-  atomic_store(&victim.fd, -1);
-  close(fd);
-  usleep(1000 * below(s, 5));
-  atomic_store(&victim.handle, 0);
-  if (have) {  // freed already, or now (ENOENT if case 0/1 did)
-    f.message[0] = 0;
-    call(b, main_fd, I_FREE, LITE_IOC_FREE, &f, NULL, 0, "FREE victim again");
-  }
-}
-
-static void *chaos_main(void *p) {
-  struct worker *w = p;
-
-  atomic_store(&w->b->tid, (int)syscall(SYS_gettid));
-  for (unsigned n = 0; !atomic_load(&sh->stop) && !atomic_load(&w->calls); n++) {
-    if (n % 4 == 3)
-      killed_child(w->b, &w->s);
+    clean = pct(&w->s, 35);
+    if (r < 150)
+      do_rw(w, I_READ);
+    else if (r < 300)
+      do_rw(w, I_WRITE);
+    else if (r < 400)
+      do_memset(w);
+    else if (r < 500)
+      do_memcpy(w);
+    else if (r < 600)
+      do_atomic(w, I_FAA);
+    else if (r < 700)
+      do_atomic(w, I_CAS);
+    else if (r < 770)
+      do_unmap(w);
+    else if (r < 820)
+      do_info(w, I_QUERY);
+    else if (r < 870)
+      do_info(w, I_NODE);
+    else if (r < 920)
+      do_lookup(w);
+    else if (r < 970)
+      do_unknown(w);
+    else if (r < 985)
+      do_slot(w);
+    else if (r < 995)
+      do_map(w);
     else
-      chaos_round(w->b, &w->s, n);
+      do_alloc_free(w);
   }
   return NULL;
-}
-
-// --- set-up, one process, the run ------------------------------------------------
-
-static void die(const char *what, int err, const char *message) {
-  fprintf(stderr, "fuzz_ioctl: %s: %s%s%s\n", what, strerror(err),
-          message && *message ? ": " : "", message ? message : "");
-  exit(100);
-}
-
-static void *map_area(size_t n, int prot) {
-  void *p = mmap(NULL, n, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-  if (p == MAP_FAILED) die("mmap", errno, NULL);
-  return p;
-}
-
-static void setup_process(void) {
-  static const uint64_t kSizes[NLMR] = {64, 4096, 1048573, 8 << 20};
-  struct lite_query q = {0};
-  struct lite_node_info n = {0};
-
-  main_fd = open(LITE_DEVICE_PATH, O_RDWR);
-  if (main_fd < 0) die(LITE_DEVICE_PATH, errno, NULL);
-  if (ioctl(main_fd, LITE_IOC_QUERY, &q)) die("QUERY", errno, NULL);
-  if (ioctl(main_fd, LITE_IOC_NODE, &n)) die("NODE", errno, NULL);
-  num_devices = q.num_devices, num_members = n.num_members;
-  node_id_self = n.node_id;
-  rw_area = map_area(RW_BYTES + 4096, PROT_READ | PROT_WRITE);
-  mprotect(rw_area + RW_BYTES, 4096, PROT_NONE);
-  memset(rw_area, 0x5A, RW_BYTES);
-  ro_area = map_area(RO_BYTES, PROT_READ);  // the zero page, never written
-  none_area = map_area(8192, PROT_NONE);
-  for (int i = 0; i < NLMR; i++) {
-    struct lite_alloc a = {.size_bytes = kSizes[i], .mode = 0600};
-
-    snprintf(lmrs[i].name, sizeof(lmrs[i].name), "fz.%llu.%d.%d.%d",
-             (unsigned long long)g_seed, (int)getppid(), proc_idx, i);
-    memcpy(a.name, lmrs[i].name, sizeof(a.name));
-    lmrs[i].size = kSizes[i];
-    if (ioctl(main_fd, LITE_IOC_ALLOC, &a)) die("ALLOC", errno, a.message);
-  }
-  for (int i = 0; i < NSLOT; i++) {
-    struct lite_map m = {.access = kAccess[i % 3]};
-
-    memcpy(m.name, lmrs[i / 3].name, sizeof(m.name));
-    if (ioctl(main_fd, LITE_IOC_MAP, &m)) die("MAP", errno, m.message);
-    slots[i] = m.handle;
-    own_tag = m.handle >> 32;
-    atomic_store(&sh->published[proc_idx][i], m.handle);
-  }
-}
-
-static void teardown_process(void) {
-  for (int i = 0; i < NLMR; i++) {
-    struct lite_free f = {0};
-
-    memcpy(f.name, lmrs[i].name, sizeof(f.name));
-    if (ioctl(main_fd, LITE_IOC_FREE, &f))
-      fail("FREE %s at the end: %s %s", f.name, strerror(errno), f.message);
-  }
-  close(main_fd);
-}
-
-static int run_process(void) {
-  pthread_t th[MAX_THREADS + 1];
-  struct worker w[MAX_THREADS + 1];
-
-  setup_process();
-  for (int t = 0; t <= g_threads; t++) {
-    w[t] = (struct worker){.idx = t, .b = &sh->busy[proc_idx][t]};
-    w[t].s = g_seed * 1000003 + (uint64_t)proc_idx * 1009 + (uint64_t)t;
-    w[t].calls = g_calls / g_procs / g_threads;
-    w[t].ab.rw_page = map_area(8192, PROT_READ | PROT_WRITE);
-    mprotect(w[t].ab.rw_page + 4096, 4096, PROT_NONE);
-    w[t].ab.ro_page = map_area(4096, PROT_READ);
-  }
-  w[g_threads].calls = 0;  // the chaos thread runs until the workers end
-  for (int t = 0; t <= g_threads; t++)
-    pthread_create(&th[t], NULL, t < g_threads ? worker_main : chaos_main,
-                   &w[t]);
-  for (int t = 0; t < g_threads; t++) pthread_join(th[t], NULL);
-  atomic_store(&w[g_threads].calls, 1);
-  pthread_join(th[g_threads], NULL);
-  for (int i = 0; i < NSLOT; i++)
-    if (slots[i] > 1 && unmap(w[0].b, main_fd, slots[i], 0))
-      fail("UNMAP of live handle %#llx at the end failed",
-           (unsigned long long)slots[i]);
-  teardown_process();
-  return 0;
-}
-
-// The watchdog (in the first process): a call running longer than
-// --hang-secs is a hang; print it with its kernel stack and give up.
-static void *watchdog_main(void *p) {
-  (void)p;
-  while (!atomic_load(&sh->stop)) {
-    uint64_t now = now_ms();
-
-    for (int i = 0; i < g_procs; i++)
-      for (int t = 0; t <= g_threads; t++) {
-        struct busy *b = &sh->busy[i][t];
-        uint64_t since = atomic_load(&b->since_ms);
-        char path[64], stack[2048] = "";
-
-        if (!since || now - since < (uint64_t)g_hang_secs * 1000) continue;
-        snprintf(path, sizeof(path), "/proc/%d/stack", atomic_load(&b->tid));
-        FILE *f = fopen(path, "r");
-        if (f) {
-          stack[fread(stack, 1, sizeof(stack) - 1, f)] = 0;
-          fclose(f);
-        }
-        proc_idx = i;
-        fail("hang: %s still running after %d s; kernel stack:\n%s", b->what,
-             g_hang_secs, stack);
-        fflush(stdout);
-        _exit(1);
-      }
-    usleep(200000);
-  }
-  return NULL;
-}
-
-static void report(uint64_t ms) {
-  uint64_t total = 0;
-
-  printf("fuzz_ioctl: results by ioctl and errno (0 = success):\n");
-  for (int i = 0; i < NIOC; i++) {
-    uint64_t n = 0;
-    char line[1024];
-    int len = 0;
-
-    for (int e = 0; e < NERR; e++) {
-      uint64_t c = atomic_load(&sh->counts[i][e]);
-
-      if (!c) continue;
-      n += c;
-      len += snprintf(line + len, sizeof(line) - len, " %s=%llu",
-                      e ? (e == NERR - 1 ? "other" : strerrorname_np(e)) : "ok",
-                      (unsigned long long)c);
-      if (len >= (int)sizeof(line)) break;
-    }
-    total += n;
-    printf("  %-12s %7llu %s\n", kNames[i], (unsigned long long)n, line);
-  }
-  printf("fuzz_ioctl: %llu calls in %.1f s, %llu failure(s), seed %llu\n",
-         (unsigned long long)total, ms / 1000.0,
-         (unsigned long long)atomic_load(&sh->failures),
-         (unsigned long long)g_seed);
-}
-
-static int zero_check(void) {
-  size_t n = 1 << 20;
-  const unsigned char *p = map_area(n, PROT_READ);
-
-  for (size_t i = 0; i < n; i++)
-    if (p[i]) {
-      printf("  FAIL  a fresh anonymous read-only mapping has %#x at byte %zu: "
-             "the zero page was written\n", p[i], i);
-      return 1;
-    }
-  printf("  ok    a fresh anonymous read-only mapping (1 MiB) reads as zeros\n");
-  return 0;
-}
-
-static long num_arg(int argc, char **argv, int *i) {
-  char *end;
-  long v;
-
-  if (*i + 1 >= argc) goto bad;
-  v = strtol(argv[++*i], &end, 0);
-  if (*end || v < 0) goto bad;
-  return v;
-bad:
-  fprintf(stderr, "fuzz_ioctl: %s needs a number (see the top of fuzz_ioctl.c)\n",
-          argv[*i]);
-  exit(2);
-}
-
-int main(int argc, char **argv) {
-  pid_t pids[MAX_PROCS];
-  pthread_t wd;
-  uint64_t t0 = now_ms();
-
-  setvbuf(stdout, NULL, _IOLBF, 0);
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--zero-check")) return zero_check();
-    if (!strcmp(argv[i], "--seed")) g_seed = num_arg(argc, argv, &i);
-    else if (!strcmp(argv[i], "--calls")) g_calls = num_arg(argc, argv, &i);
-    else if (!strcmp(argv[i], "--threads")) g_threads = num_arg(argc, argv, &i);
-    else if (!strcmp(argv[i], "--procs")) g_procs = num_arg(argc, argv, &i);
-    else if (!strcmp(argv[i], "--hang-secs")) g_hang_secs = num_arg(argc, argv, &i);
-    else {
-      fprintf(stderr, "fuzz_ioctl: unknown argument '%s'\n", argv[i]);
-      return 2;
-    }
-  }
-  if (g_threads < 1 || g_threads > MAX_THREADS || g_procs < 1 ||
-      g_procs > MAX_PROCS || g_hang_secs < 1) {
-    fprintf(stderr, "fuzz_ioctl: threads 1..%d, procs 1..%d, hang-secs >= 1\n",
-            MAX_THREADS, MAX_PROCS);
-    return 2;
-  }
-  printf("fuzz_ioctl: seed %llu, %ld calls, %d process(es) x %d thread(s) "
-         "(reproduce: --seed %llu)\n", (unsigned long long)g_seed, g_calls,
-         g_procs, g_threads, (unsigned long long)g_seed);
-  sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-            MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (sh == MAP_FAILED) die("mmap", errno, NULL);
-  signal(SIGPIPE, SIG_IGN);
-  pthread_create(&wd, NULL, watchdog_main, NULL);
-  for (int i = 0; i < g_procs; i++) {
-    pids[i] = fork();
-    if (pids[i] == 0) {
-      proc_idx = i;
-      _exit(run_process());
-    }
-  }
-  for (int i = 0; i < g_procs; i++) {
-    int status;
-
-    if (waitpid(pids[i], &status, 0) != pids[i] || !WIFEXITED(status)) {
-      proc_idx = i;
-      fail("fuzzing process %d died (status %#x)", i, status);
-    } else if (WEXITSTATUS(status) == 100) {
-      printf("fuzz_ioctl: set-up failed in process %d\n", i);
-      return 100;
-    }
-  }
-  atomic_store(&sh->stop, 1);
-  pthread_join(wd, NULL);
-  report(now_ms() - t0);
-  return atomic_load(&sh->failures) ? 1 : 0;
 }

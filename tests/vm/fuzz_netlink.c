@@ -56,6 +56,7 @@ static uint32_t self_addr;  // network order
 static int family;
 static uint64_t counts[NCMD][NERR];
 static long failures;
+static char last_msg[256];    // the kernel's extended-ack message
 static uint64_t upcalls[64];  // upcall ids seen on the agent socket
 static unsigned nupcalls;
 
@@ -81,15 +82,23 @@ static void fail(const char *fmt, ...) {
   va_end(ap);
 }
 
-// --- what the uapi says ---------------------------------------------------------------
+// --- what the uapi says
+// ---------------------------------------------------------------
 
 static int is_admin(int cmd) {
   switch (cmd) {
-    case LITE_CMD_AGENT_ATTACH: case LITE_CMD_AGENT_DETACH:
-    case LITE_CMD_NODE_SET: case LITE_CMD_PEER_ADD: case LITE_CMD_PEER_REMOVE:
-    case LITE_CMD_LMR_ALLOC: case LITE_CMD_LMR_FREE: case LITE_CMD_LMR_UPDATE:
-    case LITE_CMD_LMR_GET: case LITE_CMD_UPCALL_COMPLETE:
-    case LITE_CMD_GRANT_REVOKE: case LITE_CMD_GRANT_GET:
+    case LITE_CMD_AGENT_ATTACH:
+    case LITE_CMD_AGENT_DETACH:
+    case LITE_CMD_NODE_SET:
+    case LITE_CMD_PEER_ADD:
+    case LITE_CMD_PEER_REMOVE:
+    case LITE_CMD_LMR_ALLOC:
+    case LITE_CMD_LMR_FREE:
+    case LITE_CMD_LMR_UPDATE:
+    case LITE_CMD_LMR_GET:
+    case LITE_CMD_UPCALL_COMPLETE:
+    case LITE_CMD_GRANT_REVOKE:
+    case LITE_CMD_GRANT_GET:
       return 1;
   }
   return 0;
@@ -116,7 +125,8 @@ static const int kDoc[NCMD][12] = {
     [LITE_CMD_PEER_ADD] = {EPERM, ENXIO, EEXIST, ESTALE, ENOSPC, EBUSY, ENOMEM},
     [LITE_CMD_PEER_REMOVE] = {EPERM, ENOENT, ESTALE, EBUSY},
     [LITE_CMD_PEER_GET] = {0},
-    [LITE_CMD_LMR_ALLOC] = {EPERM, EBUSY, ENXIO, ENODEV, EEXIST, ENOSPC, ENOMEM},
+    [LITE_CMD_LMR_ALLOC] = {EPERM, EBUSY, ENXIO, ENODEV, EEXIST, ENOSPC,
+                            ENOMEM},
     [LITE_CMD_LMR_FREE] = {EPERM, EBUSY, ENOENT},
     [LITE_CMD_LMR_UPDATE] = {EPERM, EBUSY, ENOENT, EEXIST},
     [LITE_CMD_LMR_GET] = {EPERM},
@@ -133,7 +143,8 @@ static int documented(int cmd, int err) {
   return 0;
 }
 
-// --- messages ---------------------------------------------------------------------------
+// --- messages
+// ---------------------------------------------------------------------------
 
 struct msg {
   char b[BUF];
@@ -169,12 +180,14 @@ static void nest_end(struct msg *m, size_t at) {
 
 // A value for attribute type t: valid most of the time, else an edge.
 static void put_value(struct msg *m, uint16_t t) {
-  static const uint64_t kEdge[] = {0, 1, 0xffffffffULL, 0x100000000ULL,
-                                   UINT64_MAX, LITE_LMR_SIZE_MAX + 1};
+  static const uint64_t kEdge[] = {
+      0, 1, 0xffffffffULL, 0x100000000ULL, UINT64_MAX, LITE_LMR_SIZE_MAX + 1};
   char s[LITE_MESSAGE_BUF + 64];
 
   switch (t) {
-    case LITE_ATTR_NAME: case LITE_ATTR_NODE_NAME: case LITE_ATTR_MESSAGE:
+    case LITE_ATTR_NAME:
+    case LITE_ATTR_NODE_NAME:
+    case LITE_ATTR_MESSAGE:
       if (pct(80)) {
         snprintf(s, sizeof(s), "fzn%llu", (unsigned long long)below(64));
       } else {
@@ -185,18 +198,23 @@ static void put_value(struct msg *m, uint16_t t) {
       putstr(m, t, s);
       return;
     case LITE_ATTR_IPV4_ADDR:
-      put32(m, t, pct(50) ? htonl(0x0ad30100 | (uint32_t)below(256))
-                          : (uint32_t)rnd());
+      put32(
+          m, t,
+          pct(50) ? htonl(0x0ad30100 | (uint32_t)below(256)) : (uint32_t)rnd());
       return;
     case LITE_ATTR_PEER_SECRET:
       for (size_t i = 0; i < LITE_PEER_SECRET_LEN; i++) s[i] = (char)rnd();
       put(m, t, s, pct(80) ? LITE_PEER_SECRET_LEN : below(64));
       return;
-    case LITE_ATTR_REVOKED: put(m, t, NULL, 0); return;
-    case LITE_ATTR_CHUNKS: case LITE_ATTR_CHUNK: {
+    case LITE_ATTR_REVOKED:
+      put(m, t, NULL, 0);
+      return;
+    case LITE_ATTR_CHUNKS:
+    case LITE_ATTR_CHUNK: {
       size_t outer = nest_start(m, LITE_ATTR_CHUNKS);
       for (unsigned i = below(4); i > 0; i--) {
-        size_t in = nest_start(m, pct(90) ? LITE_ATTR_CHUNK : (uint16_t)below(8));
+        size_t in =
+            nest_start(m, pct(90) ? LITE_ATTR_CHUNK : (uint16_t)below(8));
         put64(m, LITE_CHUNK_ATTR_ADDR, rnd());
         put64(m, LITE_CHUNK_ATTR_LENGTH, pct(80) ? 4096 : kEdge[below(6)]);
         if (pct(10)) put32(m, (uint16_t)below(6), (uint32_t)rnd());
@@ -205,15 +223,28 @@ static void put_value(struct msg *m, uint16_t t) {
       nest_end(m, outer);
       return;
     }
-    case LITE_ATTR_CM_PORT: put(m, t, &(uint16_t){18600}, 2); return;
-    case LITE_ATTR_INCARNATION: case LITE_ATTR_LMR_ID: case LITE_ATTR_NEW_LMR_ID:
-    case LITE_ATTR_SIZE: case LITE_ATTR_EPOCH: case LITE_ATTR_UPCALL_ID:
-    case LITE_ATTR_GRANT_ID: case LITE_ATTR_GRANTED_AT_MS: case LITE_ATTR_PAD:
+    case LITE_ATTR_CM_PORT:
+      put(m, t, &(uint16_t){18600}, 2);
+      return;
+    case LITE_ATTR_INCARNATION:
+    case LITE_ATTR_LMR_ID:
+    case LITE_ATTR_NEW_LMR_ID:
+    case LITE_ATTR_SIZE:
+    case LITE_ATTR_EPOCH:
+    case LITE_ATTR_UPCALL_ID:
+    case LITE_ATTR_GRANT_ID:
+    case LITE_ATTR_GRANTED_AT_MS:
+    case LITE_ATTR_PAD:
       put64(m, t, pct(80) ? below(64) + 1 : kEdge[below(6)]);
       return;
-    case LITE_ATTR_MODE: put32(m, t, pct(80) ? 0600 : (uint32_t)rnd()); return;
+    case LITE_ATTR_MODE:
+      put32(m, t, pct(80) ? 0600 : (uint32_t)rnd());
+      return;
     case LITE_ATTR_ERRNO:
-      put32(m, t, pct(60) ? 0 : pct(80) ? (uint32_t)below(140) : (uint32_t)rnd());
+      put32(m, t,
+            pct(60)   ? 0
+            : pct(80) ? (uint32_t)below(140)
+                      : (uint32_t)rnd());
       return;
     default:  // u32
       put32(m, t, pct(80) ? (uint32_t)below(8) + 1 : (uint32_t)kEdge[below(3)]);
@@ -232,7 +263,8 @@ static void template(struct msg *m, int cmd) {
     case LITE_CMD_PEER_ADD:
       put32(m, LITE_ATTR_NODE_ID, (uint32_t)below(2000) + 1);
       put64(m, LITE_ATTR_INCARNATION, below(3) + 1);
-      put32(m, LITE_ATTR_IPV4_ADDR, htonl(0x0ad30100 | ((uint32_t)below(254) + 1)));
+      put32(m, LITE_ATTR_IPV4_ADDR,
+            htonl(0x0ad30100 | ((uint32_t)below(254) + 1)));
       if (pct(30)) put_value(m, LITE_ATTR_NODE_NAME);
       if (pct(50)) put_value(m, LITE_ATTR_PEER_SECRET);
       return;
@@ -248,31 +280,36 @@ static void template(struct msg *m, int cmd) {
       put32(m, LITE_ATTR_GID, (uint32_t)below(2000));
       put32(m, LITE_ATTR_MODE, 0640);
       return;
-    case LITE_CMD_LMR_FREE: put64(m, LITE_ATTR_LMR_ID, below(64) + 1); return;
+    case LITE_CMD_LMR_FREE:
+      put64(m, LITE_ATTR_LMR_ID, below(64) + 1);
+      return;
     case LITE_CMD_LMR_UPDATE:
       put64(m, LITE_ATTR_LMR_ID, below(64) + 1);
       if (pct(50)) put64(m, LITE_ATTR_NEW_LMR_ID, below(64) + 1);
       if (pct(50)) put64(m, LITE_ATTR_EPOCH, rnd());
       return;
     case LITE_CMD_UPCALL_COMPLETE:
-      put64(m, LITE_ATTR_UPCALL_ID, nupcalls && pct(80)
-                                        ? upcalls[below(nupcalls < 64 ? nupcalls : 64)]
-                                        : rnd());
+      put64(m, LITE_ATTR_UPCALL_ID,
+            nupcalls && pct(80) ? upcalls[below(nupcalls < 64 ? nupcalls : 64)]
+                                : rnd());
       put_value(m, LITE_ATTR_ERRNO);
       if (pct(30)) put_value(m, LITE_ATTR_MESSAGE);
       if (pct(50)) put64(m, LITE_ATTR_LMR_ID, below(64) + 1);
       if (pct(50)) {  // a MAP answer
         static const uint16_t kGrant[] = {
-            LITE_ATTR_GRANT_ID, LITE_ATTR_NAME, LITE_ATTR_NODE_ID,
-            LITE_ATTR_ACCESS, LITE_ATTR_EPOCH, LITE_ATTR_SIZE,
-            LITE_ATTR_MEMORY_KEY, LITE_ATTR_CHUNKS, LITE_ATTR_INCARNATION,
+            LITE_ATTR_GRANT_ID,     LITE_ATTR_NAME,   LITE_ATTR_NODE_ID,
+            LITE_ATTR_ACCESS,       LITE_ATTR_EPOCH,  LITE_ATTR_SIZE,
+            LITE_ATTR_MEMORY_KEY,   LITE_ATTR_CHUNKS, LITE_ATTR_INCARNATION,
             LITE_ATTR_GRANTED_AT_MS};
         for (size_t i = 0; i < sizeof(kGrant) / sizeof(kGrant[0]); i++)
           if (pct(95)) put_value(m, kGrant[i]);
       }
       return;
-    case LITE_CMD_GRANT_REVOKE: put64(m, LITE_ATTR_GRANT_ID, rnd()); return;
-    default: return;  // no attributes
+    case LITE_CMD_GRANT_REVOKE:
+      put64(m, LITE_ATTR_GRANT_ID, rnd());
+      return;
+    default:
+      return;  // no attributes
   }
 }
 
@@ -332,7 +369,8 @@ static void mutate(struct msg *m, size_t from) {
   }
 }
 
-// --- the socket --------------------------------------------------------------------
+// --- the socket
+// --------------------------------------------------------------------
 
 static int nl_open(void) {
   int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
@@ -344,6 +382,7 @@ static int nl_open(void) {
     exit(100);
   }
   setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+  setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
   setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
   return fd;
 }
@@ -397,8 +436,21 @@ static int transact(int fd, struct msg *m, uint16_t type, uint16_t flags,
         note_upcall(h);
         continue;
       }
-      if (h->nlmsg_type == NLMSG_ERROR)
-        return -((struct nlmsgerr *)NLMSG_DATA(h))->error;
+      if (h->nlmsg_type == NLMSG_ERROR) {
+        struct nlmsgerr *e = NLMSG_DATA(h);
+        struct nlattr *a = (struct nlattr *)(e + 1);
+        int left = (int)h->nlmsg_len - NLMSG_HDRLEN - (int)sizeof(*e);
+
+        last_msg[0] = 0;
+        for (; (h->nlmsg_flags & NLM_F_ACK_TLVS) && left >= NLA_HDRLEN &&
+               a->nla_len >= NLA_HDRLEN && a->nla_len <= left;
+             left -= NLA_ALIGN(a->nla_len),
+             a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len)))
+          if (a->nla_type == NLMSGERR_ATTR_MSG)
+            snprintf(last_msg, sizeof(last_msg), "%.*s",
+                     a->nla_len - NLA_HDRLEN, (char *)a + NLA_HDRLEN);
+        return -e->error;
+      }
       if (h->nlmsg_type == NLMSG_DONE) return 0;
       if (visit) visit(h);
     }
@@ -406,14 +458,13 @@ static int transact(int fd, struct msg *m, uint16_t type, uint16_t flags,
 }
 
 // Walks the attributes of a generic netlink message.
-#define FOR_ATTRS(a, h)                                                        \
-  for (int left_ = (int)(h)->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;           \
-       left_ >= NLA_HDRLEN && (a)->nla_len >= NLA_HDRLEN &&                    \
-       (a)->nla_len <= left_;                                                  \
-       left_ -= NLA_ALIGN((a)->nla_len),                                       \
-       (a) = (struct nlattr *)((char *)(a) + NLA_ALIGN((a)->nla_len)))
-#define FIRST_ATTR(h) \
-  ((struct nlattr *)((char *)NLMSG_DATA(h) + GENL_HDRLEN))
+#define FOR_ATTRS(a, h)                                              \
+  for (int left_ = (int)(h)->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN; \
+       left_ >= NLA_HDRLEN && (a)->nla_len >= NLA_HDRLEN &&          \
+       (a)->nla_len <= left_;                                        \
+       left_ -= NLA_ALIGN((a)->nla_len),                             \
+           (a) = (struct nlattr *)((char *)(a) + NLA_ALIGN((a)->nla_len)))
+#define FIRST_ATTR(h) ((struct nlattr *)((char *)NLMSG_DATA(h) + GENL_HDRLEN))
 #define ATTR_U64(a) (*(uint64_t *)((char *)(a) + NLA_HDRLEN))
 #define ATTR_U32(a) (*(uint32_t *)((char *)(a) + NLA_HDRLEN))
 
@@ -441,56 +492,74 @@ static void resolve_family(int fd) {
   start(m, CTRL_CMD_GETFAMILY, 1);
   putstr(m, CTRL_ATTR_FAMILY_NAME, LITE_GENL_NAME);
   if (transact(fd, m, GENL_ID_CTRL, 0, family_visit) || !family) {
-    fprintf(stderr, "fuzz_netlink: no '%s' generic netlink family (lite.ko loaded?)\n",
+    fprintf(stderr,
+            "fuzz_netlink: no '%s' generic netlink family (lite.ko loaded?)\n",
             LITE_GENL_NAME);
     exit(100);
   }
   free(m);
 }
 
-// --- what a valid request carries ---------------------------------------------------
+// --- what a valid request carries
+// ---------------------------------------------------
 
 struct rule {
-  uint16_t takes[16];     // the attributes the command takes, 0-terminated
-  uint8_t required;       // the first `required` of them must be there
+  uint16_t takes[16];  // the attributes the command takes, 0-terminated
+  uint8_t required;    // the first `required` of them must be there
 };
 static const struct rule kRules[NCMD] = {
     [LITE_CMD_NODE_SET] = {{LITE_ATTR_NODE_ID, LITE_ATTR_INCARNATION,
-                            LITE_ATTR_IPV4_ADDR, LITE_ATTR_NODE_NAME}, 3},
+                            LITE_ATTR_IPV4_ADDR, LITE_ATTR_NODE_NAME},
+                           3},
     [LITE_CMD_PEER_ADD] = {{LITE_ATTR_NODE_ID, LITE_ATTR_INCARNATION,
                             LITE_ATTR_IPV4_ADDR, LITE_ATTR_NODE_NAME,
-                            LITE_ATTR_PEER_SECRET}, 3},
+                            LITE_ATTR_PEER_SECRET},
+                           3},
     [LITE_CMD_PEER_REMOVE] = {{LITE_ATTR_NODE_ID, LITE_ATTR_INCARNATION}, 1},
     [LITE_CMD_LMR_ALLOC] = {{LITE_ATTR_LMR_ID, LITE_ATTR_NAME, LITE_ATTR_SIZE,
-                             LITE_ATTR_UID, LITE_ATTR_GID, LITE_ATTR_MODE}, 6},
+                             LITE_ATTR_UID, LITE_ATTR_GID, LITE_ATTR_MODE},
+                            6},
     [LITE_CMD_LMR_FREE] = {{LITE_ATTR_LMR_ID}, 1},
     [LITE_CMD_LMR_UPDATE] = {{LITE_ATTR_LMR_ID, LITE_ATTR_NEW_LMR_ID,
-                              LITE_ATTR_EPOCH}, 1},
-    [LITE_CMD_UPCALL_COMPLETE] = {{LITE_ATTR_UPCALL_ID, LITE_ATTR_ERRNO,
-                                   LITE_ATTR_MESSAGE, LITE_ATTR_LMR_ID,
-                                   LITE_ATTR_GRANT_ID, LITE_ATTR_NAME,
-                                   LITE_ATTR_NODE_ID, LITE_ATTR_ACCESS,
-                                   LITE_ATTR_EPOCH, LITE_ATTR_SIZE,
-                                   LITE_ATTR_MEMORY_KEY, LITE_ATTR_CHUNKS,
-                                   LITE_ATTR_INCARNATION,
-                                   LITE_ATTR_GRANTED_AT_MS}, 2},
+                              LITE_ATTR_EPOCH},
+                             1},
+    [LITE_CMD_UPCALL_COMPLETE] =
+        {{LITE_ATTR_UPCALL_ID, LITE_ATTR_ERRNO, LITE_ATTR_MESSAGE,
+          LITE_ATTR_LMR_ID, LITE_ATTR_GRANT_ID, LITE_ATTR_NAME,
+          LITE_ATTR_NODE_ID, LITE_ATTR_ACCESS, LITE_ATTR_EPOCH, LITE_ATTR_SIZE,
+          LITE_ATTR_MEMORY_KEY, LITE_ATTR_CHUNKS, LITE_ATTR_INCARNATION,
+          LITE_ATTR_GRANTED_AT_MS},
+         2},
     [LITE_CMD_GRANT_REVOKE] = {{LITE_ATTR_GRANT_ID}, 1},
 };
 
 // The fixed length of an attribute type, 0 if it has none.
 static int fixed_len(int t) {
   switch (t) {
-    case LITE_ATTR_INCARNATION: case LITE_ATTR_LMR_ID: case LITE_ATTR_NEW_LMR_ID:
-    case LITE_ATTR_SIZE: case LITE_ATTR_EPOCH: case LITE_ATTR_UPCALL_ID:
-    case LITE_ATTR_GRANT_ID: case LITE_ATTR_GRANTED_AT_MS:
+    case LITE_ATTR_INCARNATION:
+    case LITE_ATTR_LMR_ID:
+    case LITE_ATTR_NEW_LMR_ID:
+    case LITE_ATTR_SIZE:
+    case LITE_ATTR_EPOCH:
+    case LITE_ATTR_UPCALL_ID:
+    case LITE_ATTR_GRANT_ID:
+    case LITE_ATTR_GRANTED_AT_MS:
       return 8;
-    case LITE_ATTR_NAME: case LITE_ATTR_NODE_NAME: case LITE_ATTR_MESSAGE:
-    case LITE_ATTR_CHUNKS: case LITE_ATTR_CHUNK: case LITE_ATTR_PAD:
+    case LITE_ATTR_NAME:
+    case LITE_ATTR_NODE_NAME:
+    case LITE_ATTR_MESSAGE:
+    case LITE_ATTR_CHUNKS:
+    case LITE_ATTR_CHUNK:
+    case LITE_ATTR_PAD:
       return 0;
-    case LITE_ATTR_PEER_SECRET: return LITE_PEER_SECRET_LEN;
-    case LITE_ATTR_CM_PORT: return 2;
-    case LITE_ATTR_REVOKED: return -1;  // a flag: no payload
-    default: return 4;
+    case LITE_ATTR_PEER_SECRET:
+      return LITE_PEER_SECRET_LEN;
+    case LITE_ATTR_CM_PORT:
+      return 2;
+    case LITE_ATTR_REVOKED:
+      return -1;  // a flag: no payload
+    default:
+      return 4;
   }
 }
 
@@ -503,15 +572,17 @@ static const char *must_fail(const struct msg *m, int cmd, int dump) {
   int left = (int)m->len - NLMSG_HDRLEN - GENL_HDRLEN;
 
   if (!is_request(cmd)) return "not a request";
-  if (dump != is_dump(cmd)) return dump ? "a dump of a command without one"
-                                        : "a dump-only command without NLM_F_DUMP";
+  if (dump != is_dump(cmd))
+    return dump ? "a dump of a command without one"
+                : "a dump-only command without NLM_F_DUMP";
   for (; left >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= left;
        left -= NLA_ALIGN(a->nla_len),
        a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len))) {
     int t = a->nla_type & NLA_TYPE_MASK, i, n = a->nla_len - NLA_HDRLEN;
 
     if (t == LITE_ATTR_PAD) continue;
-    for (i = 0; r->takes[i] && r->takes[i] != t; i++) {}
+    for (i = 0; r->takes[i] && r->takes[i] != t; i++) {
+    }
     if (!r->takes[i]) return "an attribute the command does not take";
     seen |= 1U << i;
     if (fixed_len(t) && n != (fixed_len(t) < 0 ? 0 : fixed_len(t)))
@@ -529,7 +600,8 @@ static const char *must_fail(const struct msg *m, int cmd, int dump) {
   return NULL;
 }
 
-// --- the child that makes upcalls ----------------------------------------------------
+// --- the child that makes upcalls
+// ----------------------------------------------------
 
 static pid_t upcall_child(void) {
   pid_t pid = fork();
@@ -564,7 +636,8 @@ static pid_t upcall_child(void) {
   _exit(0);
 }
 
-// --- the run -------------------------------------------------------------------------
+// --- the run
+// -------------------------------------------------------------------------
 
 static uint64_t ids[4096];
 static unsigned nids;
@@ -604,19 +677,26 @@ static unsigned clean_up(int fd, struct msg *m) {
         else
           put64(m, (uint16_t)kWhat[k].attr, ids[i]);
         int err = transact(fd, m, family, 0, NULL);
-        if (err) fail("clean-up: command %d of id %llu: %s", kWhat[k].remove,
-                      (unsigned long long)ids[i], strerror(err < 0 ? ETIMEDOUT : err));
+        if (err)
+          fail("clean-up: command %d of id %llu: %s", kWhat[k].remove,
+               (unsigned long long)ids[i], strerror(err < 0 ? ETIMEDOUT : err));
       }
     }
   return left;
 }
 
+static const char *const kCmdNames[] = {
+    "UNSPEC",          "AGENT_ATTACH", "AGENT_DETACH",  "NODE_SET",
+    "NODE_GET",        "PEER_ADD",     "PEER_REMOVE",   "PEER_GET",
+    "EVENT_CONNECTED", "EVENT_FAILED", "EVENT_REMOVED", "LMR_ALLOC",
+    "LMR_FREE",        "LMR_UPDATE",   "LMR_GET",       "UPCALL",
+    "UPCALL_COMPLETE", "GRANT_REVOKE", "GRANT_GET"};
+static const char *cmd_name(int c) {
+  return c < (int)(sizeof(kCmdNames) / sizeof(kCmdNames[0])) ? kCmdNames[c]
+                                                             : "unknown";
+}
+
 static void report(double secs) {
-  static const char *const kCmdNames[NCMD] = {
-      "UNSPEC", "AGENT_ATTACH", "AGENT_DETACH", "NODE_SET", "NODE_GET",
-      "PEER_ADD", "PEER_REMOVE", "PEER_GET", "EVENT_CONNECTED",
-      "EVENT_FAILED", "EVENT_REMOVED", "LMR_ALLOC", "LMR_FREE", "LMR_UPDATE",
-      "LMR_GET", "UPCALL", "UPCALL_COMPLETE", "GRANT_REVOKE", "GRANT_GET"};
   uint64_t total = 0;
 
   printf("fuzz_netlink (%s): results by command and errno (0 = success):\n",
@@ -624,8 +704,7 @@ static void report(double secs) {
   for (int c = 0; c < NCMD; c++) {
     uint64_t n = 0;
 
-    printf("  %-16s", c < (int)(sizeof(kCmdNames) / sizeof(kCmdNames[0]))
-                          ? kCmdNames[c] : "unknown");
+    printf("  %-16s", cmd_name(c));
     for (int e = 0; e < NERR; e++)
       if (counts[c][e]) {
         n += counts[c][e];
@@ -650,23 +729,29 @@ int main(int argc, char **argv) {
     char *end = NULL;
     struct in_addr in;
 
-    if (!strcmp(argv[i], "--seed")) seed = strtoull(v, &end, 0);
-    else if (!strcmp(argv[i], "--messages")) messages = strtol(v, &end, 0);
-    else if (!strcmp(argv[i], "--hang-secs")) hang_secs = (int)strtol(v, &end, 0);
+    if (!strcmp(argv[i], "--seed"))
+      seed = strtoull(v, &end, 0);
+    else if (!strcmp(argv[i], "--messages"))
+      messages = strtol(v, &end, 0);
+    else if (!strcmp(argv[i], "--hang-secs"))
+      hang_secs = (int)strtol(v, &end, 0);
     else if (!strcmp(argv[i], "--addr") && inet_pton(AF_INET, v, &in) == 1)
       self_addr = in.s_addr, end = "";
     if (!end || *end || !*v) {
-      fprintf(stderr, "fuzz_netlink: bad argument '%s' (see the top of "
-              "fuzz_netlink.c)\n", argv[i]);
+      fprintf(stderr,
+              "fuzz_netlink: bad argument '%s' (see the top of "
+              "fuzz_netlink.c)\n",
+              argv[i]);
       return 2;
     }
     i++;
   }
   privileged = geteuid() == 0;
   state = seed;
-  printf("fuzz_netlink: seed %llu, %ld messages as %s (reproduce: --seed %llu)\n",
-         (unsigned long long)seed, messages, privileged ? "root" : "an unprivileged user",
-         (unsigned long long)seed);
+  printf(
+      "fuzz_netlink: seed %llu, %ld messages as %s (reproduce: --seed %llu)\n",
+      (unsigned long long)seed, messages,
+      privileged ? "root" : "an unprivileged user", (unsigned long long)seed);
   int sock[2] = {nl_open(), nl_open()};  // sock[0] attaches as the agent
   resolve_family(sock[1]);
   if (privileged) child = upcall_child();
@@ -690,13 +775,16 @@ int main(int argc, char **argv) {
     counts[cmd][err < NERR ? err : NERR - 1]++;
     if (!privileged && is_admin(cmd)) {
       if (err != EPERM)
-        fail("admin command %d as an unprivileged user: %s, not EPERM (message %ld)",
-             cmd, err ? strerror(err) : "success", i);
+        fail(
+            "admin command %s as an unprivileged user: %s, not EPERM "
+            "(message %ld)",
+            cmd_name(cmd), err ? strerrorname_np(err) : "success", i);
     } else if (err == 0 && why) {
-      fail("command %d succeeded with %s (message %ld)", cmd, why, i);
+      fail("%s succeeded with %s (message %ld)", cmd_name(cmd), why, i);
     } else if (err && !documented(cmd, err)) {
-      fail("command %d: %s, not documented for it (message %ld%s%s)", cmd,
-           strerror(err), i, why ? ", " : "", why ? why : "");
+      fail("%s: %s, not documented for it (message %ld%s%s; kernel: \"%s\")",
+           cmd_name(cmd), strerrorname_np(err), i, why ? ", " : "",
+           why ? why : "", last_msg);
     }
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);

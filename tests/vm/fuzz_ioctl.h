@@ -1,0 +1,118 @@
+// fuzz_ioctl.h: what the two files of fuzz_ioctl share (fuzz_ioctl.c has
+// the whole story): the generators and calls in fuzz_ioctl.c, the
+// processes, chaos, watchdog and report in fuzz_ioctl_run.c.
+#ifndef LITE_TESTS_VM_FUZZ_IOCTL_H_
+#define LITE_TESTS_VM_FUZZ_IOCTL_H_
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kmod/include/uapi/lite.h"
+
+enum {
+  I_QUERY,
+  I_NODE,
+  I_LOOKUP,
+  I_ALLOC,
+  I_MAP,
+  I_UNMAP,
+  I_FREE,
+  I_READ,
+  I_WRITE,
+  I_MEMSET,
+  I_MEMCPY,
+  I_FAA,
+  I_CAS,
+  I_UNKNOWN,
+  NIOC
+};
+
+extern const char *const kNames[NIOC];
+extern const unsigned long kCmds[NIOC];
+
+#define MAX_PROCS 8
+#define MAX_THREADS 16
+#define NERR 160          // errno buckets; the last one holds larger values
+#define NLMR 4            // LMRs per process
+#define NSLOT (NLMR * 3)  // one map per LMR and access (R, W, RW)
+#define NDEAD 256
+#define RW_BYTES (2 << 20)
+#define RO_BYTES (64 << 10)
+
+struct busy {                 // what a thread is doing, for the watchdog
+  _Atomic uint64_t since_ms;  // 0: between calls
+  _Atomic int tid;
+  char what[200];
+};
+
+struct shared {  // MAP_SHARED: every process of the run adds to it
+  _Atomic uint64_t counts[NIOC][NERR];
+  _Atomic uint64_t failures;
+  _Atomic uint64_t published[MAX_PROCS][NSLOT];  // live handles, per process
+  _Atomic int stop;
+  struct busy busy[MAX_PROCS][MAX_THREADS + 1];
+};
+
+struct argbuf {
+  char *rw_page;  // page 0 read-write, page 1 PROT_NONE
+  char *ro_page;
+};
+
+struct worker {
+  int idx;
+  uint64_t s;
+  struct busy *b;
+  struct argbuf ab;
+  long calls;
+};
+
+struct lmr {
+  char name[LITE_NAME_BUF];
+  uint64_t size;
+};
+
+struct victim {    // the chaos thread's second open file
+  _Atomic int fd;  // -1: none
+  _Atomic uint64_t handle;
+};
+
+extern struct shared *sh;
+extern uint64_t g_seed;
+extern long g_calls;
+extern int g_threads, g_procs, g_hang_secs;
+
+// Per process.
+extern int proc_idx, main_fd;
+extern uint32_t own_tag;
+extern char *rw_area, *ro_area, *none_area;
+extern const uint32_t kAccess[3];
+extern struct lmr lmrs[NLMR];
+extern _Atomic uint64_t slots[NSLOT];
+extern struct victim victim;
+extern uint32_t node_id_self, num_devices, num_members;
+
+uint64_t now_ms(void);
+uint64_t below(uint64_t *s, uint64_t n);
+void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+// One call, watched and counted (fuzz_ioctl.c).
+int call(struct busy *b, int fd, int ioc, unsigned long cmd, void *arg,
+         const char *must_fail, int victim_fd, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+int unmap(struct busy *b, int fd, uint64_t h, int victim_fd);
+void *worker_main(void *p);
+
+#endif  // LITE_TESTS_VM_FUZZ_IOCTL_H_
