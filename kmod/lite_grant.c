@@ -189,7 +189,10 @@ int lite_nl_grant_revoke(struct sk_buff *skb, struct genl_info *info)
 	}
 	/*
 	 * Drained before the answer: when it is 0, nothing of the grant is in
-	 * flight on this node, nor will be. Bounded like an operation.
+	 * flight on this node, nor will be. Bounded like an operation. (It
+	 * waits under lite_owner_rwsem's read side: an AGENT_ATTACH or DETACH
+	 * meanwhile waits as long, which only happens while an operation of
+	 * the grant is still in flight.)
 	 */
 	ret = lite_grant_revoke_wait(grant, msecs_to_jiffies(READ_ONCE(lite_op_timeout_ms)));
 	if (ret == -ETIMEDOUT)
