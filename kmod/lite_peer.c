@@ -334,7 +334,6 @@ void lite_peer_conn_lost_locked(struct lite_conn *conn, bool was_up, int reason,
 void lite_peer_unreachable_locked(struct lite_conn *conn)
 {
 	struct lite_peer *peer = conn->peer;
-	bool reported = peer->failure_reported;
 	struct lite_conn *other;
 	unsigned int i;
 
@@ -349,16 +348,19 @@ void lite_peer_unreachable_locked(struct lite_conn *conn)
 	pr_warn("peer %s (incarnation %llu, %pI4): QP %u got no answer within peer_timeout_ms (%u ms): failing its %u connections\n",
 		peer->label, peer->incarnation, &peer->addr, conn->index,
 		READ_ONCE(lite_peer_timeout_ms), peer->connected);
-	lite_conn_kill_locked(conn, EHOSTDOWN, true);
+	/*
+	 * One event, once all are down (so it says 0 connected), even if an
+	 * earlier loss was reported already: this verdict is news.
+	 */
+	peer->failure_reported = true;
+	lite_conn_kill_locked(conn, EHOSTDOWN, false);
 	for (i = 0; i < ARRAY_SIZE(peer->conns); i++) {
 		other = lite_slot_locked(peer->conns[i]);
 		if (other)
 			lite_conn_kill_locked(other, EHOSTDOWN, false);
 	}
-	/* An earlier loss was reported already; this verdict is news. */
-	if (reported)
-		lite_peer_event_locked(peer, LITE_CMD_EVENT_PEER_FAILED,
-				       conn->index, EHOSTDOWN);
+	lite_peer_event_locked(peer, LITE_CMD_EVENT_PEER_FAILED, conn->index,
+			       EHOSTDOWN);
 }
 
 void lite_peer_conn_challenged_locked(struct lite_conn *conn, u64 challenge)

@@ -73,11 +73,11 @@ wait_files() {  # SECS FILE...: every FILE exists within SECS
 	vm_ok "loops running: $*"
 }
 
-unreachable_logged() {  # NODE_ID
+unreachable_logged() {  # NODE_NAME NODE_ID
 	local log
 	log=$(dmesg | grep "got no answer within peer_timeout_ms" || true)
 	echo "$log" | indent
-	check "lite.ko failed node $1's connections itself (kernel log)" has_text "$log" "($1"
+	check "lite.ko failed $1's connections itself (kernel log)" has_text "$log" "peer $1 ($2)"
 }
 
 # ---------------------------------------------------------------------------
@@ -196,14 +196,15 @@ host_main() {
 	done
 
 	echo "== what lite.ko, the agents and the manager said"
-	guests "1 unreachable_logged $n3" "2 unreachable_logged $n3"
+	guests "1 unreachable_logged node3 $n3" "2 unreachable_logged node3 $n3"
 	out=$(grep -E "found it unreachable|report" "$LITE_VM_STATE/litemgr.log" | head -n 5 || true)
 	echo "$out" | indent
 	check "the manager logged the agents' reports" has_text "$out" "found it unreachable on the data path"
 	for g in 1 2; do
 		out=$(litevm exec -g "$g" -t 20 -- "grep -E 'reported node|EHOSTDOWN' /tmp/liteagent.log | head -n 3" 2>&1 || true)
 		echo "$out" | indent
-		check "guest $g's agent reported node $n3 to the manager" has_text "$out" "reported node $n3 "
+		check "guest $g's agent reported node3 (id $n3) to the manager" has_text "$out" "reported node $n3 "
+		check "... on lite.ko's event saying none of its QPs is up" has_text "$out" "; 0 QPs still connected"
 	done
 	lc_stop
 }
