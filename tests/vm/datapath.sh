@@ -242,6 +242,7 @@ host_main() {
 	# shellcheck source=tools/vm/litecluster.sh
 	source "$VM_REPO/tools/vm/litecluster.sh"
 	echo "== cluster: litemgr on the host, liteagent --module=netlink on 3 guests"
+	# shellcheck disable=SC2119  # litecluster.sh's default lease is meant
 	lc_start
 	n1=$(lc_node_id 1) n2=$(lc_node_id 2) n3=$(lc_node_id 3)
 	echo "   node1 (id $n1) in guest 1, node2 (id $n2) in guest 2, node3 (id $n3) in guest 3"
