@@ -193,6 +193,8 @@ static int run_process(void) {
   return 0;
 }
 
+static pid_t pids[MAX_PROCS];  // the fuzzing processes
+
 // The watchdog (in the first process): a call running longer than
 // --hang-secs is a hang; print it with its kernel stack and give up.
 static void *watchdog_main(void *p) {
@@ -217,6 +219,9 @@ static void *watchdog_main(void *p) {
         fail("hang: %s still running after %d s; kernel stack:\n%s", b->what,
              g_hang_secs, stack);
         fflush(stdout);
+        // The rest stop here; a call stuck unkillably in the kernel stays.
+        for (int k = 0; k < g_procs; k++)
+          if (pids[k] > 0) kill(pids[k], SIGKILL);
         _exit(1);
       }
     usleep(200000);
@@ -285,7 +290,6 @@ bad:
 }
 
 int main(int argc, char **argv) {
-  pid_t pids[MAX_PROCS];
   pthread_t wd;
   uint64_t t0 = now_ms();
 
