@@ -74,6 +74,7 @@ static int g_verbose_fails = 40;
 int proc_idx, main_fd;
 uint32_t own_tag;
 char *rw_area, *ro_area, *none_area;  // each ends at a PROT_NONE page
+char *rofile_area, *flap_area;
 const uint32_t kAccess[3] = {LITE_ACCESS_READ, LITE_ACCESS_WRITE,
                              LITE_ACCESS_READ | LITE_ACCESS_WRITE};
 struct lmr lmrs[NLMR];
@@ -172,7 +173,7 @@ static struct uptr gen_ptr(uint64_t *s, uint64_t len) {
   struct uptr u = {0};
   uint64_t n = len < RW_BYTES ? len : RW_BYTES;
 
-  switch (clean ? 10 : below(s, 40)) {
+  switch (clean ? 12 : below(s, 44)) {
     case 0:
       u.p = 0, u.kind = "NULL";
       break;
@@ -200,11 +201,22 @@ static struct uptr gen_ptr(uint64_t *s, uint64_t len) {
       u.p = (uintptr_t)rw_area + RW_BYTES - (n > 1 ? below(s, n - 1) + 1 : 0);
       u.kind = "into a guard page";
       break;
+    case 10:
+    case 11:
+      u.p = (uintptr_t)rofile_area + below(s, RO_BYTES);
+      u.kind = "a read-only shared file mapping";
+      break;
+    case 12:
+    case 13:  // no prediction: the mapping changes under the call
+      u.p = (uintptr_t)flap_area + below(s, RO_BYTES), u.kind = "flapping";
+      u.writable = u.readable = 1;
+      return u;
     default:
       u.p = (uintptr_t)rw_area + below(s, RW_BYTES - n + 1), u.kind = "buffer";
   }
   u.writable = in_area(u.p, len, rw_area, RW_BYTES);
-  u.readable = u.writable || in_area(u.p, len, ro_area, RO_BYTES);
+  u.readable = u.writable || in_area(u.p, len, ro_area, RO_BYTES) ||
+               in_area(u.p, len, rofile_area, RO_BYTES);
   return u;
 }
 
@@ -392,6 +404,19 @@ static void gen_name(uint64_t *s, char *n, size_t cap, int thread) {
 // --- the calls
 // ----------------------------------------------------------------------
 
+static void check_unchanged(struct worker *w, uint64_t buf, uint64_t len,
+                            const char *area, char want) {
+  if (!in_area(buf, 1, area, RO_BYTES)) return;
+  uint64_t from = buf - (uintptr_t)area;
+
+  for (uint64_t i = from; i < RO_BYTES && i - from < len; i++)
+    if (area[i] != want) {
+      fail("%s: wrote into read-only memory (byte %llu is %#x)", w->b->what,
+           (unsigned long long)i, (unsigned char)area[i]);
+      return;
+    }
+}
+
 static void do_rw(struct worker *w, int ioc) {
   uint64_t *s = &w->s;
   int lmr, vfd, writes = ioc == I_WRITE;
@@ -426,17 +451,11 @@ static void do_rw(struct worker *w, int ioc) {
        kNames[ioc], (unsigned long long)op.handle,
        (unsigned long long)op.offset, (unsigned long long)op.length,
        (unsigned long long)op.buf, u.kind, op.flags, op.priority, arg);
-  // A READ must never write through a read-only mapping: the zero page.
-  if (!writes && in_area(op.buf, 1, ro_area, RO_BYTES)) {
-    uint64_t n = op.length < RO_BYTES ? op.length : RO_BYTES;
-    uint64_t from = op.buf - (uintptr_t)ro_area;
-
-    for (uint64_t i = from; i < RO_BYTES && i < from + n; i++)
-      if (ro_area[i]) {
-        fail("%s: wrote into read-only memory (byte %llu is %#x)", w->b->what,
-             (unsigned long long)i, (unsigned char)ro_area[i]);
-        break;
-      }
+  // A READ must never write through a read-only mapping: not into the
+  // zero page, not into a file's page cache.
+  if (!writes) {
+    check_unchanged(w, op.buf, op.length, ro_area, 0);
+    check_unchanged(w, op.buf, op.length, rofile_area, (char)FILE_BYTE);
   }
 }
 

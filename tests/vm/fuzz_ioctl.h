@@ -99,6 +99,13 @@ extern int g_threads, g_procs, g_hang_secs;
 extern int proc_idx, main_fd;
 extern uint32_t own_tag;
 extern char *rw_area, *ro_area, *none_area;
+// A file's pages, mapped MAP_SHARED and PROT_READ, every byte kFileByte: a
+// READ that wrote there would change the file.
+extern char *rofile_area;
+#define FILE_BYTE 0xAB
+// Mapped again and again (read-write, read-only, PROT_NONE) by a thread of
+// each process while the workers point buffers into it.
+extern char *flap_area;
 extern const uint32_t kAccess[3];
 extern struct lmr lmrs[NLMR];
 extern _Atomic uint64_t slots[NSLOT];

@@ -115,6 +115,46 @@ static void *map_area(size_t n, int prot) {
   return p;
 }
 
+// rofile_area: RO_BYTES of a deleted temporary file, MAP_SHARED and
+// PROT_READ, then a PROT_NONE guard page.
+static void map_file_area(void) {
+  char path[] = "/tmp/fuzz_ioctl.XXXXXX";
+  int fd = mkstemp(path);
+  char *w;
+
+  if (fd < 0 || unlink(path) || ftruncate(fd, RO_BYTES))
+    die("tmp file", errno, NULL);
+  w = mmap(NULL, RO_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (w == MAP_FAILED) die("mmap tmp file", errno, NULL);
+  memset(w, FILE_BYTE, RO_BYTES);
+  munmap(w, RO_BYTES);
+  rofile_area = map_area(RO_BYTES + 4096, PROT_NONE);
+  if (mmap(rofile_area, RO_BYTES, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0) ==
+      MAP_FAILED)
+    die("mmap tmp file read-only", errno, NULL);
+  close(fd);
+}
+
+// Maps flap_area again and again, so that the pages a call pinned are
+// unmapped under it (they must stay until it unpins them).
+static _Atomic int flapping = 1;
+static void *flapper_main(void *p) {
+  static const int kProt[] = {PROT_READ | PROT_WRITE, PROT_READ, PROT_NONE};
+  uint64_t s = g_seed ^ 0xF1A9;
+
+  (void)p;
+  for (unsigned n = 0; atomic_load(&flapping); n++) {
+    int prot = kProt[n % 3];
+
+    if (mmap(flap_area, RO_BYTES, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+             -1, 0) == MAP_FAILED)
+      die("mmap flap area", errno, NULL);
+    if (prot & PROT_WRITE) memset(flap_area, 0x3C, RO_BYTES);
+    usleep(100 + below(&s, 2000));
+  }
+  return NULL;
+}
+
 static void setup_process(void) {
   static const uint64_t kSizes[NLMR] = {64, 4096, 1048573, 8 << 20};
   struct lite_query q = {0};
@@ -134,6 +174,8 @@ static void setup_process(void) {
   ro_area = map_area(RO_BYTES + 4096, PROT_READ);
   mprotect(ro_area + RO_BYTES, 4096, PROT_NONE);
   none_area = map_area(8192, PROT_NONE);
+  map_file_area();
+  flap_area = map_area(RO_BYTES + 4096, PROT_NONE);
   for (int i = 0; i < NLMR; i++) {
     struct lite_alloc a = {.size_bytes = kSizes[i], .mode = 0600};
 
@@ -182,7 +224,11 @@ static int run_process(void) {
   for (int t = 0; t <= g_threads; t++)
     pthread_create(&th[t], NULL, t < g_threads ? worker_main : chaos_main,
                    &w[t]);
+  pthread_t flapper;
+  pthread_create(&flapper, NULL, flapper_main, NULL);
   for (int t = 0; t < g_threads; t++) pthread_join(th[t], NULL);
+  atomic_store(&flapping, 0);
+  pthread_join(flapper, NULL);
   atomic_store(&w[g_threads].calls, 1);
   pthread_join(th[g_threads], NULL);
   for (int i = 0; i < NSLOT; i++)
