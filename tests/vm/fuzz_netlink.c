@@ -288,10 +288,14 @@ static void template(struct msg *m, int cmd) {
       if (pct(50)) put64(m, LITE_ATTR_NEW_LMR_ID, below(64) + 1);
       if (pct(50)) put64(m, LITE_ATTR_EPOCH, rnd());
       return;
-    case LITE_CMD_UPCALL_COMPLETE:
+    case LITE_CMD_UPCALL_COMPLETE: {  // as many draws whatever came in: a seed
+                                      // gives the same messages
+      uint64_t invented = rnd(), k = below(64);
+      int real = pct(80) && nupcalls;
+
       put64(m, LITE_ATTR_UPCALL_ID,
-            nupcalls && pct(80) ? upcalls[below(nupcalls < 64 ? nupcalls : 64)]
-                                : rnd());
+            real ? upcalls[k % (nupcalls < 64 ? nupcalls : 64)] : invented);
+    }
       put_value(m, LITE_ATTR_ERRNO);
       if (pct(30)) put_value(m, LITE_ATTR_MESSAGE);
       if (pct(50)) put64(m, LITE_ATTR_LMR_ID, below(64) + 1);
@@ -600,6 +604,25 @@ static const char *must_fail(const struct msg *m, int cmd, int dump) {
   return NULL;
 }
 
+// The top-level attributes as " type/length ...", for FAIL lines.
+static const char *attr_summary(const struct msg *m) {
+  static char out[512];
+  const struct nlmsghdr *h = (const struct nlmsghdr *)m->b;
+  struct nlattr *a = FIRST_ATTR(h);
+  int n = 0, left = (int)m->len - NLMSG_HDRLEN - GENL_HDRLEN;
+
+  out[0] = 0;
+  for (; left >= NLA_HDRLEN && n < (int)sizeof(out) - 32;
+       left -= NLA_ALIGN(a->nla_len),
+       a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len))) {
+    n += snprintf(out + n, sizeof(out) - n, " %s%d/%d",
+                  a->nla_type & NLA_F_NESTED ? "nested:" : "",
+                  a->nla_type & NLA_TYPE_MASK, a->nla_len - NLA_HDRLEN);
+    if (a->nla_len < NLA_HDRLEN || a->nla_len > left) break;
+  }
+  return out;
+}
+
 // --- the child that makes upcalls
 // ----------------------------------------------------
 
@@ -782,9 +805,11 @@ int main(int argc, char **argv) {
     } else if (err == 0 && why) {
       fail("%s succeeded with %s (message %ld)", cmd_name(cmd), why, i);
     } else if (err && !documented(cmd, err)) {
-      fail("%s: %s, not documented for it (message %ld%s%s; kernel: \"%s\")",
-           cmd_name(cmd), strerrorname_np(err), i, why ? ", " : "",
-           why ? why : "", last_msg);
+      fail(
+          "%s: %s, not documented for it (message %ld%s%s; kernel: \"%s\"; "
+          "attributes type/length:%s)",
+          cmd_name(cmd), strerrorname_np(err), i, why ? ", " : "",
+          why ? why : "", last_msg, attr_summary(m));
     }
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
