@@ -17,7 +17,9 @@
 #    guest kernel logs have no BUG/WARNING/Oops, rmmod lite is clean; and
 #    litevm's teardown checks the logs again.
 # FUZZ_SEED (default 1) seeds both fuzzers; every FAIL line names it, and
-# the fuzzers print their command line for a rerun.
+# the fuzzers print their command line for a rerun. FUZZ_CALLS and
+# FUZZ_MESSAGES set the lengths, FUZZ_THREADS and FUZZ_PROCS (4, 2) the
+# ioctl fuzzer's threads per process and processes.
 # Usage: [FUZZ_SEED=N] tests/vm/fuzz.sh [--state DIR]    (needs root and tools/setup.sh)
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
@@ -31,7 +33,9 @@ VM_GUEST_SECS=200
 FUZZ_SEED=${FUZZ_SEED:-1}
 FUZZ_CALLS=${FUZZ_CALLS:-100000}
 FUZZ_MESSAGES=${FUZZ_MESSAGES:-100000}
-VM_GUEST_ENV=(FUZZ_SEED FUZZ_CALLS FUZZ_MESSAGES)
+FUZZ_THREADS=${FUZZ_THREADS:-4}
+FUZZ_PROCS=${FUZZ_PROCS:-2}
+VM_GUEST_ENV=(FUZZ_SEED FUZZ_CALLS FUZZ_MESSAGES FUZZ_THREADS FUZZ_PROCS)
 
 # ---------------------------------------------------------------------------
 # Guest side (fuzz.sh --guest FUNCTION ARGS...; see lib.sh).
@@ -50,8 +54,9 @@ fuzzer() {
 }
 
 ioctl_fuzz() {
-	fuzzer "fuzz_ioctl --seed $FUZZ_SEED --calls $FUZZ_CALLS" \
-		"$FUZZ_IOCTL" --seed "$FUZZ_SEED" --calls "$FUZZ_CALLS" --threads 4 --procs 2
+	fuzzer "fuzz_ioctl --seed $FUZZ_SEED --calls $FUZZ_CALLS --threads $FUZZ_THREADS --procs $FUZZ_PROCS" \
+		"$FUZZ_IOCTL" --seed "$FUZZ_SEED" --calls "$FUZZ_CALLS" \
+		--threads "$FUZZ_THREADS" --procs "$FUZZ_PROCS"
 }
 
 reload_lite() {
