@@ -70,10 +70,17 @@ static uint64_t rnd(void) {  // splitmix64
 static uint64_t below(uint64_t n) { return n ? rnd() % n : 0; }
 static int pct(int p) { return (int)below(100) < p; }
 
+// Failures of one kind (command and errno) print 3 lines, all of them 40;
+// every one counts.
+static unsigned char printed[NCMD][NERR];
+static int kind_cmd = -1, kind_err;
+
 static void fail(const char *fmt, ...) {
   va_list ap;
+  unsigned char *n = kind_cmd >= 0 ? &printed[kind_cmd][kind_err] : NULL;
 
-  if (failures++ >= 40) return;
+  failures++;
+  if (failures > 40 || (n && (*n)++ >= 3)) return;
   va_start(ap, fmt);
   printf("  FAIL  [seed %llu, %s] ", (unsigned long long)seed,
          privileged ? "root" : "unprivileged");
@@ -780,6 +787,7 @@ int main(int argc, char **argv) {
   if (privileged) child = upcall_child();
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (long i = 0; i < messages; i++) {
+    kind_cmd = -1;
     int cmd = pct(92) ? (int)below(LITE_CMD_MAX) + 1 : (int)below(NCMD);
     int fd = sock[cmd == LITE_CMD_AGENT_ATTACH || pct(50) ? 0 : 1];
     int dump = pct(90) ? is_dump(cmd) : !is_dump(cmd);
@@ -796,6 +804,7 @@ int main(int argc, char **argv) {
       break;
     }
     counts[cmd][err < NERR ? err : NERR - 1]++;
+    kind_cmd = cmd, kind_err = err < NERR ? err : NERR - 1;
     if (!privileged && is_admin(cmd)) {
       if (err != EPERM)
         fail(
@@ -813,6 +822,7 @@ int main(int argc, char **argv) {
     }
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
+  kind_cmd = -1;
   if (child) {
     kill(child, SIGKILL);
     for (int waited = 0; waitpid(child, NULL, WNOHANG) != child; waited++) {
