@@ -425,15 +425,28 @@ static int lite_op_add_conn(struct lite_op *op, struct lite_conn *conn)
 static void lite_op_end(struct lite_op *op)
 {
 	struct lite_op_slot *slot = op->slot;
+	struct lite_grant *grants[2] = {};
 
 	if (unlikely(op->abandoned)) {
 		/* It must not touch the pages: the batch may be in flight. */
 		slot->abandoned = true;
 		lite_count(LITE_CNT_OPS_ABANDONED);
-	} else if (slot->nr_pages) {
-		lite_slot_unpin(slot);
+	} else {
+		if (slot->nr_pages)
+			lite_slot_unpin(slot);
+		/*
+		 * Every work request has completed: the grants go here, in
+		 * process context, so that the completion's reference, which
+		 * may be the last, releases the context right in softirq.
+		 */
+		swap(grants[0], slot->grants[0]);
+		swap(grants[1], slot->grants[1]);
 	}
 	lite_slot_put(slot, true);
+	if (grants[0])
+		lite_grant_op_end(grants[0]);
+	if (grants[1])
+		lite_grant_op_end(grants[1]);
 }
 
 /* ---- the calls ---- */

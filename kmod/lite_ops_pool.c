@@ -31,7 +31,8 @@
 
 /*
  * The last reference is gone, so is every work request: give the context,
- * the grants and the connections back. Process context.
+ * the grants and the connections back. Process context, or softirq once
+ * no page or grant is left (lite_slot_put()).
  */
 static void lite_slot_release(struct lite_op_slot *slot)
 {
@@ -73,11 +74,11 @@ void lite_slot_put(struct lite_op_slot *slot, bool can_sleep)
 	if (!refcount_dec_and_test(&slot->refs))
 		return;
 	/*
-	 * Only an abandoned operation's last completion gets here from the
-	 * CQ's softirq: unpinning and a grant's last reference (which can
-	 * hold a hosted LMR) need process context.
+	 * Pinned pages or grants left here mean an abandoned operation's last
+	 * completion, from the CQ's softirq: unpinning and a grant's last
+	 * reference (which can hold a hosted LMR) need process context.
 	 */
-	if (!can_sleep)
+	if (!can_sleep && (slot->nr_pages || slot->grants[0]))
 		queue_work(lite_wq, &slot->release_work);
 	else
 		lite_slot_release(slot);
