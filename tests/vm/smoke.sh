@@ -3,7 +3,10 @@
 #  - ib_write_lat and ib_read_lat over rdma_cm between the guests succeed
 #    (their figures are printed);
 #  - lite.ko is loaded in both and /dev/lite reports rxe0, port ACTIVE, with
-#    the global memory key ready;
+#    the global memory key ready (LITE_IOC_QUERY, which copies to user
+#    memory after the device list lock);
+#  - the kernel log says the global key is an unsafe global rkey, in the
+#    words the RDMA core uses for IB_PD_UNSAFE_GLOBAL_RKEY;
 #  - `rmmod lite` is clean and removes /dev/lite;
 #  - litevm's teardown fails the run if a guest kernel log has a BUG,
 #    WARNING, Oops, general protection or refcount line.
@@ -33,6 +36,11 @@ reports_rxe0_ready() {
 		[[ $json == *'"port_state": "ACTIVE"'* ]] &&
 		[[ $json == *'"global_key_ready": true'* ]]
 }
+warns_unsafe_global_rkey() {
+	local line
+	line=$(litevm exec -g "$1" -- "dmesg | grep 'lite: enabling unsafe global rkey on rxe0'") || return 1
+	echo "        guest $1: ${line#*] }"
+}
 module_loaded() { litevm exec -g "$1" -- "grep -q '^lite ' /proc/modules"; }
 rmmod_clean() {
 	litevm exec -g "$1" -- "rmmod lite && ! grep -q '^lite ' /proc/modules && ! test -e /dev/lite"
@@ -55,6 +63,7 @@ host_main() {
 	for g in 1 2; do
 		check "guest $g: lite.ko loaded" module_loaded "$g"
 		check "guest $g: /dev/lite reports rxe0 ACTIVE with the global key ready" reports_rxe0_ready "$g"
+		check "guest $g: the kernel log warns of the unsafe global rkey" warns_unsafe_global_rkey "$g"
 		check "guest $g: rmmod lite is clean and removes /dev/lite" rmmod_clean "$g"
 		check "guest $g: litedev fails with a reason once lite.ko is gone" litedev_explains_missing_module "$g"
 	done
