@@ -49,6 +49,7 @@ if [[ ${1-} == --inside ]]; then
 	}
 
 	section "cluster: litemgr on the host, a liteagent + lite.ko on each of $nodes guests"
+	# shellcheck disable=SC2119  # litecluster.sh's default lease is meant
 	lc_start
 	"$litectl" nodes | indent
 	labels=""
