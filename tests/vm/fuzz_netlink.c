@@ -79,8 +79,11 @@ static void fail(const char *fmt, ...) {
   va_list ap;
   unsigned char *n = kind_cmd >= 0 ? &printed[kind_cmd][kind_err] : NULL;
 
+  static int lines;
+
   failures++;
-  if (failures > 40 || (n && (*n)++ >= 3)) return;
+  if (lines >= 40 || (n && (*n)++ >= 3)) return;
+  lines++;
   va_start(ap, fmt);
   printf("  FAIL  [seed %llu, %s] ", (unsigned long long)seed,
          privileged ? "root" : "unprivileged");
