@@ -4,7 +4,8 @@
 #    guest): fuzz_ioctl calls every /dev/lite ioctl with random and
 #    semi-valid arguments from 2 processes x 4 threads, on real handles of
 #    real LMRs, while handles are unmapped, LMRs freed, files closed and
-#    callers SIGKILLed (FUZZ_CALLS, default 100,000 calls);
+#    callers SIGKILLed (FUZZ_CALLS, default 100,000 calls); then a fifth of
+#    that as uid 1000, who may map root's LMRs only as their mode bits say;
 #  - guest 2, no agent (valid commands change the node): fuzz_netlink sends
 #    every genl command with random attributes as root, answering real
 #    upcalls with fuzzed answers, then as uid 1000, who must get EPERM for
@@ -54,9 +55,18 @@ fuzzer() {
 }
 
 ioctl_fuzz() {
+	# Root's LMRs the fuzzer maps by name: uid 1000 may map only the
+	# shared one, and only for reading (the manager's mode check).
+	check "alloc fz.root.private (0600)" "$LITEOP" alloc fz.root.private 4096 --mode 0600
+	check "alloc fz.root.shared (0644)" "$LITEOP" alloc fz.root.shared 4096 --mode 0644
 	fuzzer "fuzz_ioctl --seed $FUZZ_SEED --calls $FUZZ_CALLS --threads $FUZZ_THREADS --procs $FUZZ_PROCS" \
 		"$FUZZ_IOCTL" --seed "$FUZZ_SEED" --calls "$FUZZ_CALLS" \
 		--threads "$FUZZ_THREADS" --procs "$FUZZ_PROCS"
+	fuzzer "fuzz_ioctl as uid 1000 --seed $FUZZ_SEED --calls $((FUZZ_CALLS / 5))" \
+		setpriv --reuid=1000 --regid=1000 --clear-groups \
+		"$FUZZ_IOCTL" --seed "$FUZZ_SEED" --calls $((FUZZ_CALLS / 5)) --threads 4 --procs 1
+	check "free fz.root.private" "$LITEOP" free fz.root.private
+	check "free fz.root.shared" "$LITEOP" free fz.root.shared
 }
 
 reload_lite() {

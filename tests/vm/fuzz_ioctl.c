@@ -393,7 +393,12 @@ static void gen_name(uint64_t *s, char *n, size_t cap, int thread) {
       snprintf(n, cap, "%cfz", kBad[below(s, sizeof(kBad) - 1)]);
       break;
     case 4:
-      snprintf(n, cap, "%s", lmrs[below(s, NLMR)].name);
+      // The suite's root-owned LMRs (0600, 0644): uid 1000 may map only
+      // the second, read-only.
+      snprintf(n, cap, "%s",
+               pct(s, 50) ? lmrs[below(s, NLMR)].name
+                          : (const char *[]){"fz.root.private",
+                                             "fz.root.shared"}[below(s, 2)]);
       break;
     default:
       snprintf(n, cap, "fzx.%llu.%d.%d.%llu", (unsigned long long)g_seed,

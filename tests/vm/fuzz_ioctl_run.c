@@ -115,15 +115,13 @@ static void *map_area(size_t n, int prot) {
   return p;
 }
 
-// rofile_area: RO_BYTES of a deleted temporary file, MAP_SHARED and
-// PROT_READ, then a PROT_NONE guard page.
+// rofile_area: RO_BYTES of a memfd (shmem: page cache pages, like a
+// file's), MAP_SHARED and PROT_READ, then a PROT_NONE guard page.
 static void map_file_area(void) {
-  char path[] = "/tmp/fuzz_ioctl.XXXXXX";
-  int fd = mkstemp(path);
+  int fd = memfd_create("fuzz_ioctl", MFD_CLOEXEC);
   char *w;
 
-  if (fd < 0 || unlink(path) || ftruncate(fd, RO_BYTES))
-    die("tmp file", errno, NULL);
+  if (fd < 0 || ftruncate(fd, RO_BYTES)) die("memfd", errno, NULL);
   w = mmap(NULL, RO_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (w == MAP_FAILED) die("mmap tmp file", errno, NULL);
   memset(w, FILE_BYTE, RO_BYTES);
