@@ -82,8 +82,9 @@ static void fail(const char *fmt, ...) {
   static int lines;
 
   failures++;
-  if (lines >= 40 || (n && (*n)++ >= 3)) return;
+  if (lines >= 40 || (n && *n >= 3)) return;
   lines++;
+  if (n) (*n)++;
   va_start(ap, fmt);
   printf("  FAIL  [seed %llu, %s] ", (unsigned long long)seed,
          privileged ? "root" : "unprivileged");
