@@ -33,6 +33,7 @@ VM_TIMEOUT=600
 VM_TARGETS=(//kmod:lite_ko)
 VM_GUEST_ENV=()   # names of variables the guest side needs (GUEST and LITE_BIN always)
 VM_GUEST_SECS=150 # limit for one guest function (litevm exec -t)
+VM_APPEND=""      # more kernel parameters for the guests (litevm run --append)
 VM_FAILURES=0
 VM_TAG=host       # [host] or [gN] in front of every ok/FAIL line
 
@@ -257,7 +258,7 @@ vm_boot() {
 	# 1 here. A signal to this script is passed on as SIGTERM (litevm then
 	# tears down); a background job of a script ignores SIGINT.
 	tools/vm/litevm run -n "$VM_GUESTS" --module "$LITE_BIN/kmod/lite.ko" \
-		--timeout "$VM_TIMEOUT" "$@" -- "$VM_SELF" --inside &
+		--timeout "$VM_TIMEOUT" --append "$VM_APPEND" "$@" -- "$VM_SELF" --inside &
 	pid=$!
 	trap 'kill -TERM "$pid" 2> /dev/null' INT TERM HUP
 	# wait returns early (> 128) when a trap ran: wait again for the status.

@@ -31,6 +31,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 VM_SUITE=lmr
 VM_GUESTS=3
 VM_TIMEOUT=600
+VM_APPEND=page_poison=1  # see rmmod_under_writes
 VM_TARGETS=(//kmod:lite_ko //tools/litenl //tests/vm:lite_probe //controlplane:litemgr
 	//agent:liteagent //tools/litectl //tools/bench:lite-bench)
 VM_GUEST_ENV=(LITE_ATTR_NODE_ID LITE_ATTR_MODE LITE_ATTR_UID LITE_ATTR_GID LITE_ATTR_LMR_ID
@@ -370,9 +371,10 @@ host_main() {
 # Guest 2 writes into an LMR homed on guest 1 (litemgr, agents on guests 1
 # and 2); guest 1 runs rmmod lite (no file open there). Its RC QPs go before
 # its LMR pages, so the writer's operations fail; none lands in freed pages.
-# (litevm cannot boot a guest with extra kernel parameters, so no
-# debug_pagealloc: the check is that rmmod is clean, the writer fails with
-# an error in time, and the kernel logs stay clean.)
+# The guests run with page_poison=1 (VM_APPEND): a write that landed in a
+# freed page is logged as "pagealloc: memory corruption" when the page is
+# handed out again, and litevm fails the run on that line. (Debian's kernel
+# has no debug_pagealloc, which would catch it at the write itself.)
 rmmod_under_writes() {
 	local job rc=0 out
 	echo "rmmod lite on guest 1 while guest 2 writes into an LMR homed there:"
