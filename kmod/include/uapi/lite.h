@@ -400,15 +400,22 @@ struct lite_atomic {
  * Validation. Every command has its own strict attribute policy: an
  * attribute the command does not take, an unknown attribute type, a wrong
  * length or trailing data fail with EINVAL and an extended-ack message
- * naming the attribute. Every value is range-checked (below). Errors come
+ * naming the attribute -- or with ERANGE where the kernel's netlink policy
+ * check measures the attribute itself and says so: an exact-length binary
+ * attribute of another length (LITE_ATTR_PEER_SECRET: "binary attribute
+ * size out of range"), a nest too short to hold an attribute header
+ * (LITE_ATTR_CHUNKS: "Attribute failed policy validation"), and the other
+ * length checks the netlink core makes before lite.ko sees the message
+ * (lib/nlattr.c). Treat EINVAL and ERANGE alike: the message was malformed
+ * and changed nothing. Every value is range-checked (below). Errors come
  * back as a negative errno in the netlink ACK, with a message in the
  * NLMSGERR_ATTR_MSG extended-ack attribute (ask for it with the
  * NETLINK_EXT_ACK socket option).
  *
  * Ownership. Commands that change state need CAP_NET_ADMIN (EPERM
  * otherwise), and so do the dumps of LMRs and grants (LMR_GET, GRANT_GET:
- * memory keys, chunk addresses, other users' ids) when lite.ko runs with
- * peer_auth=1. NODE_GET and PEER_GET are open to any user and leave out
+ * memory keys, chunk addresses, other users' ids), whatever peer_auth
+ * says. NODE_GET and PEER_GET are open to any user and leave out
  * what is not theirs to see (the agent's netlink port); nothing returns a
  * pair secret. While an agent is attached (LITE_CMD_AGENT_ATTACH), only the
  * agent's own socket may change state: others get EBUSY. The agent stays
