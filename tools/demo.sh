@@ -2,8 +2,9 @@
 # LITE's main job, on one machine: a virtual RDMA cluster (QEMU guests with
 # Soft-RoCE), litemgr on the host and a liteagent + lite.ko on every node;
 # applications allocate, map, read, write and atomically update LMRs across
-# nodes, a permission error, and LITE's latencies next to native RDMA
-# (perftest) from the same run, as a readable summary.
+# nodes, a permission error, LITE's latencies next to native RDMA
+# (perftest) from the same run, and a node crashing under traffic (its
+# operations fail within peer_timeout_ms), as a readable summary.
 # Installs what it needs first (tools/setup.sh). Needs root, or sudo.
 # Usage: tools/demo.sh [-n NODES]     (3..8, default 3)
 #   LITE_BIN=DIR tools/demo.sh uses the binaries already built in DIR
@@ -108,6 +109,41 @@ if [[ ${1-} == --inside ]]; then
 	"$repo/tools/bench/compare" --lmr demo.bench --server 2 --client 1 --iters 500 | indent
 	echo
 	echo "(software RDMA under CPU emulation: compare figures only within one run)"
+
+	last=$(name "$nodes")
+	section "$last crashes (its QEMU killed) while node1 reads and adds on its memory"
+	run 1 "$liteop" alloc demo.crash 4096 --home "$last" --mode 0600 > /dev/null
+	ready=/tmp/demo.crash.ready
+	# peer_loop: READ + FAA in a loop, every operation timed; it stops 1.5 s
+	# after the first failure.
+	job=$(litevm spawn -g 1 -t 120 -- "$LITE_BIN/tests/vm/peer_loop demo.crash 60 1500 $ready")
+	for _ in $(seq 300); do
+		litevm exec -g 1 -t 20 -- "test -e $ready" > /dev/null 2>&1 && break
+		sleep 0.2
+	done
+	sleep 1
+	crashed_at=$(litevm crash -g "$nodes")
+	echo "    $last: QEMU killed (a power cut: no goodbye to anyone)"
+	loop=$(litevm wait -g 1 -t 90 "$job" 2>&1 | grep '^ops=' || true)
+	field() { grep -o "$1=[^ ]*" <<< "$loop" | cut -d= -f2; }
+	if [[ -n $loop ]]; then
+		printf '    node1: %s operations before the crash, then %s within %s ms of it
+' \
+			"$(field ok)" "$(field first_error)" "$(field max_failed_ms)"
+		printf '    (lite.ko gives up on a peer after peer_timeout_ms = %s ms; later calls fail at once)\n' \
+			"$(litevm exec -g 1 -- "cat /sys/module/lite/parameters/peer_timeout_ms")"
+	else
+		echo "    node1: the loop printed no result"
+	fi
+	for _ in $(seq 150); do
+		"$litectl" nodes 2> /dev/null | grep -q " $last  *FAILED" && break
+		sleep 0.2
+	done
+	printf '    the manager had failed %s %.1f s after the crash (its lease is 10 s: the\n' \
+		"$last" "$(awk -v a="$crashed_at" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')"
+	echo "    peers reported it):"
+	"$litectl" nodes | indent
+	unset 'LC_AGENT_JOBS[nodes]'
 	lc_stop
 	exit 0
 fi
@@ -125,7 +161,8 @@ if [[ -n ${LITE_BIN-} ]]; then
 else
 	echo "demo: building lite.ko and tools (bazel)" >&2
 	bazel build //kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl \
-		//tools/litenl //tools/liteop //tools/bench:lite-bench 2> /tmp/lite-demo-build.log ||
+		//tools/litenl //tools/liteop //tools/bench:lite-bench //tests/vm:peer_loop \
+		2> /tmp/lite-demo-build.log ||
 		{ cat /tmp/lite-demo-build.log >&2; exit 1; }
 	# The real output directory, not the bazel-bin symlink another build may repoint.
 	LITE_BIN=$(bazel info bazel-bin 2> /dev/null)
