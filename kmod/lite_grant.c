@@ -69,6 +69,15 @@ int lite_grant_install(struct lite_file *lf, struct lite_grant *grant,
 	int ret;
 
 	mutex_lock(&lite_grants_mutex);
+	/*
+	 * LMR_FREE marks the LMR under this mutex in the pass that revokes
+	 * its grants: a grant is either in the table before that pass (and
+	 * revoked by it) or refused here.
+	 */
+	if (grant->hosted && lite_lmr_unhosted(grant->hosted)) {
+		ret = -ESTALE;
+		goto out;
+	}
 	/* The table takes the caller's reference. */
 	ret = xa_insert(&lite_grants, grant->grant_id, grant, GFP_KERNEL);
 	if (ret == -EBUSY)
@@ -111,6 +120,8 @@ void lite_grants_revoke_lmr(u64 lmr_id, struct lite_lmr *lmr)
 		if (grant->lmr_id == lmr_id || (lmr && grant->hosted == lmr))
 			WRITE_ONCE(grant->revoked, -ESTALE);
 	}
+	if (lmr)
+		lite_lmr_set_unhosted(lmr);
 	mutex_unlock(&lite_grants_mutex);
 }
 

@@ -397,6 +397,7 @@ bool lite_name_valid(const char *name);
 
 /* lite_lmr.c: LMR memory this node hosts. */
 struct lite_lmr;
+struct lite_grant;
 struct netlink_callback;
 
 /* Netlink value checks with their messages (-EINVAL). */
@@ -411,6 +412,18 @@ int lite_nl_lmr_dump(struct sk_buff *skb, struct netlink_callback *cb);
 /* The hosted LMR @lmr_id with a reference, or NULL. */
 struct lite_lmr *lite_lmr_get(u64 lmr_id);
 void lite_lmr_put(struct lite_lmr *lmr);
+/*
+ * LMR_FREE's mark, set and read under lite_grants_mutex (lite_grant.c):
+ * true once the grant revoke pass of the free has run.
+ */
+void lite_lmr_set_unhosted(struct lite_lmr *lmr);
+bool lite_lmr_unhosted(const struct lite_lmr *lmr);
+/*
+ * 0 if the MAP answer @g describes @lmr (size, key, every chunk's DMA
+ * address and length, all mapped); else -ESTALE, with a message in @info.
+ */
+int lite_lmr_check_grant(struct lite_lmr *lmr, const struct lite_grant *g,
+			 struct genl_info *info);
 /* ib_client remove: DMA-unmap every chunk mapped on @ldev. */
 void lite_lmrs_device_removed(struct lite_device *ldev);
 void lite_lmr_exit(void);
@@ -421,12 +434,16 @@ struct lite_file;
 
 int lite_nl_grant_revoke(struct sk_buff *skb, struct genl_info *info);
 int lite_nl_grant_dump(struct sk_buff *skb, struct netlink_callback *cb);
-/* Revokes (ESTALE) every grant into @lmr_id or into @lmr. */
+/*
+ * Revokes (ESTALE) every grant into @lmr_id or into @lmr, and marks @lmr
+ * unhosted in the same critical section (LMR_FREE).
+ */
 void lite_grants_revoke_lmr(u64 lmr_id, struct lite_lmr *lmr);
 /*
  * Puts @grant (a new grant holding one reference) into the node's table and
  * behind a new handle of @lf; on success both hold a reference and *@handle
- * is set. -EEXIST: the grant id is known; -EMFILE: @lf is full.
+ * is set. -EEXIST: the grant id is known; -EMFILE: @lf is full; -ESTALE:
+ * the grant's hosted LMR was freed (its revoke pass has run).
  */
 int lite_grant_install(struct lite_file *lf, struct lite_grant *grant,
 		       u64 *handle);

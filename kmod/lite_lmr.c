@@ -37,6 +37,7 @@
 #include <net/genetlink.h>
 
 #include "lite_internal.h"
+#include "lite_grant.h"
 
 /*
  * Chunks are at most the largest order the page allocator gives: 4 MiB
@@ -78,6 +79,12 @@ struct lite_lmr {
 	u32 uid, gid, mode;
 	u32 memory_key;
 	char name[LITE_NAME_BUF];
+	/*
+	 * Set by LMR_FREE under lite_grants_mutex, in the pass that revokes
+	 * the grants into it: a grant installed later is refused (see
+	 * lite_grant_install()), so none escapes the revoke.
+	 */
+	bool unhosted;
 	/* Under lite_lmr_dma_lock: the device the chunks are mapped on. */
 	struct lite_device *ldev;
 	u32 nr_mapped;
@@ -170,6 +177,49 @@ struct lite_lmr *lite_lmr_get(u64 lmr_id)
 		kref_get(&lmr->ref);
 	xa_unlock(&lite_lmrs);
 	return lmr;
+}
+
+void lite_lmr_set_unhosted(struct lite_lmr *lmr)
+{
+	lmr->unhosted = true;
+}
+
+bool lite_lmr_unhosted(const struct lite_lmr *lmr)
+{
+	return lmr->unhosted;
+}
+
+/*
+ * Only the home can check a MAP answer against the memory itself: a grant
+ * whose chunks are not this LMR's mapped chunks would send the data path's
+ * RDMA to whatever those addresses are now.
+ */
+int lite_lmr_check_grant(struct lite_lmr *lmr, const struct lite_grant *g,
+			 struct genl_info *info)
+{
+	int ret = 0;
+	u32 i;
+
+	if (g->size != lmr->size || g->nr_chunks != lmr->nr_chunks ||
+	    g->memory_key != lmr->memory_key) {
+		GENL_SET_ERR_MSG(info, "size, chunk count or key differ from the hosted LMR's");
+		return -ESTALE;
+	}
+	spin_lock(&lite_lmr_dma_lock);
+	/* nr_mapped is 0 once the device went (its DMA addresses with it). */
+	if (lmr->nr_mapped != lmr->nr_chunks) {
+		GENL_SET_ERR_MSG(info, "the hosted LMR is not mapped on an RDMA device");
+		ret = -ESTALE;
+	}
+	for (i = 0; !ret && i < g->nr_chunks; i++) {
+		if (g->chunks[i].addr != lmr->chunks[i].dma ||
+		    g->chunks[i].length != lmr->chunks[i].length) {
+			GENL_SET_ERR_MSG(info, "the answer's chunks are not the hosted LMR's");
+			ret = -ESTALE;
+		}
+	}
+	spin_unlock(&lite_lmr_dma_lock);
+	return ret;
 }
 
 /*
@@ -531,7 +581,11 @@ int lite_nl_lmr_free(struct sk_buff *skb, struct genl_info *info)
 		GENL_SET_ERR_MSG(info, "no LMR with this id is hosted here");
 		return -ENOENT;
 	}
-	/* Operations already running finish on their grant's reference. */
+	/*
+	 * Operations already running finish on their grant's reference. The
+	 * pass also marks the LMR unhosted, so a MAP answer installed after
+	 * it is refused rather than left unrevoked.
+	 */
 	lite_grants_revoke_lmr(id, lmr);
 	pr_debug("freed LMR %llu (%s)\n", id, lmr->name);
 	lite_lmr_put(lmr);

@@ -657,6 +657,18 @@ static bool lite_home_known(u32 node_id)
 	return known;
 }
 
+/* A MAP answer for an LMR homed here: takes its reference, or -ESTALE. */
+static int lite_upcall_map_hosted(struct genl_info *info, struct lite_grant *g)
+{
+	g->hosted = lite_lmr_get(g->lmr_id);
+	if (!g->hosted) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[LITE_ATTR_LMR_ID],
+				    "LITE_ATTR_LMR_ID: the home is this node, and it hosts no LMR with this id (freed, or not allocated yet)");
+		return -ESTALE;
+	}
+	return lite_lmr_check_grant(g->hosted, g, info);
+}
+
 static int lite_upcall_complete_map(struct genl_info *info, u64 id, u32 asked)
 {
 	struct lite_upcall *up;
@@ -691,17 +703,28 @@ static int lite_upcall_complete_map(struct genl_info *info, u64 id, u32 asked)
 	g->uid = up->uid;
 	g->gid = up->gid;
 	g->pid = up->pid;
-	/* Memory hosted here stays until operations on it are done. */
+	/*
+	 * Memory hosted here stays until operations on it are done. The home
+	 * checks the answer against the LMR itself rather than trust the
+	 * agent's ordering of frees and maps: an LMR not hosted (freed, or
+	 * its ALLOC not committed yet) or not the one described is refused.
+	 */
 	mutex_lock(&lite_lock);
 	if (lite_node_get_locked(&nid) && nid.id == g->home_node_id) {
 		mutex_unlock(&lite_lock);
-		g->hosted = lite_lmr_get(g->lmr_id);
+		ret = lite_upcall_map_hosted(info, g);
+		if (ret) {
+			lite_upcall_answer(up, ret);
+			goto put;
+		}
 	} else {
 		mutex_unlock(&lite_lock);
 	}
 	ret = lite_grant_install(up->lf, g, &handle);
 	if (ret) {
-		if (ret == -EMFILE)
+		if (ret == -ESTALE)
+			GENL_SET_ERR_MSG(info, "the LMR is being freed on this node (its home)");
+		else if (ret == -EMFILE)
 			GENL_SET_ERR_MSG(info, "the application file is full of handles");
 		else if (ret == -EEXIST)
 			NL_SET_ERR_MSG_ATTR(info->extack,

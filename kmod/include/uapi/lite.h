@@ -668,7 +668,12 @@ enum lite_genl_cmd {
 	 *         upcall is pending (answered already, or the application gave
 	 *         up: the agent should give a map's grant back); EEXIST the
 	 *         grant id is installed already; EMFILE the application's file
-	 *         is full of handles (the application gets EMFILE).
+	 *         is full of handles (the application gets EMFILE); ESTALE
+	 *         (MAP whose home is this node) no LMR with that id is hosted
+	 *         here (freed, being freed, or its ALLOC not committed yet), or
+	 *         the answer's size, key or chunks are not the hosted LMR's:
+	 *         nothing is installed, the application gets ESTALE, and the
+	 *         agent should give the grant back.
 	 */
 	LITE_CMD_UPCALL_COMPLETE,
 
