@@ -798,6 +798,16 @@ int lite_nl_upcall_complete(struct sk_buff *skb, struct genl_info *info)
 		return -ENOENT;
 	}
 	lite_count(LITE_CNT_UPCALLS_COMPLETED);
+	/*
+	 * An ALLOC whose caller was killed after the claim: nobody learns the
+	 * LMR, so the agent must hear it and free it (a MAP's handle is
+	 * dropped here instead; a FREE's effect is what was asked).
+	 */
+	if (!err && kind == LITE_UPCALL_ALLOC && !lite_upcall_heard(up)) {
+		GENL_SET_ERR_MSG(info, "the caller left before the answer; free the LMR");
+		lite_upcall_answer(up, -ECANCELED);
+		return -ECANCELED;
+	}
 	up->lmr_id = lmr_id;
 	if (err && info->attrs[LITE_ATTR_MESSAGE])
 		nla_strscpy(up->message, info->attrs[LITE_ATTR_MESSAGE],

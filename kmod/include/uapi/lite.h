@@ -673,7 +673,11 @@ enum lite_genl_cmd {
 	 *         here (freed, being freed, or its ALLOC not committed yet), or
 	 *         the answer's size, key or chunks are not the hosted LMR's:
 	 *         nothing is installed, the application gets ESTALE, and the
-	 *         agent should give the grant back.
+	 *         agent should give the grant back; ECANCELED (ALLOC) the
+	 *         application was killed while the answer was being given, so
+	 *         nobody knows the LMR: it stays allocated, and the agent
+	 *         should free it (a MAP's grant in the same case is given back
+	 *         by lite.ko itself, with an UNMAP upcall).
 	 */
 	LITE_CMD_UPCALL_COMPLETE,
 
