@@ -300,11 +300,12 @@ struct lite_op_target {
 	u64 raddr;			/* out, for a word: its RDMA address */
 	/*
 	 * A WRITE's user buffer, faulted in before anything is taken on the
-	 * home's side: a slow fault (FUSE, swap) then holds no connection's
-	 * inflight count, and a WRITE that cannot read all of its buffer
-	 * fails before it writes anything (a window failing half-way would
-	 * leave part of the range written; lite_pin_window() also fails a
-	 * short pin before posting). A racing munmap() can still cut it short.
+	 * home's side: a slow fault (FUSE, swap) then holds neither the
+	 * grant's in-flight count nor a connection's inflight count, and a
+	 * WRITE that cannot read all of its buffer fails before it writes
+	 * anything (a window failing half-way would leave part of the range
+	 * written; lite_pin_window() also fails a short pin before posting).
+	 * A racing munmap() can still cut it short.
 	 */
 	const char __user *prefault;
 };
@@ -322,10 +323,13 @@ static int lite_grant_check(const struct lite_grant *grant, u32 access,
 /*
  * The grant behind @handle, checked, with a reference and counted as an
  * operation in flight on it (revoked: ESTALE); lite_grant_op_end() ends
- * both, or the context they are handed to does.
+ * both, or the context they are handed to does. A WRITE's @prefault (its
+ * @len bytes) is faulted in before the count: a slow fault then delays no
+ * revoke, unmap or close of the grant.
  */
 static int lite_grant_lookup(struct lite_file *lf, u64 handle, u32 access,
-			     u64 off, u64 len, struct lite_grant **out)
+			     u64 off, u64 len, const char __user *prefault,
+			     struct lite_grant **out)
 {
 	struct lite_grant *grant = lite_file_grant_get(lf, handle);
 	int ret;
@@ -333,6 +337,8 @@ static int lite_grant_lookup(struct lite_file *lf, u64 handle, u32 access,
 	if (!grant)
 		return -EBADF;
 	ret = lite_grant_check(grant, access, off, len);
+	if (!ret && prefault && fault_in_readable(prefault, len))
+		ret = -EFAULT;
 	if (!ret)
 		ret = lite_grant_op_get(grant);
 	if (ret) {
@@ -393,13 +399,11 @@ static int lite_op_begin(struct lite_op *op, struct lite_file *lf,
 	int ret;
 
 	ret = lite_grant_lookup(lf, t->handle, t->access, t->offset, t->length,
-				&grant);
+				t->prefault, &grant);
 	if (ret)
 		return ret;
 	if (t->word)
 		ret = lite_word_addr(grant, t->offset, &t->raddr);
-	else if (t->prefault && fault_in_readable(t->prefault, t->length))
-		ret = -EFAULT;
 	if (!ret)
 		ret = lite_op_start(op, grant);
 	if (ret)
@@ -531,11 +535,11 @@ static long lite_op_memcpy(struct lite_file *lf, void __user *uarg)
 	if (a.flags || a.priority || !a.length || a.length > LITE_OP_LENGTH_MAX)
 		return -EINVAL;
 	ret = lite_grant_lookup(lf, a.src_handle, LITE_ACCESS_READ,
-				a.src_offset, a.length, &src);
+				a.src_offset, a.length, NULL, &src);
 	if (ret)
 		return ret;
 	ret = lite_grant_lookup(lf, a.dst_handle, LITE_ACCESS_WRITE,
-				a.dst_offset, a.length, &dst);
+				a.dst_offset, a.length, NULL, &dst);
 	if (ret)
 		goto out_src;
 	/* Overlapping ranges of one LMR (bounds are checked, no overflow). */
