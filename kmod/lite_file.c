@@ -52,10 +52,7 @@ int lite_file_open(struct inode *inode, struct file *file)
 static void lite_file_unmapped(struct lite_grant *grant)
 {
 	lite_uncount(LITE_CNT_HANDLES);
-	lite_grant_unmap_drain(grant);
-	lite_grant_forget(grant);
-	lite_upcall_unmap(grant);
-	lite_grant_put(grant);
+	lite_grant_unmap(grant, jiffies + lite_grant_drain_jiffies());
 }
 
 struct file *lite_file_pin(struct lite_file *lf)

@@ -16,11 +16,14 @@
 #include <net/genetlink.h>
 
 #include "lite_internal.h"
+#include "lite_conn.h"
 #include "lite_grant.h"
 
 /* grant id -> struct lite_grant; changed under lite_grants_mutex. */
 static DEFINE_XARRAY(lite_grants);
 static DEFINE_MUTEX(lite_grants_mutex);
+/* Module unload: no netlink family any more, so no UNMAP upcall. */
+static bool lite_grants_exiting;
 
 /* Any context. */
 static void lite_grant_release(struct kref *ref)
@@ -158,14 +161,66 @@ int lite_grant_revoke_wait(struct lite_grant *grant, unsigned long timeout)
 	return left ? -EINTR : -ETIMEDOUT;
 }
 
-void lite_grant_unmap_drain(struct lite_grant *grant)
-{
-	unsigned int ms = READ_ONCE(lite_op_timeout_ms);
+/* Slack past the RC transport's own bound: completion and release work. */
+#define LITE_DRAIN_SLACK_MS	1000
 
-	if (lite_grant_drain(grant, msecs_to_jiffies(ms), false) <= 0)
-		pr_warn_ratelimited("grant %#llx unmapped with %d operations still in flight after %u ms\n",
-				    grant->grant_id, atomic_read(&grant->ops),
-				    ms);
+unsigned long lite_grant_drain_jiffies(void)
+{
+	unsigned int ms = max(READ_ONCE(lite_op_timeout_ms),
+			      READ_ONCE(lite_peer_timeout_ms) + LITE_DRAIN_SLACK_MS);
+
+	return msecs_to_jiffies(ms);
+}
+
+/* Drained and out of every file: out of the table, and the agent hears. */
+static void lite_grant_given_back(struct lite_grant *grant)
+{
+	lite_grant_forget(grant);
+	if (!READ_ONCE(lite_grants_exiting))
+		lite_upcall_unmap(grant);
+}
+
+void lite_grant_unmap_work(struct work_struct *work)
+{
+	struct lite_grant *grant = container_of(work, struct lite_grant,
+						unmap_work);
+
+	/* The table's reference kept it; forgetting drops that one. */
+	kref_get(&grant->ref);
+	lite_grant_given_back(grant);
+	lite_uncount(LITE_CNT_GRANTS_PARKED);
+	lite_grant_put(grant);
+}
+
+void lite_grant_parked_drained(struct lite_grant *grant)
+{
+	if (!test_and_set_bit(0, &grant->unmap_queued))
+		queue_work(lite_wq, &grant->unmap_work);
+}
+
+void lite_grant_unmap(struct lite_grant *grant, unsigned long deadline)
+{
+	long left = time_after(deadline, jiffies) ? deadline - jiffies : 0;
+
+	if (lite_grant_drain(grant, left, false) > 0) {
+		lite_grant_given_back(grant);
+		lite_grant_put(grant);
+		return;
+	}
+	/*
+	 * Still in flight: acknowledging now would let the manager free (or
+	 * hand out again) memory a posted work request may still write.
+	 * Park it in the table, revoked, until its last operation ends.
+	 */
+	pr_warn_ratelimited("grant %#llx unmapped with %d operations still in flight; given back once they end\n",
+			    grant->grant_id, atomic_read(&grant->ops));
+	lite_count(LITE_CNT_GRANTS_PARKED);
+	WRITE_ONCE(grant->parked, true);
+	/* Pairs with lite_grant_op_put()'s atomic_dec_and_test(). */
+	smp_mb();
+	if (!atomic_read(&grant->ops))
+		lite_grant_parked_drained(grant);
+	lite_grant_put(grant);
 }
 
 int lite_nl_grant_revoke(struct sk_buff *skb, struct genl_info *info)
@@ -200,12 +255,15 @@ int lite_nl_grant_revoke(struct sk_buff *skb, struct genl_info *info)
 	}
 	/*
 	 * Drained before the answer: when it is 0, nothing of the grant is in
-	 * flight on this node, nor will be. Bounded like an operation. (It
-	 * waits under lite_owner_rwsem's read side: an AGENT_ATTACH or DETACH
-	 * meanwhile waits as long, which only happens while an operation of
-	 * the grant is still in flight.)
+	 * flight on this node, nor will be. Bounded by how long an operation
+	 * or a posted work request can last (lite_grant_drain_jiffies()). A
+	 * grant its application unmapped while operations were in flight is
+	 * still here (parked), so this answers ETIMEDOUT, not ENOENT, until
+	 * it has drained. (It waits under lite_owner_rwsem's read side: an
+	 * AGENT_ATTACH or DETACH meanwhile waits as long, which only happens
+	 * while an operation of the grant is still in flight.)
 	 */
-	ret = lite_grant_revoke_wait(grant, msecs_to_jiffies(READ_ONCE(lite_op_timeout_ms)));
+	ret = lite_grant_revoke_wait(grant, lite_grant_drain_jiffies());
 	if (ret == -ETIMEDOUT)
 		GENL_SET_ERR_MSG(info, "revoked, but operations on the grant are still in flight");
 	lite_grant_put(grant);
@@ -289,9 +347,15 @@ out:
 	return ret ? ret : skb->len;
 }
 
-/* Module unload: every file is closed, so every grant is gone. */
+/*
+ * Module unload, after every connection is destroyed: every file is closed
+ * and every operation has ended, so the only grants left are parked ones
+ * whose unmap work is queued on lite_wq (from the contexts' release work).
+ */
 void lite_grants_exit(void)
 {
+	WRITE_ONCE(lite_grants_exiting, true);
+	drain_workqueue(lite_wq);
 	WARN_ON(!xa_empty(&lite_grants));
 	xa_destroy(&lite_grants);
 }

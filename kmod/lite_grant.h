@@ -16,6 +16,7 @@
 #include <linux/rcupdate.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include "uapi/lite.h"
@@ -53,6 +54,16 @@ struct lite_grant {
 	 */
 	atomic_t ops;
 	wait_queue_head_t drained;
+	/*
+	 * Set when an unmap or close gave up waiting for @ops: the grant
+	 * stays in the node's table (revoked, GRANT_REVOKE answers ETIMEDOUT)
+	 * until the operation that brings @ops to 0 queues @unmap_work, which
+	 * forgets it and sends the UNMAP upcall. Written once, then read by
+	 * lite_grant_op_put().
+	 */
+	bool parked;
+	unsigned long unmap_queued;	/* bit 0: @unmap_work was queued */
+	struct work_struct unmap_work;
 	/* The control side's (lite_grant.c); the data path need not look. */
 	struct rcu_head rcu;
 	struct lite_lmr *hosted;	/* the LMR when hosted here, with a ref */
@@ -82,11 +93,20 @@ void lite_grant_put(struct lite_grant *grant);
  */
 struct file *lite_file_pin(struct lite_file *lf);
 
+/* A parked grant has drained: queue its unmap (once). Any context. */
+void lite_grant_parked_drained(struct lite_grant *grant);
+
 static inline void lite_grant_op_put(struct lite_grant *grant)
 {
-	/* Full barrier before wq_has_sleeper()'s: pairs with the waiter's. */
-	if (atomic_dec_and_test(&grant->ops) &&
-	    wq_has_sleeper(&grant->drained))
+	/*
+	 * Full barrier before wq_has_sleeper()'s and before reading @parked:
+	 * pairs with the waiter's, and with lite_grant_park()'s smp_mb().
+	 */
+	if (!atomic_dec_and_test(&grant->ops))
+		return;
+	if (unlikely(READ_ONCE(grant->parked)))
+		lite_grant_parked_drained(grant);
+	if (wq_has_sleeper(&grant->drained))
 		wake_up(&grant->drained);
 }
 
@@ -113,6 +133,14 @@ static inline int lite_grant_op_get(struct lite_grant *grant)
 }
 
 /*
+ * How long a drain waits: an operation counted on the grant may wait up to
+ * op_timeout_ms for a context or send credits before it sees the revoke,
+ * and a work request already posted lives until the RC transport gives up
+ * (peer_timeout_ms) or its QP is flushed; plus some slack.
+ */
+unsigned long lite_grant_drain_jiffies(void);
+
+/*
  * Revokes @grant (operations on it fail with ESTALE from now on, those
  * running stop before their next batch) and waits, killably, up to
  * @timeout jiffies until no operation is in flight on it. 0 when drained:
@@ -123,12 +151,16 @@ static inline int lite_grant_op_get(struct lite_grant *grant)
  */
 int lite_grant_revoke_wait(struct lite_grant *grant, unsigned long timeout);
 /*
- * Unmap and file close: revokes @grant and waits, not killably (a closing
- * task may be dying), up to op_timeout_ms for its operations in flight, so
- * that the manager hears of the unmap only once nothing of it is in flight
- * here; past that it logs, counts (grant_drain_timeouts) and goes on.
+ * Unmap and file close, with the handle's reference: revokes @grant and
+ * waits, not killably (a closing task may be dying), until @deadline
+ * (jiffies) for its operations in flight. Drained: the grant leaves the
+ * node's table and the agent hears the UNMAP upcall. Not drained: the
+ * grant is parked (logged, counted in grant_drain_timeouts and the
+ * grants_parked gauge) and given back the same way once its last
+ * operation ends, so the manager never hears of an unmap while anything
+ * of the grant is in flight here.
  */
-void lite_grant_unmap_drain(struct lite_grant *grant);
+void lite_grant_unmap(struct lite_grant *grant, unsigned long deadline);
 
 /*
  * The index of the chunk that holds byte @offset of @grant (offset < size).

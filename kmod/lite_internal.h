@@ -127,6 +127,7 @@ enum lite_counter {
 	LITE_CNT_OPS_ABANDONED,		/* gauge: contexts their callers left in flight */
 	LITE_CNT_GRANT_DRAIN_WAITS,	/* revokes/unmaps that waited for operations */
 	LITE_CNT_GRANT_DRAIN_TIMEOUTS,	/* ... and gave up with operations in flight */
+	LITE_CNT_GRANTS_PARKED,		/* gauge: unmapped grants waiting to drain */
 	LITE_CNT_NR
 };
 
@@ -449,6 +450,8 @@ int lite_grant_install(struct lite_file *lf, struct lite_grant *grant,
 		       u64 *handle);
 /* Takes the grant out of the node's table (unmap or close). */
 void lite_grant_forget(struct lite_grant *grant);
+/* The work item of a parked grant (lite_grant.h); set up with the grant. */
+void lite_grant_unmap_work(struct work_struct *work);
 bool lite_grant_id_known(u64 grant_id);
 void lite_grants_exit(void);
 

@@ -178,9 +178,11 @@ static void __exit lite_exit(void)
 	/* No new commands, then no new connections, then close the old ones. */
 	lite_netlink_exit();
 	lite_chardev_exit();
-	/* No file is open and no command runs: no upcall, grant or handle. */
+	/*
+	 * No file is open and no command runs: no upcall or handle, and no
+	 * grant but parked ones (lite_grants_exit() below).
+	 */
 	lite_upcall_exit();
-	lite_grants_exit();
 	/*
 	 * Every QP goes before the hosted memory: peers reach LMR pages with
 	 * the global key over any live RC QP (theirs or the loopback ones),
@@ -191,6 +193,8 @@ static void __exit lite_exit(void)
 	 */
 	lite_node_exit();
 	lite_peers_exit();
+	/* Parked grants (still holding hosted LMRs) are given back here. */
+	lite_grants_exit();
 	lite_lmr_exit();
 	lite_device_exit();
 	lite_debugfs_exit();

@@ -140,6 +140,18 @@ void lite_op_done(struct ib_cq *cq, struct ib_wc *wc)
 	lite_batch_put(slot, 1, false);
 }
 
+/* -ESTALE if a grant of the slot's operation is revoked, else 0. */
+static int lite_slot_revoked(const struct lite_op_slot *slot)
+{
+	int ret = 0;
+
+	if (slot->grants[0])
+		ret = READ_ONCE(slot->grants[0]->revoked);
+	if (!ret && slot->grants[1])
+		ret = READ_ONCE(slot->grants[1]->revoked);
+	return ret;
+}
+
 /*
  * Posts the batch (slot->wrs[0..nr_wrs), or the atomic when @atomic) on
  * @conn and waits for it. After -ETIMEDOUT or -EINTR the batch may still
@@ -173,6 +185,17 @@ static int lite_batch_run(struct lite_op *op, struct lite_conn *conn,
 		/* Its QP is in the error state: posting would only flush. */
 		atomic_add(n, &conn->sq_credits);
 		return -EHOSTDOWN;
+	}
+	/*
+	 * A revoke while the operation waited for its context or credits
+	 * (an atomic, a MEMCPY or a first batch counted itself before):
+	 * nothing is posted on a revoked grant. The drain still waits for
+	 * the count, so this only keeps a late operation off the wire.
+	 */
+	ret = lite_slot_revoked(slot);
+	if (unlikely(ret)) {
+		atomic_add(n, &conn->sq_credits);
+		return ret;
 	}
 	slot->batch_conn = conn;
 	slot->batch_wrs = n;

@@ -603,6 +603,7 @@ static int lite_nl_grant_parse(struct genl_info *info, u32 asked,
 		return -ENOMEM;
 	kref_init(&g->ref);
 	init_waitqueue_head(&g->drained);
+	INIT_WORK(&g->unmap_work, lite_grant_unmap_work);
 	g->nr_chunks = nr;
 	ret = lite_nl_get_u64_nonzero_grant(info, &g->grant_id);
 	if (!ret)

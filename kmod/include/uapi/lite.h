@@ -684,14 +684,21 @@ enum lite_genl_cmd {
 	/*
 	 * LITE_CMD_GRANT_REVOKE (CAP_NET_ADMIN): LITE_ATTR_GRANT_ID. Handles
 	 * behind the grant fail with ESTALE from now on; the handle stays
-	 * until unmapped. The answer waits (up to op_timeout_ms) until no
-	 * operation on the grant is in flight, also none whose caller was
-	 * killed: 0 means drained, no work request of the grant is
-	 * outstanding on this node and none will be posted.
+	 * until unmapped. The answer waits (up to the larger of op_timeout_ms
+	 * and peer_timeout_ms + 1 s: how long a counted operation or a posted
+	 * work request can last) until no operation on the grant is in
+	 * flight, also none whose caller was killed: 0 means drained, no work
+	 * request of the grant is outstanding on this node and none will be
+	 * posted.
 	 * Errors: EPERM, EBUSY, EINVAL; ENOENT no such grant here (unmapped:
 	 *         its UNMAP upcall was sent once it had drained);
 	 *         ETIMEDOUT revoked, but operations are still in flight (ask
-	 *         again to wait again); EINTR the caller was killed.
+	 *         again to wait again). A grant unmapped (or its file closed)
+	 *         while operations were in flight stays here, revoked, until
+	 *         they end, and answers this too: only its UNMAP upcall, sent
+	 *         once it has drained, gives it back. The manager must not
+	 *         free or reuse the memory before 0 or that UNMAP;
+	 *         EINTR the caller was killed.
 	 */
 	LITE_CMD_GRANT_REVOKE,
 
