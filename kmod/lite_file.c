@@ -49,10 +49,11 @@ int lite_file_open(struct inode *inode, struct file *file)
  * nothing of it is in flight here (operations that found the handle before
  * it went, or that their callers left, end first).
  */
-static void lite_file_unmapped(struct lite_grant *grant)
+static void lite_file_unmapped(struct lite_grant *grant,
+			       unsigned long deadline)
 {
 	lite_uncount(LITE_CNT_HANDLES);
-	lite_grant_unmap(grant, jiffies + lite_grant_drain_jiffies());
+	lite_grant_unmap(grant, deadline);
 }
 
 struct file *lite_file_pin(struct lite_file *lf)
@@ -64,11 +65,21 @@ int lite_file_release(struct inode *inode, struct file *file)
 {
 	struct lite_file *lf = file->private_data;
 	struct lite_grant *grant;
-	unsigned long idx;
+	unsigned long idx, deadline;
 
+	/*
+	 * Revoke every grant first, then wait for all of them with one
+	 * deadline: a file with many stuck grants keeps its closing task
+	 * (uninterruptible, perhaps dying) for one drain bound, not one per
+	 * grant. What has not drained by then is parked (lite_grant_unmap()).
+	 * No ioctl of the file runs any more, so no handle is added meanwhile.
+	 */
+	xa_for_each(&lf->handles, idx, grant)
+		WRITE_ONCE(grant->revoked, -ESTALE);
+	deadline = jiffies + lite_grant_drain_jiffies();
 	xa_for_each(&lf->handles, idx, grant) {
 		xa_erase(&lf->handles, idx);
-		lite_file_unmapped(grant);
+		lite_file_unmapped(grant, deadline);
 		cond_resched();
 	}
 	xa_destroy(&lf->handles);
@@ -132,7 +143,7 @@ void lite_file_handle_drop(struct lite_file *lf, u64 handle)
 	struct lite_grant *grant = lite_file_handle_remove(lf, handle);
 
 	if (grant)
-		lite_file_unmapped(grant);
+		lite_file_unmapped(grant, jiffies + lite_grant_drain_jiffies());
 }
 
 static long lite_ioctl_unmap(struct lite_file *lf, struct lite_unmap __user *uarg)
@@ -147,7 +158,7 @@ static long lite_ioctl_unmap(struct lite_file *lf, struct lite_unmap __user *uar
 	grant = lite_file_handle_remove(lf, u.handle);
 	if (!grant)
 		return -EBADF;
-	lite_file_unmapped(grant);
+	lite_file_unmapped(grant, jiffies + lite_grant_drain_jiffies());
 	return 0;
 }
 
