@@ -115,7 +115,7 @@ enum lite_counter {
 	LITE_CNT_REP_AUTH_FAILED,	/* replies to this node that failed authentication */
 	LITE_CNT_LOOPBACK_QPS,		/* gauge: this node's QPs to itself, both ends */
 	LITE_CNT_LMRS,			/* gauge: LMRs hosted here */
-	LITE_CNT_LMR_BYTES,		/* gauge: bytes of the hosted LMRs */
+	LITE_CNT_LMR_BYTES,		/* gauge: bytes of LMR memory not freed yet */
 	LITE_CNT_GRANTS,		/* gauge: grants held by applications here */
 	LITE_CNT_HANDLES,		/* gauge: handles in open files */
 	LITE_CNT_UPCALLS_SENT,		/* upcalls sent to the agent */

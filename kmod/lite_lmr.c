@@ -85,6 +85,8 @@ struct lite_lmr {
 	 * lite_grant_install()), so none escapes the revoke.
 	 */
 	bool unhosted;
+	/* Committed: its size is in lite_lmr_bytes until it is released. */
+	bool counted;
 	/* Under lite_lmr_dma_lock: the device the chunks are mapped on. */
 	struct lite_device *ldev;
 	u32 nr_mapped;
@@ -95,7 +97,14 @@ struct lite_lmr {
 /* lmr id -> struct lite_lmr; changed under lite_lmr_mutex. */
 static DEFINE_XARRAY(lite_lmrs);
 static DEFINE_MUTEX(lite_lmr_mutex);
-static u64 lite_lmr_bytes;		/* reserved by live LMRs, under the mutex */
+/*
+ * Bytes of every committed LMR whose pages are not freed yet: hosted ones
+ * and freed ones a revoked grant still holds. Counted at commit (under
+ * lite_lmr_mutex, which orders it after the quota check) and given back
+ * when the pages go (lite_lmr_release(), any context): a free does not make
+ * room while the memory is still held.
+ */
+static atomic64_t lite_lmr_bytes = ATOMIC64_INIT(0);
 
 static LIST_HEAD(lite_lmrs_all);	/* every LMR with memory, hosted or not */
 static DEFINE_SPINLOCK(lite_lmr_dma_lock);
@@ -154,6 +163,10 @@ static void lite_lmr_release(struct kref *ref)
 		lite_device_put(ldev);
 	for (i = 0; i < lmr->nr_chunks; i++)
 		__free_pages(lmr->chunks[i].page, lmr->chunks[i].order);
+	if (lmr->counted) {
+		atomic64_sub(lmr->size, &lite_lmr_bytes);
+		lite_count_add(LITE_CNT_LMR_BYTES, -(s64)lmr->size);
+	}
 	kvfree(lmr);
 }
 
@@ -396,7 +409,8 @@ static int lite_lmr_create_locked(const struct lite_lmr_args *a,
 		GENL_SET_ERR_MSG(info, "this lmr id is hosted here already");
 		return -EEXIST;
 	}
-	if (a->size > quota || lite_lmr_bytes > quota - a->size) {
+	if (a->size > quota ||
+	    (u64)atomic64_read(&lite_lmr_bytes) > quota - a->size) {
 		GENL_SET_ERR_MSG(info, "the node's LMR quota (lmr_quota_mib) is used up");
 		return -ENOSPC;
 	}
@@ -462,7 +476,8 @@ static void lite_lmr_commit_locked(struct lite_lmr *lmr)
 {
 	lockdep_assert_held(&lite_lmr_mutex);
 	WARN_ON(xa_is_err(xa_store(&lite_lmrs, lmr->lmr_id, lmr, GFP_KERNEL)));
-	lite_lmr_bytes += lmr->size;
+	lmr->counted = true;
+	atomic64_add(lmr->size, &lite_lmr_bytes);
 	lite_count(LITE_CNT_LMRS);
 	lite_count_add(LITE_CNT_LMR_BYTES, lmr->size);
 }
@@ -552,9 +567,7 @@ out:
 static void lite_lmr_unhost_locked(struct lite_lmr *lmr)
 {
 	xa_erase(&lite_lmrs, lmr->lmr_id);
-	lite_lmr_bytes -= lmr->size;
 	lite_uncount(LITE_CNT_LMRS);
-	lite_count_add(LITE_CNT_LMR_BYTES, -(s64)lmr->size);
 }
 
 int lite_nl_lmr_free(struct sk_buff *skb, struct genl_info *info)

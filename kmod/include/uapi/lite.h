@@ -608,7 +608,11 @@ enum lite_genl_cmd {
 	/*
 	 * LITE_CMD_LMR_FREE (CAP_NET_ADMIN): LITE_ATTR_LMR_ID. Grants on this
 	 * node into the LMR are revoked (ESTALE) and the memory is freed once
-	 * no operation uses it.
+	 * none of them holds it (each does until its handle is unmapped or
+	 * its file closed, and its operations have ended). Until then it
+	 * still counts against lmr_quota_mib: the free makes room only when
+	 * the pages go. A later LMR_ALLOC or MAP answer for the id sees it
+	 * gone at once.
 	 * Errors: EPERM, EBUSY, EINVAL; ENOENT not hosted here.
 	 */
 	LITE_CMD_LMR_FREE,
