@@ -612,6 +612,55 @@ TEST(AgentTest, UpcallsWaitForTheSessionThenCallTheManager) {
   agent->Shutdown();
 }
 
+TEST(AgentTest, FreesAnLmrWhoseAllocatingCallerWasGoneWhenTheAnswerCame) {
+  FakeManagerServer server;
+  FakeModule module;
+  // The caller of the first ALLOC left after lite.ko took the answer
+  // (ECANCELED), the second's before (ENOENT); the third is answered.
+  const uint64_t cancelled =
+      module.InjectUpcall(AppCreds(), AllocUpcall{.name = "gone1",
+                                                  .size_bytes = 4096,
+                                                  .mode = 0600,
+                                                  .home_node_id = 0});
+  module.FailCompletion(cancelled, absl::CancelledError("ECANCELED"));
+  const uint64_t dropped =
+      module.InjectUpcall(AppCreds(), AllocUpcall{.name = "gone2",
+                                                  .size_bytes = 4096,
+                                                  .mode = 0600,
+                                                  .home_node_id = 0});
+  module.FailCompletion(dropped, absl::NotFoundError("ENOENT"));
+  const uint64_t kept = module.InjectUpcall(
+      AppCreds(),
+      AllocUpcall{
+          .name = "kept", .size_bytes = 4096, .mode = 0600, .home_node_id = 0});
+  auto agent = MakeAgent(server.address(), &module);
+  agent->Start();
+  auto reply = module.WaitForReply(kept, kWait);
+  ASSERT_TRUE(reply.ok()) << reply.status();
+  ASSERT_TRUE(reply->status.ok()) << reply->status;
+  ASSERT_TRUE(Eventually([&] { return server.manager().frees().size() >= 2; }));
+  absl::SleepFor(absl::Milliseconds(100));  // Nothing else is freed.
+  const auto frees = server.manager().frees();
+  ASSERT_EQ(frees.size(), 2u);
+  std::vector<std::string> names;
+  for (const auto& f : frees) {
+    names.push_back(f.name());
+    // As the owner who asked: only the owner may free.
+    EXPECT_EQ(f.requester().uid(), AppCreds().uid());
+    EXPECT_EQ(f.requester().pid(), AppCreds().pid());
+    EXPECT_EQ(f.caller().node_id(), 1u);
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"gone1", "gone2"}));
+  EXPECT_EQ(server.manager().allocs().size(), 3u);
+  int freed = -1;
+  for (const auto& c : agent->CounterSnapshot()) {
+    if (c.name() == "agent.lmrs_unclaimed_freed") freed = c.value();
+  }
+  EXPECT_EQ(freed, 2);
+  agent->Shutdown();
+}
+
 TEST(AgentTest, ReportsTheDataPathVerdictOnAPeerToTheManager) {
   FakeManagerServer server;
   FakeModule module;

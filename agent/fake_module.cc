@@ -327,8 +327,20 @@ absl::Status FakeModule::CheckReply(const Upcall& upcall,
   return absl::OkStatus();
 }
 
+void FakeModule::FailCompletion(uint64_t id, absl::Status status) {
+  absl::MutexLock lock(&mu_);
+  failed_completions_[id] = std::move(status);
+}
+
 absl::Status FakeModule::CompleteUpcall(const UpcallReply& reply) {
   absl::MutexLock lock(&mu_);
+  if (auto failed = failed_completions_.find(reply.upcall_id);
+      failed != failed_completions_.end()) {
+    RecordCall(absl::StrFormat("CompleteUpcall %u failed: %s", reply.upcall_id,
+                               failed->second.ToString()));
+    pending_.erase(reply.upcall_id);
+    return failed->second;
+  }
   auto it = pending_.find(reply.upcall_id);
   if (it == pending_.end()) {
     return absl::NotFoundError(

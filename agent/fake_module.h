@@ -78,6 +78,10 @@ class FakeModule final : public Module {
   uint64_t InjectUpcall(const lite::v1::Credentials& credentials,
                         UpcallRequest request);
   void InjectPeerConnectionFailed(const PeerConnectionFailed& event);
+  // The answer to upcall `id` fails with `status` and the upcall is gone,
+  // as lite.ko answers when its caller left after the answer was claimed
+  // (CancelledError: ECANCELED) or before (NotFoundError: ENOENT).
+  void FailCompletion(uint64_t id, absl::Status status);
   // The agent's reply to an injected upcall, once it came; DEADLINE_EXCEEDED
   // if it did not within `timeout`.
   absl::StatusOr<UpcallReply> WaitForReply(uint64_t upcall_id,
@@ -120,6 +124,7 @@ class FakeModule final : public Module {
   int blocked_receivers_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t next_upcall_id_ ABSL_GUARDED_BY(mu_) = 1;
   std::map<uint64_t, Upcall> pending_ ABSL_GUARDED_BY(mu_);
+  std::map<uint64_t, absl::Status> failed_completions_ ABSL_GUARDED_BY(mu_);
   std::map<uint64_t, UpcallReply> replies_ ABSL_GUARDED_BY(mu_);
   uint64_t upcalls_completed_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t upcalls_failed_ ABSL_GUARDED_BY(mu_) = 0;

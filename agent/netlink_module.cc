@@ -90,6 +90,7 @@ absl::StatusCode ErrnoToModuleCode(int err) {
     case ECONNRESET:
       return absl::StatusCode::kUnavailable;
     case EINTR:
+    case ECANCELED:
       return absl::StatusCode::kCancelled;
     case EOPNOTSUPP:
       return absl::StatusCode::kUnimplemented;
@@ -706,6 +707,11 @@ absl::Status NetlinkModule::CompleteUpcall(const UpcallReply& reply) {
     return absl::NotFoundError(absl::StrFormat(
         "upcall %u is not pending in lite.ko (answered already, or the "
         "application gave up): %s",
+        reply.upcall_id, s.message()));
+  }
+  if (genl::ErrnoOf(s) == ECANCELED) {
+    return absl::CancelledError(absl::StrFormat(
+        "upcall %u: its caller was gone when the answer arrived: %s",
         reply.upcall_id, s.message()));
   }
   return ModuleStatus(s,

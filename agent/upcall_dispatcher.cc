@@ -1,6 +1,7 @@
 #include "agent/upcall_dispatcher.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 #include <variant>
 
@@ -163,7 +164,18 @@ void UpcallDispatcher::Handle(const Queued& item) {
     reply.status = installed;
     reply.grant.reset();
   }
-  Complete(item.upcall, std::move(reply));
+  // An LMR made for a caller that left (killed, or timed out) before its
+  // answer arrived: the caller was told the ALLOC failed.
+  std::optional<lite::v1::Lmr> created;
+  if (reply.status.ok() && reply.lmr.has_value() &&
+      std::holds_alternative<AllocUpcall>(item.upcall.request)) {
+    created = reply.lmr;
+  }
+  const absl::Status answered = Complete(item.upcall, std::move(reply));
+  if (created.has_value() &&
+      (absl::IsCancelled(answered) || absl::IsNotFound(answered))) {
+    FreeUnclaimed(*caller, item.upcall, *created, item.deadline);
+  }
 }
 
 absl::Status UpcallDispatcher::Call(const lite::v1::NodeCaller& caller,
@@ -241,14 +253,50 @@ void UpcallDispatcher::ReleaseGrant(const lite::v1::NodeCaller& caller,
   }
 }
 
-void UpcallDispatcher::Complete(const Upcall& upcall, UpcallReply reply) {
+absl::Status UpcallDispatcher::Complete(const Upcall& upcall,
+                                        UpcallReply reply) {
   const uint64_t id = reply.upcall_id;
   absl::Status s = module_->CompleteUpcall(reply);
   if (!s.ok()) {
-    // NOT_FOUND: the application gave up and lite.ko dropped the upcall.
-    if (!absl::IsNotFound(s)) counters_->Add("agent.module_errors");
+    // NOT_FOUND: the application gave up and lite.ko dropped the upcall;
+    // CANCELLED: it left after lite.ko had taken the answer.
+    if (!absl::IsNotFound(s) && !absl::IsCancelled(s)) {
+      counters_->Add("agent.module_errors");
+    }
     LITE_LOG_WARNING("answering %s upcall %u: %s", KindName(upcall), id,
                      s.ToString());
+  }
+  return s;
+}
+
+void UpcallDispatcher::FreeUnclaimed(const lite::v1::NodeCaller& caller,
+                                     const Upcall& upcall,
+                                     const lite::v1::Lmr& lmr,
+                                     absl::Time deadline) {
+  grpc::ClientContext ctx;
+  // At least a second, even if the upcall's own time ran out.
+  ctx.set_deadline(
+      absl::ToChronoTime(std::max(deadline, absl::Now() + absl::Seconds(1))));
+  ContextRegistry::Scoped scoped(&contexts_, &ctx);
+  lite::v1::FreeLmrRequest req;
+  *req.mutable_caller() = caller;
+  // As the owner who asked for it: only the owner may free.
+  *req.mutable_requester() = upcall.credentials;
+  req.set_name(lmr.name());
+  lite::v1::FreeLmrResponse resp;
+  const absl::Status s = FromGrpcStatus(stub_->FreeLmr(&ctx, req, &resp));
+  if (s.ok()) {
+    counters_->Add("agent.lmrs_unclaimed_freed");
+    LITE_LOG_INFO(
+        "LMR '%s' (%#x) was made for pid %u, which was gone when the answer "
+        "arrived; freed it",
+        lmr.name(), lmr.lmr_id(), upcall.credentials.pid());
+  } else {
+    counters_->Add("agent.lmrs_unclaimed_kept");
+    LITE_LOG_WARNING(
+        "LMR '%s' (%#x) was made for pid %u, which was gone when the answer "
+        "arrived; freeing it failed: %s (its owner can free it by name)",
+        lmr.name(), lmr.lmr_id(), upcall.credentials.pid(), s.ToString());
   }
 }
 

@@ -67,7 +67,13 @@ class UpcallDispatcher {
   // Runs the manager call for one upcall; fills reply.lmr / reply.grant.
   absl::Status Call(const lite::v1::NodeCaller& caller, const Upcall& upcall,
                     absl::Time deadline, UpcallReply* reply);
-  void Complete(const Upcall& upcall, UpcallReply reply);
+  // Answers lite.ko; returns what it said (NOT_FOUND or CANCELLED: the
+  // caller is gone).
+  absl::Status Complete(const Upcall& upcall, UpcallReply reply);
+  // FreeLmr for an LMR whose ALLOC answer found its caller gone: the
+  // application was told the allocation failed, so it must not stay.
+  void FreeUnclaimed(const lite::v1::NodeCaller& caller, const Upcall& upcall,
+                     const lite::v1::Lmr& lmr, absl::Time deadline);
   // UnmapLmr for a grant the module did not take.
   void ReleaseGrant(const lite::v1::NodeCaller& caller, uint64_t grant_id,
                     absl::Time deadline);

@@ -158,6 +158,14 @@ std::vector<lite::v1::MapLmrRequest> FakeManager::maps() const {
   absl::MutexLock lock(&mu_);
   return maps_;
 }
+std::vector<lite::v1::AllocLmrRequest> FakeManager::allocs() const {
+  absl::MutexLock lock(&mu_);
+  return allocs_;
+}
+std::vector<lite::v1::FreeLmrRequest> FakeManager::frees() const {
+  absl::MutexLock lock(&mu_);
+  return frees_;
+}
 std::vector<std::string> FakeManager::call_order() const {
   absl::MutexLock lock(&mu_);
   return call_order_;
@@ -262,6 +270,34 @@ grpc::Status FakeManager::MapLmr(grpc::ServerContext*,
   maps_.push_back(*req);
   call_order_.push_back("MapLmr");
   return on_map_(*req, resp);
+}
+
+grpc::Status FakeManager::AllocLmr(grpc::ServerContext*,
+                                   const lite::v1::AllocLmrRequest* req,
+                                   lite::v1::AllocLmrResponse* resp) {
+  absl::MutexLock lock(&mu_);
+  allocs_.push_back(*req);
+  call_order_.push_back("AllocLmr");
+  lite::v1::Lmr* lmr = resp->mutable_lmr();
+  lmr->set_lmr_id((uint64_t{req->caller().node_id()} << 32) | next_seq_++);
+  lmr->set_name(req->name());
+  lmr->set_home_node_id(req->caller().node_id());
+  lmr->set_size_bytes(req->size_bytes());
+  lmr->set_owner_uid(req->owner().uid());
+  lmr->set_owner_gid(req->owner().gid());
+  lmr->set_mode(req->mode());
+  lmr->set_epoch(req->caller().incarnation());
+  lmr->set_origin(lite::v1::LMR_ORIGIN_ALLOCATED);
+  return grpc::Status::OK;
+}
+
+grpc::Status FakeManager::FreeLmr(grpc::ServerContext*,
+                                  const lite::v1::FreeLmrRequest* req,
+                                  lite::v1::FreeLmrResponse*) {
+  absl::MutexLock lock(&mu_);
+  frees_.push_back(*req);
+  call_order_.push_back("FreeLmr");
+  return grpc::Status::OK;
 }
 
 FakeManagerServer::FakeManagerServer(int port) {

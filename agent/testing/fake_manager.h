@@ -61,6 +61,10 @@ class FakeManager final : public lite::v1::ClusterManager::Service {
   std::vector<lite::v1::RestoreGrantRequest> restores() const;
   std::vector<lite::v1::LeaveRequest> leaves() const;
   std::vector<lite::v1::MapLmrRequest> maps() const;
+  // AllocLmr answers OK with the LMR as the request describes it (id
+  // node<<32 | n, homed on the caller); FreeLmr answers OK.
+  std::vector<lite::v1::AllocLmrRequest> allocs() const;
+  std::vector<lite::v1::FreeLmrRequest> frees() const;
   // The order of calls by method name ("Join", "Session", "RegisterLmr"...).
   std::vector<std::string> call_order() const;
   int sessions_opened() const;
@@ -95,6 +99,12 @@ class FakeManager final : public lite::v1::ClusterManager::Service {
                             lite::v1::RestoreGrantResponse* resp) override;
   grpc::Status MapLmr(grpc::ServerContext*, const lite::v1::MapLmrRequest* req,
                       lite::v1::MapLmrResponse* resp) override;
+  grpc::Status AllocLmr(grpc::ServerContext*,
+                        const lite::v1::AllocLmrRequest* req,
+                        lite::v1::AllocLmrResponse* resp) override;
+  grpc::Status FreeLmr(grpc::ServerContext*,
+                       const lite::v1::FreeLmrRequest* req,
+                       lite::v1::FreeLmrResponse* resp) override;
 
   mutable absl::Mutex mu_;
 
@@ -120,6 +130,8 @@ class FakeManager final : public lite::v1::ClusterManager::Service {
   std::vector<lite::v1::RestoreGrantRequest> restores_ ABSL_GUARDED_BY(mu_);
   std::vector<lite::v1::LeaveRequest> leaves_ ABSL_GUARDED_BY(mu_);
   std::vector<lite::v1::MapLmrRequest> maps_ ABSL_GUARDED_BY(mu_);
+  std::vector<lite::v1::AllocLmrRequest> allocs_ ABSL_GUARDED_BY(mu_);
+  std::vector<lite::v1::FreeLmrRequest> frees_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> call_order_ ABSL_GUARDED_BY(mu_);
 };
 
