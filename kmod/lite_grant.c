@@ -230,9 +230,6 @@ int lite_nl_grant_revoke(struct sk_buff *skb, struct genl_info *info)
 	u64 id;
 	int ret;
 
-	ret = lite_nl_check_owner(info);
-	if (ret)
-		return ret;
 	if (!lite_nl_require(info, LITE_ATTR_GRANT_ID, "LITE_ATTR_GRANT_ID"))
 		return -EINVAL;
 	attr = info->attrs[LITE_ATTR_GRANT_ID];
@@ -242,13 +239,26 @@ int lite_nl_grant_revoke(struct sk_buff *skb, struct genl_info *info)
 				    "LITE_ATTR_GRANT_ID: grant id 0 is reserved");
 		return -EINVAL;
 	}
-	mutex_lock(&lite_grants_mutex);
-	grant = xa_load(&lite_grants, id);
-	if (grant) {
-		WRITE_ONCE(grant->revoked, -ESTALE);
-		kref_get(&grant->ref);
+	/*
+	 * The owner check and the mark under lite_owner_rwsem (its read
+	 * side), the drain after it: waiting needs no owner, and a writer
+	 * queued behind a long drain would stall every checked command.
+	 */
+	lite_nl_owner_read_lock();
+	ret = lite_nl_check_owner(info);
+	grant = NULL;
+	if (!ret) {
+		mutex_lock(&lite_grants_mutex);
+		grant = xa_load(&lite_grants, id);
+		if (grant) {
+			WRITE_ONCE(grant->revoked, -ESTALE);
+			kref_get(&grant->ref);
+		}
+		mutex_unlock(&lite_grants_mutex);
 	}
-	mutex_unlock(&lite_grants_mutex);
+	lite_nl_owner_read_unlock();
+	if (ret)
+		return ret;
 	if (!grant) {
 		GENL_SET_ERR_MSG(info, "no such grant on this node");
 		return -ENOENT;
@@ -259,9 +269,7 @@ int lite_nl_grant_revoke(struct sk_buff *skb, struct genl_info *info)
 	 * or a posted work request can last (lite_grant_drain_jiffies()). A
 	 * grant its application unmapped while operations were in flight is
 	 * still here (parked), so this answers ETIMEDOUT, not ENOENT, until
-	 * it has drained. (It waits under lite_owner_rwsem's read side: an
-	 * AGENT_ATTACH or DETACH meanwhile waits as long, which only happens
-	 * while an operation of the grant is still in flight.)
+	 * it has drained. (Not under lite_owner_rwsem: see above.)
 	 */
 	ret = lite_grant_revoke_wait(grant, lite_grant_drain_jiffies());
 	if (ret == -ETIMEDOUT)

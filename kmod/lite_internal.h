@@ -354,6 +354,9 @@ bool lite_nl_agent_portid(u32 *portid);
 extern struct genl_family lite_genl_family;
 /* While an agent is attached, only it may change the node: else -EBUSY. */
 int lite_nl_check_owner(struct genl_info *info);
+/* lite_owner_rwsem's read side, for a doit that holds it only in part. */
+void lite_nl_owner_read_lock(void);
+void lite_nl_owner_read_unlock(void);
 /* The sender is the attached agent: else -EBUSY. */
 int lite_nl_check_agent(struct genl_info *info);
 

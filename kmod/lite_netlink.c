@@ -574,8 +574,22 @@ static int (* const lite_nl_owned_doits[LITE_CMD_MAX + 1])(struct sk_buff *skb,
 	[LITE_CMD_LMR_FREE] = lite_nl_lmr_free,
 	[LITE_CMD_LMR_UPDATE] = lite_nl_lmr_update,
 	[LITE_CMD_UPCALL_COMPLETE] = lite_nl_upcall_complete,
-	[LITE_CMD_GRANT_REVOKE] = lite_nl_grant_revoke,
 };
+
+/*
+ * GRANT_REVOKE holds the read side only for its check and its mark, not
+ * for the drain after them (lite_nl_grant_revoke()): an AGENT_ATTACH queued
+ * behind a long drain would otherwise hold up every checked command.
+ */
+void lite_nl_owner_read_lock(void)
+{
+	down_read(&lite_owner_rwsem);
+}
+
+void lite_nl_owner_read_unlock(void)
+{
+	up_read(&lite_owner_rwsem);
+}
 
 /*
  * The .doit of every command that checks its sender: the command's own
@@ -687,7 +701,7 @@ static const struct genl_ops lite_genl_ops[] = {
 	{
 		.cmd = LITE_CMD_GRANT_REVOKE,
 		.flags = GENL_ADMIN_PERM,
-		.doit = lite_nl_owned_doit,
+		.doit = lite_nl_grant_revoke,	/* takes lite_owner_rwsem itself */
 		.policy = lite_nl_grant_id_policy,
 		.maxattr = LITE_ATTR_MAX,
 	},
