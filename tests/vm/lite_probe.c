@@ -32,10 +32,27 @@
 //                                    a read fails: ok if it fails with ERRNO
 //                                    (e.g. ESTALE, or EHOSTDOWN,ESTALE for
 //                                    either) within SECONDS
+//   lite_probe map-hold NAME         map NAME read-only and print "map: OK"
+//                                    or "map: ERRNO"; if mapped, wait for a
+//                                    line on stdin, READ 8 bytes, print
+//                                    "read: OK" or "read: ERRNO", close (for
+//                                    a test that answers the MAP upcall)
+//   lite_probe park NAME LITENL      a thread's 8-byte READ (bounce) stalls
+//                                    copying out into a userfaultfd page, so
+//                                    the operation stays counted on its
+//                                    grant; UNMAP then waits the drain bound
+//                                    and parks the grant (not given back):
+//                                    grants_parked 1, the grant still listed
+//                                    revoked (LITENL grant list); once the
+//                                    fault is served the grant is given back
+//                                    (grants_parked 0, no longer listed)
 //
 // Prints one "ok"/"FAIL" line per check; exits with the number of failures.
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +60,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -476,6 +494,143 @@ static void expect_after(const char *name, const char *want_name,
   close(fd);
 }
 
+static void map_hold(const char *name) {
+  int fd = open_lite(), err;
+  struct lite_map m;
+  char buf[8], line[16];
+
+  err = map(fd, name, LITE_ACCESS_READ, &m);
+  printf("map: %s\n", err ? errno_name(err) : "OK");
+  if (!err && fgets(line, sizeof(line), stdin)) {
+    err = rw(fd, LITE_IOC_READ, m.handle, 0, buf, 8);
+    printf("read: %s\n", err ? errno_name(err) : "OK");
+  }
+  close(fd);
+}
+
+static long debugfs(const char *name) {
+  char path[128];
+  long v = -1;
+  FILE *f;
+
+  snprintf(path, sizeof(path), "/sys/kernel/debug/lite/%s", name);
+  f = fopen(path, "r");
+  if (f) {
+    if (fscanf(f, "%ld", &v) != 1) v = -1;
+    fclose(f);
+  }
+  return v;
+}
+
+// 1 if LITENL's grant list shows a grant into @lmr_id (revoked, if asked).
+static int grant_listed(const char *litenl, uint64_t lmr_id, int revoked) {
+  char cmd[512], line[4096], want[64];
+  int found = 0;
+  FILE *p;
+
+  snprintf(cmd, sizeof(cmd), "%s grant list -o json", litenl);
+  snprintf(want, sizeof(want), "\"lmr_id\": %llu,", (unsigned long long)lmr_id);
+  p = popen(cmd, "r");
+  if (!p) return -1;
+  while (fgets(line, sizeof(line), p)) {
+    char *at = strstr(line, want);
+
+    // One grant per object: from its lmr_id to the next '}'.
+    while (at) {
+      char *end = strchr(at, '}'), keep;
+
+      if (!end) end = at + strlen(at);
+      keep = *end;
+      *end = '\0';
+      if (!revoked || strstr(at, "\"revoked\": true")) found = 1;
+      *end = keep;
+      at = strstr(end, want);
+    }
+  }
+  pclose(p);
+  return found;
+}
+
+struct park_read {
+  int fd;
+  uint64_t handle;
+  char *buf;
+  int err;
+};
+
+static void *park_reader(void *arg) {
+  struct park_read *r = arg;
+
+  r->err = rw(r->fd, LITE_IOC_READ, r->handle, 0, r->buf, 8);
+  return NULL;
+}
+
+static void park(const char *name, const char *litenl) {
+  int fd = open_lite(), uffd;
+  long page = sysconf(_SC_PAGESIZE), timeouts;
+  struct uffdio_api api = {.api = UFFD_API};
+  struct uffdio_register reg;
+  struct uffdio_zeropage zero;
+  struct uffd_msg msg;
+  struct pollfd pfd;
+  struct lite_map m;
+  struct lite_unmap u = {0};
+  struct park_read r;
+  pthread_t t;
+  double start, took, deadline;
+  char *area;
+  int err;
+
+  map_or_die(fd, name, LITE_ACCESS_READ, &m);
+  area = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+              -1, 0);
+  uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
+  if (area == MAP_FAILED || uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) {
+    perror("lite_probe park: userfaultfd");
+    exit(100);
+  }
+  reg.range.start = (uintptr_t)area;
+  reg.range.len = page;
+  reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+  if (ioctl(uffd, UFFDIO_REGISTER, &reg)) {
+    perror("lite_probe park: UFFDIO_REGISTER");
+    exit(100);
+  }
+  r = (struct park_read){.fd = fd, .handle = m.handle, .buf = area};
+  timeouts = debugfs("grant_drain_timeouts");
+  pthread_create(&t, NULL, park_reader, &r);
+  // The READ has its data and is copying it out: the fault is the proof.
+  pfd = (struct pollfd){.fd = uffd, .events = POLLIN};
+  check(poll(&pfd, 1, 20000) == 1 && read(uffd, &msg, sizeof(msg)) > 0 &&
+            msg.event == UFFD_EVENT_PAGEFAULT,
+        "the READ stalls copying out into a userfaultfd page");
+  u.handle = m.handle;
+  start = now_s();
+  err = lite_ioctl(fd, LITE_IOC_UNMAP, &u);
+  took = now_s() - start;
+  printf("        UNMAP returned %d after %.0f ms\n", err, took * 1000);
+  check(err == 0 && took > 1.5, "UNMAP waits the drain bound, then returns 0");
+  check(debugfs("grants_parked") == 1 &&
+            debugfs("grant_drain_timeouts") == timeouts + 1,
+        "... the grant is parked (grants_parked 1, grant_drain_timeouts +1)");
+  check(grant_listed(litenl, m.lmr_id, 1) == 1,
+        "... and still in the node's grant table, revoked (not given back)");
+  zero.range = reg.range;
+  zero.mode = 0;
+  check(ioctl(uffd, UFFDIO_ZEROPAGE, &zero) == 0, "the fault is served");
+  pthread_join(t, NULL);
+  printf("        the stalled READ returned %s\n",
+         r.err ? errno_name(r.err) : "OK");
+  deadline = now_s() + 5;
+  while (debugfs("grants_parked") != 0 && now_s() < deadline) usleep(20000);
+  check(debugfs("grants_parked") == 0,
+        "once it ends the parked grant is given back (grants_parked 0)");
+  check(grant_listed(litenl, m.lmr_id, 0) == 0,
+        "... and gone from the node's grant table (its UNMAP upcall sent)");
+  close(uffd);
+  close(fd);
+}
+
 int main(int argc, char **argv) {
   const char *what = argc > 1 ? argv[1] : "";
   const char *name = argc > 2 ? argv[2] : NULL;
@@ -497,6 +652,10 @@ int main(int argc, char **argv) {
     partial_write(name);
   else if (!strcmp(what, "abandon-drain") && name)
     abandon_drain(name);
+  else if (!strcmp(what, "park") && argc == 4)
+    park(name, argv[3]);
+  else if (!strcmp(what, "map-hold") && name)
+    map_hold(name);
   else if (!strcmp(what, "expect-after") && argc == 6)
     expect_after(name, argv[3], atof(argv[4]), argv[5]);
   else {
@@ -506,6 +665,7 @@ int main(int argc, char **argv) {
         "NAME |\n"
         "                  past-end NAME | bad-args NAME | no-agent NAME |\n"
         "                  partial-write NAME | abandon-drain NAME |\n"
+        "                  map-hold NAME | park NAME LITENL |\n"
         "                  expect-after NAME ERRNO SECONDS READY_FILE\n");
     return 100;
   }

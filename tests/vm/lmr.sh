@@ -18,6 +18,9 @@
 #    before and after);
 #  - an LMR_ALLOC whose reply cannot be queued (the sender's receive buffer
 #    is full) leaves nothing hosted;
+#  - a MAP answer for an LMR homed on the node is checked against it
+#    (not hosted, freed, other key or chunks: ESTALE), and a freed LMR's
+#    bytes count until a grant holding its pages is closed (map_answers);
 #  - an RDMA device added and deleted after node set (rxe1), and rxe0
 #    deleted and added back in quick succession: every delete returns, and
 #    the node listens again (LMR_ALLOC finds the device);
@@ -35,7 +38,7 @@ VM_APPEND=page_poison=1  # see rmmod_under_writes
 VM_TARGETS=(//kmod:lite_ko //tools/litenl //tests/vm:lite_probe //controlplane:litemgr
 	//agent:liteagent //tools/litectl //tools/bench:lite-bench)
 VM_GUEST_ENV=(LITE_ATTR_NODE_ID LITE_ATTR_MODE LITE_ATTR_UID LITE_ATTR_GID LITE_ATTR_LMR_ID
-	LITE_ATTR_NAME LITE_ATTR_SIZE LITE_CMD_NODE_GET LITE_CMD_LMR_ALLOC DUMMY_KO)
+	LITE_ATTR_NAME LITE_ATTR_SIZE LITE_CMD_NODE_GET LITE_CMD_LMR_ALLOC DUMMY_KO LITE_NUMS)
 
 # ---------------------------------------------------------------------------
 # Guest side (lmr.sh --guest FUNCTION ARGS...; see lib.sh).
@@ -309,6 +312,196 @@ alloc_reply_lost() {
 	check "lmr free 41" litenl_ok lmr free --id 41
 }
 
+# map_answers: the home checks a MAP answer against the LMR it hosts
+# (lifetimes review #1) and counts a freed LMR's bytes until its pages go
+# (#4). A python client is the node's agent: it allocates lmr 50 and answers
+# lite_probe's MAPs with an id not hosted here, another key, another chunk
+# address (ESTALE for agent and application, no grant installed) and the
+# LMR as it is (installed). Then LMR_FREE while that grant holds the pages:
+# lmrs falls, lmr_bytes does not; a MAP answer with the freed LMR's old
+# chunks is ESTALE; the held grant READs ESTALE; its close sends the UNMAP
+# upcall and lmr_bytes falls.
+map_answers() {
+	local rc=0
+	LITE_NUMS=$LITE_NUMS python3 - "$PROBE" "$GUEST" << 'EOF' || rc=$?
+import os, select, socket, struct, subprocess, sys, time
+
+probe, me = sys.argv[1], int(sys.argv[2])
+N = {k: int(v) for k, v in (a.split("=") for a in os.environ["LITE_NUMS"].split())}
+A = lambda n: N["LITE_ATTR_" + n]
+C = lambda n: N["LITE_CMD_" + n]
+GENL_ID_CTRL, NLMSG_ERROR, NESTED = 0x10, 2, 0x8000
+LMR, NAME, SIZE = 50, b"nl.map", 8192
+failures, seq, upcalls = 0, 100, []
+
+
+def check(ok, what):
+    global failures
+    print(("  ok    " if ok else "  FAIL  ") + what, flush=True)
+    failures += 0 if ok else 1
+
+
+def attr(kind, data):
+    n = 4 + len(data)
+    return struct.pack("HH", n, kind) + data + b"\0" * (-n % 4)
+
+
+def attrs(buf, off=0):
+    out = {}
+    while off + 4 <= len(buf):
+        n, kind = struct.unpack_from("HH", buf, off)
+        if n < 4:
+            break
+        out.setdefault(kind & 0x3fff, []).append(buf[off + 4:off + n])
+        off += (n + 3) & ~3
+    return out
+
+
+def u32(k, v): return attr(A(k), struct.pack("I", v))
+def u64(k, v): return attr(A(k), struct.pack("Q", v))
+
+
+def counter(name):
+    with open("/sys/kernel/debug/lite/" + name) as f:
+        return int(f.read())
+
+
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16)
+s.bind((0, 0))
+s.setsockopt(270, 11, 1)  # SOL_NETLINK, NETLINK_EXT_ACK
+s.setsockopt(270, 10, 1)  # NETLINK_CAP_ACK
+
+
+def recv_one(timeout):
+    """One netlink message: (type, seq, payload); upcalls are queued."""
+    r, _, _ = select.select([s], [], [], timeout)
+    if not r:
+        return None
+    data, off, msgs = s.recv(1 << 20), 0, []
+    while off + 16 <= len(data):
+        n, typ, flags, sq, pid = struct.unpack_from("IHHII", data, off)
+        msgs.append((typ, sq, data[off + 16:off + n]))
+        off += (n + 3) & ~3
+    return msgs
+
+
+def request(family, cmd, body):
+    """Sends a request with an ACK: (errno, extack message, replies)."""
+    global seq
+    seq += 1
+    payload = struct.pack("BBH", cmd, 1, 0) + body
+    s.send(struct.pack("IHHII", 16 + len(payload), family, 1 | 4, seq, 0) + payload)
+    replies, deadline = [], time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for typ, sq, p in recv_one(1) or []:
+            if typ == NLMSG_ERROR and sq == seq:
+                err = -struct.unpack_from("i", p)[0]
+                ext = attrs(p, 20)
+                return err, (ext.get(1, [b""])[0].rstrip(b"\0").decode()), replies
+            if typ == family and sq == seq:
+                replies.append(attrs(p, 4))
+            elif typ == family and p[0] == C("UPCALL"):
+                upcalls.append(attrs(p, 4))
+    raise SystemExit("no answer to command %d" % cmd)
+
+
+def wait_upcall(family, kind, secs=10):
+    deadline = time.monotonic() + secs
+    while time.monotonic() < deadline:
+        for i, u in enumerate(upcalls):
+            if struct.unpack("I", u[A("UPCALL_KIND")][0])[0] == kind:
+                return upcalls.pop(i)
+        for typ, sq, p in recv_one(0.2) or []:
+            if typ == family and p[0] == C("UPCALL"):
+                upcalls.append(attrs(p, 4))
+    return None
+
+
+s.send(struct.pack("IHHII", 24 + 8, GENL_ID_CTRL, 1, 1, 0) + struct.pack("BBH", 3, 1, 0) + attr(2, b"lite\0"))
+family = struct.unpack("H", attrs(recv_one(5)[0][2], 4)[1][0][:2])[0]
+err, msg, _ = request(family, C("AGENT_ATTACH"), b"")
+check(err == 0, "AGENT_ATTACH (errno %d)" % err)
+err, msg, rep = request(family, C("LMR_ALLOC"), u64("LMR_ID", LMR) + attr(A("NAME"), NAME + b"\0") +
+                        u64("SIZE", SIZE) + u32("UID", 0) + u32("GID", 0) + u32("MODE", 0o600))
+check(err == 0 and rep, "LMR_ALLOC %d (errno %d %s)" % (LMR, err, msg))
+key = struct.unpack("I", rep[0][A("MEMORY_KEY")][0])[0]
+chunks = []
+for c in attrs(rep[0][A("CHUNKS")][0]).get(A("CHUNK"), []):
+    ca = attrs(c)
+    chunks.append((struct.unpack("Q", ca[N["LITE_CHUNK_ATTR_ADDR"]][0])[0],
+                   struct.unpack("Q", ca[N["LITE_CHUNK_ATTR_LENGTH"]][0])[0]))
+bytes0 = counter("lmr_bytes")
+grant_id = 1000
+
+
+def map_case(what, lmr, key, chunks, want_err, want_map, keep=False):
+    """A MAP from lite_probe, answered with this grant; checks both ends."""
+    global grant_id
+    grant_id += 1
+    grants = counter("grants")
+    p = subprocess.Popen([probe, "map-hold", NAME.decode()], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True)
+    up = wait_upcall(family, N["LITE_UPCALL_MAP"])
+    if not up:
+        check(False, what + ": no MAP upcall")
+        p.kill()
+        return None
+    nest = b"".join(attr(A("CHUNK") | NESTED, attr(N["LITE_CHUNK_ATTR_ADDR"], struct.pack("Q", a)) +
+                         attr(N["LITE_CHUNK_ATTR_LENGTH"], struct.pack("Q", n))) for a, n in chunks)
+    body = (attr(A("UPCALL_ID"), up[A("UPCALL_ID")][0]) + u32("ERRNO", 0) +
+            u64("GRANT_ID", grant_id) + u64("LMR_ID", lmr) + attr(A("NAME"), NAME + b"\0") +
+            u32("NODE_ID", me) + u32("ACCESS", 1) + u64("EPOCH", 0) +
+            u64("SIZE", sum(n for _, n in chunks)) + u32("MEMORY_KEY", key) +
+            attr(A("CHUNKS") | NESTED, nest) + u64("INCARNATION", 1) + u64("GRANTED_AT_MS", 1))
+    err, msg, _ = request(family, C("UPCALL_COMPLETE"), body)
+    line = p.stdout.readline().strip()
+    print("        %s: UPCALL_COMPLETE errno %d (%s); probe %s" % (what, err, msg, line), flush=True)
+    check(err == want_err and line == "map: " + want_map and
+          counter("grants") == grants + (0 if want_err else 1),
+          "%s: the agent gets errno %d, the application %s, grants %+d" %
+          (what, want_err, want_map, 0 if want_err else 1))
+    if keep and not want_err:
+        return p
+    p.stdin.close()
+    p.wait()
+    return None
+
+
+ESTALE = 116
+bad = [(a + 4096, n) for a, n in chunks]
+map_case("an LMR id not hosted here (51)", 51, key, chunks, ESTALE, "ESTALE")
+map_case("lmr 50 with another key", LMR, key ^ 1, chunks, ESTALE, "ESTALE")
+map_case("lmr 50 with another chunk address", LMR, key, bad, ESTALE, "ESTALE")
+held = map_case("lmr 50 as it is", LMR, key, chunks, 0, "OK", keep=True)
+held_id = grant_id
+if held:
+    lmrs = counter("lmrs")
+    err, msg, _ = request(family, C("LMR_FREE"), u64("LMR_ID", LMR))
+    check(err == 0, "LMR_FREE 50 while a grant on this node holds it (errno %d)" % err)
+    check(counter("lmrs") == lmrs - 1, "... debugfs lmrs goes down by 1")
+    check(counter("lmr_bytes") == bytes0,
+          "... lmr_bytes stays (%d): the pages are held, and count against the quota" % counter("lmr_bytes"))
+    map_case("lmr 50 after its free, old chunks", LMR, key, chunks, ESTALE, "ESTALE")
+    held.stdin.write("go\n")
+    held.stdin.flush()
+    line = held.stdout.readline().strip()
+    check(line == "read: ESTALE", "the held grant READs: ESTALE (%s)" % line)
+    held.stdin.close()
+    held.wait()
+    up = wait_upcall(family, N["LITE_UPCALL_UNMAP"])
+    check(up is not None and struct.unpack("Q", up[A("GRANT_ID")][0])[0] == held_id,
+          "closing it sends the UNMAP upcall for its grant")
+    deadline = time.monotonic() + 5  # the last grant put runs just after the upcall
+    while counter("lmr_bytes") != bytes0 - SIZE and time.monotonic() < deadline:
+        time.sleep(0.05)
+    check(counter("lmr_bytes") == bytes0 - SIZE,
+          "... and lmr_bytes falls by %d once the pages go (%d)" % (SIZE, counter("lmr_bytes")))
+request(family, C("AGENT_DETACH"), b"")
+sys.exit(failures)
+EOF
+	check "MAP answers for LMRs homed here are checked; a freed LMR counts until its pages go" test "$rc" -eq 0
+}
+
 insmod_lite() { check "insmod lite.ko" insmod "$LITE_BIN/kmod/lite.ko"; }
 lmr_hosted() { check "debugfs lmrs = $1" counter_is lmrs "$1"; }
 
@@ -338,6 +531,18 @@ cmd_num() {
 		"$VM_REPO/kmod/include/uapi/lite.h"
 }
 
+# lite_nums: NAME=NUMBER for every command, attribute, chunk attribute and
+# upcall kind of the uapi header (for the python agent in map_answers).
+lite_nums() {
+	awk '/^enum (lite_genl_cmd|lite_genl_attr|lite_chunk_attr|lite_upcall_kind) / {on = 1; n = -1; next}
+		on && /^};/ {on = 0}
+		on && $1 ~ /^LITE_/ {
+			name = $1; sub(",", "", name)
+			if ($2 == "=") { if ($3 !~ /^[0-9]+,?$/) next; v = $3; sub(",", "", v); n = v + 0 } else n++
+			printf "%s=%d ", name, n
+		}' "$VM_REPO/kmod/include/uapi/lite.h"
+}
+
 host_main() {
 	LITE_ATTR_NODE_ID=$(attr_num LITE_ATTR_NODE_ID)
 	LITE_ATTR_MODE=$(attr_num LITE_ATTR_MODE)
@@ -348,6 +553,7 @@ host_main() {
 	LITE_ATTR_SIZE=$(attr_num LITE_ATTR_SIZE)
 	LITE_CMD_NODE_GET=$(cmd_num LITE_CMD_NODE_GET)
 	LITE_CMD_LMR_ALLOC=$(cmd_num LITE_CMD_LMR_ALLOC)
+	LITE_NUMS=$(lite_nums)
 	local kv
 	kv=$("$VM_REPO/tools/kver.sh")
 	DUMMY_KO=${LITE_VM_CACHE:-/var/cache/lite-vm}/$kv/root/lib/modules/$kv/kernel/drivers/net/dummy.ko
@@ -364,6 +570,7 @@ host_main() {
 	guest 1 node_set_again
 	guest 1 parallel_ops
 	guest 1 alloc_reply_lost
+	guest 1 map_answers
 	guest 3 device_churn
 	rmmod_under_writes
 }
