@@ -358,12 +358,16 @@ out:
 /*
  * Module unload, after every connection is destroyed: every file is closed
  * and every operation has ended, so the only grants left are parked ones
- * whose unmap work is queued on lite_wq (from the contexts' release work).
+ * whose unmap work is queued on lite_wq. A context drops its grants before
+ * its connection, and lite_peers_exit() returned only once every
+ * connection's operations were gone, so those works were queued before
+ * this flush starts. (Not drain_workqueue(): a device added meanwhile may
+ * still queue the listen work from outside.)
  */
 void lite_grants_exit(void)
 {
 	WRITE_ONCE(lite_grants_exiting, true);
-	drain_workqueue(lite_wq);
+	flush_workqueue(lite_wq);
 	WARN_ON(!xa_empty(&lite_grants));
 	xa_destroy(&lite_grants);
 }
