@@ -17,6 +17,9 @@
 #    rdma_cm ids, none a process's, and the same QPs while 8 liteop
 #    processes hold maps;
 #  - lite-bench and perftest between the same guests: the ratio table;
+#  - an operation killed in flight holds its grant until it completes; an
+#    unmap whose operation outlasts the drain bound (a READ stalled on a
+#    userfaultfd page) parks the grant and gives it back only once it ends;
 #  - freeing an LMR makes other nodes' handles ESTALE; a node whose agent
 #    dies is failed by the manager and handles into its LMRs get EHOSTDOWN
 #    (or ESTALE, when the manager's revocation arrives first);
@@ -75,6 +78,9 @@ probe() {
 	"$PROBE" "$@" || rc=$?
 	VM_FAILURES=$((VM_FAILURES + rc))
 }
+
+# park NAME: an unmap whose drain times out parks the grant (lite_probe park).
+park() { probe park "$1" "$LITENL"; }
 
 alloc_and_write() {  # NAME SIZE HOME MODE OFFSET DATA (HOME: a node name or id)
 	check "alloc $1 ($2 bytes) on node $3, mode $4" \
@@ -292,6 +298,8 @@ host_main() {
 
 	echo "== an operation killed in flight keeps its grant until it completes"
 	guest 1 probe abandon-drain dp.big
+	echo "== an unmap whose operation outlasts the drain bound parks the grant"
+	guest 1 park dp.shared
 
 	echo "== node1's RC QPs are lite.ko's, shared by 8 processes"
 	guest 1 qps_shared dp.shared
