@@ -458,6 +458,13 @@ void lite_grant_unmap_work(struct work_struct *work);
 bool lite_grant_id_known(u64 grant_id);
 void lite_grants_exit(void);
 
+/*
+ * lite_grant_answer.c: the grant of a MAP upcall's answer, every attribute
+ * checked (access no more than @asked); one reference on success.
+ */
+int lite_nl_grant_parse(struct genl_info *info, u32 asked,
+			struct lite_grant **out);
+
 /* lite_file.c: open files of /dev/lite and their handles. */
 int lite_file_open(struct inode *inode, struct file *file);
 int lite_file_release(struct inode *inode, struct file *file);
