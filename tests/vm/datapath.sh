@@ -69,7 +69,6 @@ fails_with() {
 	echo "        $out"
 	((rc != 0)) && [[ $out == *"($errno)"* ]]
 }
-as_user() { setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
 rmmod_refused() { ! rmmod lite 2> /dev/null; }
 # probe ARGS...: lite_probe prints its own ok/FAIL lines; its exit status is
 # its failure count.

@@ -172,6 +172,16 @@ as_nobody() {
 	"$@"
 }
 litenl_ok() { "$LITENL" "$@" > /dev/null; }
+# as_user COMMAND...: as uid/gid 1000, without capabilities.
+as_user() { setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
+# peers_json: PEERS is this node's `litenl peers -o json`.
+peers_json() { PEERS=$("$LITENL" peers -o json); }
+peer_field() {  # peer_field NODE_ID FIELD: REPLY from $PEERS
+	REPLY=
+	[[ $PEERS =~ \{\"node_id\":\ $1,\ [^}]*\} ]] || return 0
+	local obj=${BASH_REMATCH[0]}
+	[[ $obj =~ \"$2\":\ \"?([^,\"}]*) ]] && REPLY=${BASH_REMATCH[1]}
+}
 # insmod_refused KO PARAM...: lite.ko does not load with these parameters.
 insmod_refused() { ! insmod "$@" 2> /dev/null; }
 

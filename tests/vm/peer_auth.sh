@@ -45,14 +45,6 @@ INC=$((100 + ${GUEST:-0}))
 # A privileged source port outside lite.ko's own 512..1023.
 ROOT_PORT=400
 
-as_user() { setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
-peers_json() { PEERS=$("$LITENL" peers -o json); }
-peer_field() {  # peer_field NODE_ID FIELD: REPLY from $PEERS
-	REPLY=
-	[[ $PEERS =~ \{\"node_id\":\ $1,\ [^}]*\} ]] || return 0
-	local obj=${BASH_REMATCH[0]}
-	[[ $obj =~ \"$2\":\ \"?([^,\"}]*) ]] && REPLY=${BASH_REMATCH[1]}
-}
 peer_is() {  # peer_is NODE_ID STATE QPS (from $PEERS)
 	local s q
 	peer_field "$1" state; s=$REPLY

@@ -54,13 +54,6 @@ count_qps() {  # QPS: RC QPs in RTS on this node, less its loopback QPs
 	qp_census
 	QPS=$((RC_QPS - LOOPBACK))
 }
-peers_json() { PEERS=$("$LITENL" peers -o json); }
-peer_field() {  # peer_field NODE_ID FIELD: REPLY from $PEERS
-	REPLY=
-	[[ $PEERS =~ \{\"node_id\":\ $1,\ [^}]*\} ]] || return 0
-	local obj=${BASH_REMATCH[0]}
-	[[ $obj =~ \"$2\":\ \"?([^,\"}]*) ]] && REPLY=${BASH_REMATCH[1]}
-}
 peer_is() {  # peer_is NODE_ID STATE INCARNATION QPS (from $PEERS)
 	local s i q
 	peer_field "$1" state; s=$REPLY
