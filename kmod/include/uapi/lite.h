@@ -613,6 +613,14 @@ enum lite_genl_cmd {
 	 * still counts against lmr_quota_mib: the free makes room only when
 	 * the pages go. A later LMR_ALLOC or MAP answer for the id sees it
 	 * gone at once.
+	 * With LITE_ATTR_QUARANTINE (flag) the pages are never given back to
+	 * the kernel while lite.ko is loaded: the cluster manager could not
+	 * prove that no node can still reach them (a holder neither
+	 * acknowledged its revocation nor failed within the fence timeout).
+	 * The LMR leaves the table as above; its memory stays counted against
+	 * lmr_quota_mib and in debugfs (lmrs_quarantined, quarantined_bytes),
+	 * a warning names it, and it is freed at module unload, after every
+	 * queue pair is gone.
 	 * Errors: EPERM, EBUSY, EINVAL; ENOENT not hosted here.
 	 */
 	LITE_CMD_LMR_FREE,
@@ -716,6 +724,18 @@ enum lite_genl_cmd {
 	 */
 	LITE_CMD_GRANT_GET,
 
+	/*
+	 * LITE_CMD_EVENT_LMR_LOST, multicast to LITE_GENL_MCGRP_EVENTS (never
+	 * a request): a hosted LMR can no longer be reached over RDMA, so
+	 * every grant into it anywhere is stale. LITE_ATTR_LMR_ID and
+	 * LITE_ATTR_REASON (ENODEV: the RDMA device its memory was mapped on
+	 * was removed). Grants on this node into it are revoked (ESTALE) when
+	 * this is sent; the agent tells the cluster manager, which revokes
+	 * the others and removes the LMR. The memory stays hosted (listed
+	 * with chunk address 0, counted) until LITE_CMD_LMR_FREE.
+	 */
+	LITE_CMD_EVENT_LMR_LOST,
+
 	__LITE_CMD_MAX,
 	LITE_CMD_MAX = __LITE_CMD_MAX - 1
 };
@@ -744,7 +764,7 @@ enum lite_genl_attr {
 	LITE_ATTR_PID,			/* u32 */
 	LITE_ATTR_MODE,			/* u32, subset of 0666 */
 	LITE_ATTR_EPOCH,		/* u64 */
-	LITE_ATTR_MEMORY_KEY,		/* u32: the global rkey */
+	LITE_ATTR_MEMORY_KEY,		/* u32: the rkey (enum lite_key_mode) */
 	LITE_ATTR_CHUNKS,		/* nested: LITE_ATTR_CHUNK, 1..LITE_CHUNKS_MAX */
 	LITE_ATTR_CHUNK,		/* nested: LITE_CHUNK_ATTR_* */
 	LITE_ATTR_UPCALL_ID,		/* u64, not 0 */
@@ -761,6 +781,8 @@ enum lite_genl_attr {
 	LITE_ATTR_PEER_LAST_REFUSAL,	/* u32: enum lite_refusal (reply only) */
 	LITE_ATTR_PEER_REFUSED_BY,	/* u32: enum lite_refused_by (reply only) */
 	LITE_ATTR_PEER_REFUSALS,	/* u32: refusals since the peer was added (reply only) */
+	LITE_ATTR_QUARANTINE,		/* flag (LMR_FREE only) */
+	LITE_ATTR_KEY_MODE,		/* u32: enum lite_key_mode (NODE_GET reply only) */
 
 	__LITE_ATTR_MAX,
 	LITE_ATTR_MAX = __LITE_ATTR_MAX - 1
@@ -787,6 +809,18 @@ enum lite_chunk_attr {
  */
 #define LITE_CHUNKS_MAX		4096
 #define LITE_CHUNKS_PER_NEST	2048
+
+/*
+ * How peers reach hosted LMR memory (the key_mode module parameter).
+ * GLOBAL: one DMA memory region per RDMA device covers all of the node's
+ * memory; every LMR's LITE_ATTR_MEMORY_KEY is its rkey. LMR: every hosted
+ * LMR is its own fast-registered memory region with its own rkey, which is
+ * invalidated before its pages are freed, so the NIC refuses a stale grant.
+ */
+enum lite_key_mode {
+	LITE_KEY_MODE_GLOBAL = 1,
+	LITE_KEY_MODE_LMR = 2,
+};
 
 enum lite_upcall_kind {
 	LITE_UPCALL_ALLOC = 1,
