@@ -28,10 +28,13 @@
 
 #include <linux/build_bug.h>
 #include <linux/in.h>
+#include <linux/list.h>
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
 
@@ -103,6 +106,60 @@ void lite_conn_timers(struct rdma_cm_id *id, struct lite_rc_timers *t)
 		pr_warn_ratelimited("cannot set the RC timers: %d\n", ret);
 }
 
+/*
+ * Connections closed and not yet torn down, in close order: a closed
+ * connection is appended with the next sequence number, its teardown takes
+ * it off, and lite_conns_wait_closed() waits until none closed up to its
+ * own sequence number is left, i.e. the list's head came later or the
+ * list is empty. A spinlock: destroy_work takes it off without lite_lock.
+ */
+static DEFINE_SPINLOCK(lite_conns_closing_lock);
+static LIST_HEAD(lite_conns_closing);
+static u64 lite_conns_close_seq;	/* under lite_conns_closing_lock */
+static DECLARE_WAIT_QUEUE_HEAD(lite_conns_closed_wait);
+
+static void lite_conn_closing_add(struct lite_conn *conn)
+{
+	spin_lock(&lite_conns_closing_lock);
+	conn->close_seq = ++lite_conns_close_seq;
+	list_add_tail(&conn->closing, &lite_conns_closing);
+	spin_unlock(&lite_conns_closing_lock);
+}
+
+static void lite_conn_closing_done(struct lite_conn *conn)
+{
+	spin_lock(&lite_conns_closing_lock);
+	list_del(&conn->closing);
+	spin_unlock(&lite_conns_closing_lock);
+	wake_up_all(&lite_conns_closed_wait);
+}
+
+/* Every connection closed with a sequence number up to @seq is torn down. */
+static bool lite_conns_closed_upto(u64 seq)
+{
+	struct lite_conn *first;
+	bool done;
+
+	spin_lock(&lite_conns_closing_lock);
+	first = list_first_entry_or_null(&lite_conns_closing, struct lite_conn,
+					 closing);
+	done = !first || first->close_seq > seq;
+	spin_unlock(&lite_conns_closing_lock);
+	return done;
+}
+
+int lite_conns_wait_closed(void)
+{
+	u64 seq;
+
+	might_sleep();
+	spin_lock(&lite_conns_closing_lock);
+	seq = lite_conns_close_seq;
+	spin_unlock(&lite_conns_closing_lock);
+	return wait_event_killable(lite_conns_closed_wait,
+				   lite_conns_closed_upto(seq));
+}
+
 static void lite_conn_release(struct kref *ref)
 {
 	struct lite_conn *conn = container_of(ref, struct lite_conn, ref);
@@ -160,6 +217,7 @@ static void lite_conn_destroy_work(struct work_struct *work)
 	if (conn->cq)
 		ib_free_cq(conn->cq);
 	rdma_destroy_id(conn->cm_id);
+	lite_conn_closing_done(conn);
 	lite_conn_put(conn);
 }
 
@@ -185,6 +243,7 @@ void lite_conn_close_locked(struct lite_conn *conn)
 		return;
 	conn->state = LITE_CONN_DEAD;
 	WRITE_ONCE(conn->ops_ready, false);
+	lite_conn_closing_add(conn);
 	queue_work(lite_wq, &conn->destroy_work);
 }
 
@@ -239,6 +298,7 @@ struct lite_conn *lite_conn_alloc(struct lite_peer *peer, u16 index,
 	conn->state = LITE_CONN_CONNECTING;
 	atomic_set(&conn->inflight, 0);
 	init_waitqueue_head(&conn->wait);
+	INIT_LIST_HEAD(&conn->closing);
 	INIT_WORK(&conn->destroy_work, lite_conn_destroy_work);
 	INIT_WORK(&conn->error_work, lite_conn_error_work);
 	return conn;

@@ -37,6 +37,13 @@ struct lite_conn {
 	struct ib_cq *cq;
 	struct work_struct destroy_work;
 	struct work_struct error_work;	/* a fatal QP event: fail the conn */
+	/*
+	 * From its close until destroy_work has destroyed its QP, on the
+	 * closing list in close order, @close_seq its place
+	 * (lite_conns_wait_closed(); under lite_conns_closing_lock).
+	 */
+	struct list_head closing;
+	u64 close_seq;
 	u16 index;
 	bool active;			/* this node initiated it */
 	/*
@@ -107,6 +114,27 @@ void lite_conn_wc_error(struct lite_conn *conn, enum ib_wc_status status);
  * EHOSTDOWN and report it (lite_peer.c).
  */
 void lite_peer_unreachable_locked(struct lite_conn *conn);
+
+/*
+ * Returns once every connection closed before the call (its peer removed
+ * or failed, its device removed, itself failed or refused) has had its
+ * teardown done: its QP moved to the error state, every work request on it
+ * completed (flushed) and the operations they belong to ended, and the QP,
+ * CQ and rdma_cm id destroyed. So no work request of this node posted on
+ * those connections is outstanding, and the peers' requests to this node
+ * over them can no longer be executed. What it does not cover: connections
+ * still up, and those whose failure is only queued (error_work) at the
+ * call, which are closed afterwards: remove the peer first (PEER_REMOVE
+ * closes its connections under lite_lock), then call this.
+ *
+ * -EINTR on a fatal signal, else 0. Process context, holding no lock that
+ * the rdma_cm handlers (lite_lock) or lite_wq's works take: a teardown
+ * waits for a handler still running (rdma_destroy_id()). It waits on the
+ * teardowns only, not on lite_wq as a whole (whose other works may wait
+ * for netlink callers), and a teardown waits for nothing but the flush of
+ * its own QP and the operations counted in the connection to end.
+ */
+int lite_conns_wait_closed(void);
 
 /* peer_timeout_ms (lite_conn.c): see lite_rc_timers.h. */
 extern unsigned int lite_peer_timeout_ms;
