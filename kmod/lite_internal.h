@@ -128,6 +128,8 @@ enum lite_counter {
 	LITE_CNT_GRANT_DRAIN_WAITS,	/* revokes/unmaps that waited for operations */
 	LITE_CNT_GRANT_DRAIN_TIMEOUTS,	/* ... and gave up with operations in flight */
 	LITE_CNT_GRANTS_PARKED,		/* gauge: unmapped grants waiting to drain */
+	LITE_CNT_GRANTS_KEY_REFUSED,	/* grants revoked: the home refused their key */
+	LITE_CNT_QP_ERRORS,		/* QPs failed by a work request or QP event */
 	LITE_CNT_NR
 };
 
