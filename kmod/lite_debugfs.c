@@ -43,6 +43,8 @@ static const char * const lite_counter_names[LITE_CNT_NR] = {
 	[LITE_CNT_GRANT_DRAIN_WAITS] = "grant_drain_waits",
 	[LITE_CNT_GRANT_DRAIN_TIMEOUTS] = "grant_drain_timeouts",
 	[LITE_CNT_GRANTS_PARKED] = "grants_parked",
+	[LITE_CNT_USER_GRANTS_REFUSED] = "user_grants_refused",
+	[LITE_CNT_USER_UPCALLS_REFUSED] = "user_upcalls_refused",
 	[LITE_CNT_GRANTS_KEY_REFUSED] = "grants_key_refused",
 	[LITE_CNT_QP_ERRORS] = "qp_errors",
 };

@@ -478,6 +478,32 @@ struct lite_grant *lite_file_handle_remove(struct lite_file *lf, u64 handle);
 /* Unmaps a handle this file just made (the caller could not be told). */
 void lite_file_handle_drop(struct lite_file *lf, u64 handle);
 
+/*
+ * lite_file.c: what one user (euid, in the initial user namespace) holds
+ * across all of its files, against max_grants_per_uid and
+ * max_upcalls_per_uid (docs/datapath.md, "Per-user limits").
+ */
+struct lite_user {
+	struct hlist_node node;		/* lite_users; under lite_users_lock */
+	u32 uid;
+	unsigned int refs;		/* under lite_users_lock */
+	unsigned int grants;		/* reserved or installed; lite_users_lock */
+	unsigned int upcalls;		/* pending; under lite_upcall_lock */
+};
+
+extern unsigned int lite_max_grants_per_uid;
+/* @uid's entry with a reference, or NULL (no memory). Process context. */
+struct lite_user *lite_user_get(u32 uid);
+/* Any context. */
+void lite_user_put(struct lite_user *user);
+/*
+ * One grant more for @user, with a reference of its own: -EDQUOT (counted
+ * in user_grants_refused) at max_grants_per_uid.
+ */
+int lite_user_charge_grant(struct lite_user *user);
+/* Gives a grant's charge and its reference back. Any context. */
+void lite_user_uncharge_grant(struct lite_user *user);
+
 /* lite_upcall.c: control calls through the agent. */
 int lite_nl_upcall_complete(struct sk_buff *skb, struct genl_info *info);
 /* The agent at @portid is gone: fail its pending upcalls with ENOTCONN. */
