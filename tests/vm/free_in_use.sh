@@ -15,6 +15,7 @@
 #    and the suite prints how many of them the new LMRs reused;
 #  - litevm's teardown checks every guest's kernel log.
 # Usage: tests/vm/free_in_use.sh [--state DIR]  (needs root and tools/setup.sh)
+# FIU_KEY_MODES="global" (say) runs fewer modes, when working on one.
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -172,9 +173,14 @@ one_mode() {  # MODE
 host_main() {
 	# shellcheck source=tools/vm/litecluster.sh
 	source "$VM_REPO/tools/vm/litecluster.sh"
-	one_mode global
-	guests "1 reload_lite lmr" "2 reload_lite lmr" "3 reload_lite lmr"
-	one_mode lmr
+	local mode current=global
+	for mode in ${FIU_KEY_MODES:-global lmr}; do
+		if [[ $mode != "$current" ]]; then
+			guests "1 reload_lite $mode" "2 reload_lite $mode" "3 reload_lite $mode"
+			current=$mode
+		fi
+		one_mode "$mode"
+	done
 }
 
 vm_main "$@"
