@@ -130,6 +130,8 @@ enum lite_counter {
 	LITE_CNT_GRANTS_PARKED,		/* gauge: unmapped grants waiting to drain */
 	LITE_CNT_GRANTS_KEY_REFUSED,	/* grants revoked: the home refused their key */
 	LITE_CNT_QP_ERRORS,		/* QPs failed by a work request or QP event */
+	LITE_CNT_USER_GRANTS_REFUSED,	/* MAPs refused: max_grants_per_uid reached */
+	LITE_CNT_USER_UPCALLS_REFUSED,	/* calls refused: max_upcalls_per_uid reached */
 	LITE_CNT_NR
 };
 
