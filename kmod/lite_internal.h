@@ -19,7 +19,9 @@
 #include "lite_wire.h"
 
 struct crypto_shash;
+struct lite_mr_ctx;
 struct lite_ops_pool;
+struct scatterlist;
 
 /*
  * An RDMA device LITE serves: its protection domain with the global memory
@@ -50,6 +52,13 @@ struct lite_device {
 	bool dying;
 	/* The one-sided operations' contexts and buffers (lite_ops_pool.c). */
 	struct lite_ops_pool *ops_pool;
+	/*
+	 * key_mode=lmr (lite_lmr_mr.c): the private QP that registers and
+	 * invalidates every hosted LMR's memory region, and the most pages
+	 * one region may have. NULL and 0 in global mode.
+	 */
+	struct lite_mr_ctx *mr_ctx;
+	u32 max_fr_pages;
 };
 
 int lite_device_init(void);
@@ -97,6 +106,8 @@ extern unsigned int lite_op_timeout_ms;
  * lite_wire.h); read-only, the same on every node.
  */
 extern bool lite_peer_auth;
+/* enum lite_key_mode (uapi lite.h): how peers reach LMR memory; read-only. */
+extern unsigned int lite_key_mode;
 
 /* lite_debugfs.c: counters under /sys/kernel/debug/lite/. */
 enum lite_counter {
@@ -128,6 +139,10 @@ enum lite_counter {
 	LITE_CNT_GRANT_DRAIN_WAITS,	/* revokes/unmaps that waited for operations */
 	LITE_CNT_GRANT_DRAIN_TIMEOUTS,	/* ... and gave up with operations in flight */
 	LITE_CNT_GRANTS_PARKED,		/* gauge: unmapped grants waiting to drain */
+	LITE_CNT_MR_REGISTRATIONS,	/* key_mode=lmr: LMR memory regions registered */
+	LITE_CNT_MR_INVALIDATIONS,	/* ... and invalidated (LOCAL_INV completed) */
+	LITE_CNT_LMRS_QUARANTINED,	/* gauge: freed LMRs whose pages are kept */
+	LITE_CNT_QUARANTINED_BYTES,	/* gauge: their bytes */
 	LITE_CNT_GRANTS_KEY_REFUSED,	/* grants revoked: the home refused their key */
 	LITE_CNT_QP_ERRORS,		/* QPs failed by a work request or QP event */
 	LITE_CNT_USER_GRANTS_REFUSED,	/* MAPs refused: max_grants_per_uid reached */
@@ -399,6 +414,8 @@ int lite_nl_put_chunks(struct sk_buff *skb, const void *obj, u32 nr,
 /* Multicasts a LITE_CMD_EVENT_* for @info; @reason 0 omits the reason. */
 void lite_nl_peer_event(u8 cmd, const struct lite_peer_info *info,
 			int qp_index, int reason);
+/* Multicasts LITE_CMD_EVENT_LMR_LOST for @lmr_id (@reason positive). */
+void lite_nl_lmr_lost_event(u64 lmr_id, int reason);
 
 /* Names of LMRs (uapi lite.h): true if @name is one. */
 bool lite_name_valid(const char *name);
@@ -432,9 +449,29 @@ bool lite_lmr_unhosted(const struct lite_lmr *lmr);
  */
 int lite_lmr_check_grant(struct lite_lmr *lmr, const struct lite_grant *g,
 			 struct genl_info *info);
-/* ib_client remove: DMA-unmap every chunk mapped on @ldev. */
+/*
+ * ib_client remove: every hosted LMR on @ldev is lost (its local grants
+ * revoked, LITE_CMD_EVENT_LMR_LOST sent); every chunk mapped on @ldev is
+ * unmapped and every memory region on it deregistered.
+ */
 void lite_lmrs_device_removed(struct lite_device *ldev);
 void lite_lmr_exit(void);
+
+/*
+ * lite_lmr_mr.c: per-LMR memory regions (key_mode=lmr). Process context.
+ * lite_mr_device_init() makes @ldev's private QP (-EOPNOTSUPP: the device
+ * cannot fast-register); lite_mr_device_exit() destroys it once no region
+ * is left. lite_mr_register() registers @nents DMA-mapped entries of @sgl
+ * as one region of @npages pages of @page_size bytes, valid on return.
+ * lite_mr_unregister() invalidates and deregisters it; 0 once no work
+ * request can reach its memory, else the pages must never be freed.
+ */
+int lite_mr_device_init(struct lite_device *ldev);
+void lite_mr_device_exit(struct lite_device *ldev);
+struct ib_mr *lite_mr_register(struct lite_device *ldev,
+			       struct scatterlist *sgl, int nents,
+			       unsigned int page_size, u32 npages);
+int lite_mr_unregister(struct lite_device *ldev, struct ib_mr *mr);
 
 /* lite_grant.c: the node's grants (see lite_grant.h). */
 struct lite_grant;
