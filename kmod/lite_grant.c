@@ -32,6 +32,9 @@ static void lite_grant_release(struct kref *ref)
 
 	if (grant->hosted)
 		lite_lmr_put(grant->hosted);
+	/* Counted against its user until it is really gone (parked too). */
+	if (grant->user)
+		lite_user_uncharge_grant(grant->user);
 	kvfree_rcu(grant, rcu);
 }
 
