@@ -118,7 +118,11 @@ int lite_nl_grant_parse(struct genl_info *info, u32 asked,
 		return -EINVAL;
 	}
 
-	g = kvzalloc(struct_size(g, chunks, nr), GFP_KERNEL);
+	/*
+	 * Accounted: the caller runs this in the requester's memcg
+	 * (set_active_memcg()), which the grant is charged to while it lives.
+	 */
+	g = kvzalloc(struct_size(g, chunks, nr), GFP_KERNEL_ACCOUNT);
 	if (!g)
 		return -ENOMEM;
 	kref_init(&g->ref);

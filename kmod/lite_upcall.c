@@ -19,6 +19,9 @@
 #include <linux/completion.h>
 #include <linux/cred.h>
 #include <linux/file.h>
+#include <linux/memcontrol.h>
+#include <linux/moduleparam.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -32,6 +35,29 @@
 /* Pending upcalls at most; more fail with EAGAIN. */
 #define LITE_UPCALLS_MAX	1024
 
+/*
+ * One uid's share of LITE_UPCALLS_MAX (more fail with EDQUOT, not EAGAIN):
+ * a quarter by default, so one user stuck on a slow manager, or flooding
+ * it, leaves three quarters to everyone else, and still has more calls in
+ * flight than an application waiting on each of them needs.
+ */
+static unsigned int lite_max_upcalls_per_uid = LITE_UPCALLS_MAX / 4;
+
+static int lite_param_set_max_upcalls(const char *val,
+				      const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, LITE_UPCALLS_MAX);
+}
+
+static const struct kernel_param_ops lite_max_upcalls_ops = {
+	.set = lite_param_set_max_upcalls,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_upcalls_per_uid, &lite_max_upcalls_ops,
+		&lite_max_upcalls_per_uid, 0644);
+MODULE_PARM_DESC(max_upcalls_per_uid, "ALLOC/MAP/FREE calls one uid may have waiting for the agent, 1..1024 (default 256); more fail with EDQUOT");
+
 struct lite_upcall {
 	struct kref ref;		/* the waiter's; the list's while pending */
 	struct list_head entry;		/* under lite_upcall_lock */
@@ -40,6 +66,14 @@ struct lite_upcall {
 	u32 kind;			/* enum lite_upcall_kind */
 	u32 portid;			/* the agent it went to */
 	u32 uid, gid, pid;
+	struct lite_user *user;		/* @uid's accounting, with a reference */
+	/*
+	 * MAP: the grant reserved for the answer (a charge of @user), until
+	 * the installed grant takes it over; the requester's memcg, which the
+	 * grant is allocated in (the answer runs in the agent's task).
+	 */
+	struct lite_user *grant_charge;
+	struct mem_cgroup *memcg;
 	u32 access;			/* MAP: what was asked for */
 	struct lite_file *lf;		/* MAP: the caller's file */
 	struct file *file;		/* MAP: pins @lf until the upcall goes */
@@ -76,6 +110,10 @@ static void lite_upcall_release(struct kref *ref)
 
 	if (up->file)
 		fput(up->file);
+	if (up->grant_charge)
+		lite_user_uncharge_grant(up->grant_charge);
+	mem_cgroup_put(up->memcg);
+	lite_user_put(up->user);
 	kfree(up);
 }
 
@@ -88,7 +126,8 @@ static struct lite_upcall *lite_upcall_new(u32 kind)
 {
 	struct lite_upcall *up;
 
-	up = kzalloc(sizeof(*up), GFP_KERNEL);
+	/* The caller's memory: charged to its memcg (ioctl context). */
+	up = kzalloc(sizeof(*up), GFP_KERNEL_ACCOUNT);
 	if (!up)
 		return NULL;
 	kref_init(&up->ref);
@@ -97,6 +136,11 @@ static struct lite_upcall *lite_upcall_new(u32 kind)
 	up->uid = from_kuid_munged(&init_user_ns, current_euid());
 	up->gid = from_kgid_munged(&init_user_ns, current_egid());
 	up->pid = task_tgid_nr(current);
+	up->user = lite_user_get(up->uid);
+	if (!up->user) {
+		kfree(up);
+		return NULL;
+	}
 	return up;
 }
 
@@ -107,41 +151,40 @@ static void lite_upcall_unlink_locked(struct lite_upcall *up)
 	list_del(&up->entry);
 	up->pending = false;
 	lite_nr_upcalls--;
+	up->user->upcalls--;
 }
 
-/* Takes the pending upcall @id off the list, with the list's reference. */
-static struct lite_upcall *lite_upcall_claim(u64 id)
+/*
+ * Takes @up off the list if it still is; the list's reference is then
+ * ours. False if someone else took it first (answered or given up).
+ */
+static bool lite_upcall_claim(struct lite_upcall *up)
+{
+	bool mine;
+
+	spin_lock(&lite_upcall_lock);
+	mine = up->pending;
+	if (mine)
+		lite_upcall_unlink_locked(up);
+	spin_unlock(&lite_upcall_lock);
+	return mine;
+}
+
+/* The pending upcall @id with a reference of the caller's, or NULL. */
+static struct lite_upcall *lite_upcall_find(u64 id)
 {
 	struct lite_upcall *up;
 
 	spin_lock(&lite_upcall_lock);
 	list_for_each_entry(up, &lite_upcalls, entry) {
 		if (up->id == id) {
-			lite_upcall_unlink_locked(up);
+			kref_get(&up->ref);
 			spin_unlock(&lite_upcall_lock);
 			return up;
 		}
 	}
 	spin_unlock(&lite_upcall_lock);
 	return NULL;
-}
-
-/* The kind of the pending upcall @id, or 0. */
-static u32 lite_upcall_peek(u64 id, u32 *access)
-{
-	struct lite_upcall *up;
-	u32 kind = 0;
-
-	spin_lock(&lite_upcall_lock);
-	list_for_each_entry(up, &lite_upcalls, entry) {
-		if (up->id == id) {
-			kind = up->kind;
-			*access = up->access;
-			break;
-		}
-	}
-	spin_unlock(&lite_upcall_lock);
-	return kind;
 }
 
 /*
@@ -201,6 +244,9 @@ static struct sk_buff *lite_upcall_start(struct lite_upcall *up, void **hdr)
 	spin_lock(&lite_upcall_lock);
 	if (!lite_nl_agent_portid(&up->portid)) {
 		ret = -ENOTCONN;
+	} else if (up->user->upcalls >= READ_ONCE(lite_max_upcalls_per_uid)) {
+		/* The user's own share first: EDQUOT says it is theirs. */
+		ret = -EDQUOT;
 	} else if (lite_nr_upcalls >= LITE_UPCALLS_MAX) {
 		ret = -EAGAIN;
 	} else {
@@ -209,11 +255,14 @@ static struct sk_buff *lite_upcall_start(struct lite_upcall *up, void **hdr)
 		kref_get(&up->ref);
 		list_add_tail(&up->entry, &lite_upcalls);
 		lite_nr_upcalls++;
+		up->user->upcalls++;
 	}
 	spin_unlock(&lite_upcall_lock);
 	if (ret) {
 		if (ret == -ENOTCONN)
 			lite_count(LITE_CNT_UPCALLS_NOTCONN);
+		else if (ret == -EDQUOT)
+			lite_count(LITE_CNT_USER_UPCALLS_REFUSED);
 		nlmsg_free(msg);
 		return ERR_PTR(ret);
 	}
@@ -381,6 +430,14 @@ long lite_ioctl_map(struct lite_file *lf, struct lite_map __user *uarg)
 	up = lite_upcall_new(LITE_UPCALL_MAP);
 	if (!up)
 		return lite_early_error(uarg->message, -ENOMEM);
+	/* The grant is reserved now: a user at the limit costs no round trip. */
+	ret = lite_user_charge_grant(up->user);
+	if (ret) {
+		ret = lite_early_error(uarg->message, ret);
+		goto out;
+	}
+	up->grant_charge = up->user;
+	up->memcg = get_mem_cgroup_from_mm(current->mm);
 	up->lf = lf;
 	/* The answer may touch @lf after a killed caller has left. */
 	up->file = lite_file_pin(lf);
@@ -518,15 +575,24 @@ static int lite_upcall_map_hosted(struct genl_info *info, struct lite_grant *g)
 	return lite_lmr_check_grant(g->hosted, g, info);
 }
 
-static int lite_upcall_complete_map(struct genl_info *info, u64 id, u32 asked)
+/* A MAP's answer for @up (a reference of the caller's, still pending). */
+static int lite_upcall_complete_map(struct genl_info *info,
+				    struct lite_upcall *up)
 {
-	struct lite_upcall *up;
+	struct mem_cgroup *old_memcg;
 	struct lite_grant *g;
 	struct lite_node_id nid;
 	u64 handle;
 	int ret;
 
-	ret = lite_nl_grant_parse(info, asked, &g);
+	/*
+	 * The grant lives as long as the requester keeps it: charge it to the
+	 * requester's memcg, not to the agent's task this runs in (the
+	 * allocation is __GFP_ACCOUNT).
+	 */
+	old_memcg = set_active_memcg(up->memcg);
+	ret = lite_nl_grant_parse(info, up->access, &g);
+	set_active_memcg(old_memcg);
 	if (ret)
 		return ret;
 	if (lite_grant_id_known(g->grant_id)) {
@@ -535,12 +601,17 @@ static int lite_upcall_complete_map(struct genl_info *info, u64 id, u32 asked)
 		ret = -EEXIST;
 		goto put;
 	}
-	up = lite_upcall_claim(id);
-	if (!up) {
+	if (!lite_upcall_claim(up)) {
 		GENL_SET_ERR_MSG(info, "no such upcall is pending (answered or given up)");
 		ret = -ENOENT;
 		goto put;
 	}
+	/*
+	 * The reservation becomes the grant's: released when the grant is
+	 * freed, also if it is never installed (lite_grant_put() below).
+	 */
+	g->user = up->grant_charge;
+	up->grant_charge = NULL;
 	lite_count(LITE_CNT_UPCALLS_COMPLETED);
 	if (!lite_home_known(g->home_node_id)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[LITE_ATTR_NODE_ID],
@@ -596,12 +667,54 @@ put:
 	return ret;
 }
 
+/*
+ * The answer to @up (pending when found; the caller's reference): a MAP's
+ * grant installed, an ALLOC's LMR id, or the manager's error.
+ */
+static int lite_upcall_complete_found(struct genl_info *info,
+				      struct lite_upcall *up, u32 err)
+{
+	u64 lmr_id = 0;
+	int ret;
+
+	if (!err && up->kind == LITE_UPCALL_MAP)
+		return lite_upcall_complete_map(info, up);
+	if (!err && up->kind == LITE_UPCALL_ALLOC) {
+		if (!lite_nl_require(info, LITE_ATTR_LMR_ID, "LITE_ATTR_LMR_ID"))
+			return -EINVAL;
+		ret = lite_nl_get_lmr_id(info, LITE_ATTR_LMR_ID, &lmr_id);
+		if (ret)
+			return ret;
+	}
+	if (!lite_upcall_claim(up)) {
+		GENL_SET_ERR_MSG(info, "no such upcall is pending (answered or given up)");
+		return -ENOENT;
+	}
+	lite_count(LITE_CNT_UPCALLS_COMPLETED);
+	/*
+	 * An ALLOC whose caller was killed after the claim: nobody learns the
+	 * LMR, so the agent must hear it and free it (a MAP's handle is
+	 * dropped here instead; a FREE's effect is what was asked).
+	 */
+	if (!err && up->kind == LITE_UPCALL_ALLOC && !lite_upcall_heard(up)) {
+		GENL_SET_ERR_MSG(info, "the caller left before the answer; free the LMR");
+		lite_upcall_answer(up, -ECANCELED);
+		return -ECANCELED;
+	}
+	up->lmr_id = lmr_id;
+	if (err && info->attrs[LITE_ATTR_MESSAGE])
+		nla_strscpy(up->message, info->attrs[LITE_ATTR_MESSAGE],
+			    sizeof(up->message));
+	lite_upcall_answer(up, -(int)err);
+	return 0;
+}
+
 int lite_nl_upcall_complete(struct sk_buff *skb, struct genl_info *info)
 {
 	struct lite_upcall *up;
 	struct nlattr *attr;
-	u32 kind, err, access = 0;
-	u64 id, lmr_id = 0;
+	u32 err;
+	u64 id;
 	int ret;
 
 	ret = lite_nl_check_agent(info);
@@ -626,43 +739,14 @@ int lite_nl_upcall_complete(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 
-	kind = lite_upcall_peek(id, &access);
-	if (!kind) {
-		GENL_SET_ERR_MSG(info, "no such upcall is pending (answered or given up)");
-		return -ENOENT;
-	}
-	if (!err && kind == LITE_UPCALL_MAP)
-		return lite_upcall_complete_map(info, id, access);
-	if (!err && kind == LITE_UPCALL_ALLOC) {
-		if (!lite_nl_require(info, LITE_ATTR_LMR_ID, "LITE_ATTR_LMR_ID"))
-			return -EINVAL;
-		ret = lite_nl_get_lmr_id(info, LITE_ATTR_LMR_ID, &lmr_id);
-		if (ret)
-			return ret;
-	}
-
-	up = lite_upcall_claim(id);
+	up = lite_upcall_find(id);
 	if (!up) {
 		GENL_SET_ERR_MSG(info, "no such upcall is pending (answered or given up)");
 		return -ENOENT;
 	}
-	lite_count(LITE_CNT_UPCALLS_COMPLETED);
-	/*
-	 * An ALLOC whose caller was killed after the claim: nobody learns the
-	 * LMR, so the agent must hear it and free it (a MAP's handle is
-	 * dropped here instead; a FREE's effect is what was asked).
-	 */
-	if (!err && kind == LITE_UPCALL_ALLOC && !lite_upcall_heard(up)) {
-		GENL_SET_ERR_MSG(info, "the caller left before the answer; free the LMR");
-		lite_upcall_answer(up, -ECANCELED);
-		return -ECANCELED;
-	}
-	up->lmr_id = lmr_id;
-	if (err && info->attrs[LITE_ATTR_MESSAGE])
-		nla_strscpy(up->message, info->attrs[LITE_ATTR_MESSAGE],
-			    sizeof(up->message));
-	lite_upcall_answer(up, -(int)err);
-	return 0;
+	ret = lite_upcall_complete_found(info, up, err);
+	lite_upcall_put(up);
+	return ret;
 }
 
 /* Module unload: no file is open, so no upcall is pending. */
