@@ -220,7 +220,13 @@ struct lite_node_lookup {
  *         ENOSPC     the home node's LMR quota (lmr_quota_mib) is used up;
  *         ENOMEM     the home node has no memory for it;
  *         ENOTCONN   no agent is attached on this node;
- *         EAGAIN     the agent cannot reach the cluster manager now;
+ *         EAGAIN     the agent cannot reach the cluster manager now, or
+ *                    this node has 1024 calls (every user's ALLOC, MAP
+ *                    and FREE) waiting for its agent already;
+ *         EDQUOT     the caller's euid has max_upcalls_per_uid (lite.ko
+ *                    parameter, default 256) calls waiting for the agent
+ *                    already: its own share, refused before the node-wide
+ *                    EAGAIN, counted in debugfs user_upcalls_refused;
  *         ETIMEDOUT  no answer within upcall_timeout_ms;
  *         EPERM      the home node does not take new LMRs (draining).
  */
@@ -247,6 +253,12 @@ struct lite_alloc {
  *         EACCES     the mode bits deny the access asked for;
  *         EHOSTDOWN  the LMR's home node is not connected to this node;
  *         EMFILE     the file holds LITE_HANDLES_MAX handles already;
+ *         EDQUOT     the caller's euid holds max_grants_per_uid (lite.ko
+ *                    parameter, default 4096) grants on this node across
+ *                    all its files: handles, MAPs in flight and unmapped
+ *                    grants whose operations have not drained yet (debugfs
+ *                    user_grants_refused; refused at once, the manager is
+ *                    not asked); or as for LITE_IOC_ALLOC;
  *         ENOTCONN, EAGAIN, ETIMEDOUT as for LITE_IOC_ALLOC.
  */
 #define LITE_HANDLES_MAX	65536
@@ -284,7 +296,7 @@ struct lite_unmap {
  * it, on every node, is revoked: operations on those handles fail with
  * ESTALE. Its memory is freed on its home node.
  * Errors: EINVAL bad name; ENOENT no such LMR; EACCES not the owner;
- *         ENOTCONN, EAGAIN, ETIMEDOUT as for LITE_IOC_ALLOC.
+ *         ENOTCONN, EAGAIN, EDQUOT, ETIMEDOUT as for LITE_IOC_ALLOC.
  */
 struct lite_free {
 	char name[LITE_NAME_BUF];	/* in */
