@@ -41,6 +41,11 @@ ABSL_FLAG(int64_t, session_queue_limit, 16384,
           "(RESOURCE_EXHAUSTED; the node is declared failed).");
 ABSL_FLAG(int64_t, request_timeout_ms, 5000,
           "How long AllocLmr waits for the home node's agent.");
+ABSL_FLAG(int64_t, free_fence_timeout_ms, 60000,
+          "The fenced free: how long a freed LMR waits for every holder of "
+          "a grant into it to acknowledge its revocation (or fail) before "
+          "its home is told to quarantine the memory instead of freeing it; "
+          "1..86400000.");
 ABSL_FLAG(int64_t, recovery_window_ms, 5000,
           "After a start with no state: how long agents may restore grants "
           "before orphans are revoked and RecoveryComplete is announced. 0 "
@@ -93,6 +98,16 @@ int Main() {
   }
   options.request_timeout =
       absl::Milliseconds(absl::GetFlag(FLAGS_request_timeout_ms));
+  // A day: a fence longer than that only keeps freed memory out of use.
+  constexpr int64_t kMaxFenceMs = 86400000;
+  if (absl::GetFlag(FLAGS_free_fence_timeout_ms) < 1 ||
+      absl::GetFlag(FLAGS_free_fence_timeout_ms) > kMaxFenceMs) {
+    return Fail(absl::StrCat("--free_fence_timeout_ms must be 1..", kMaxFenceMs,
+                             ", not ",
+                             absl::GetFlag(FLAGS_free_fence_timeout_ms)));
+  }
+  options.free_fence_timeout =
+      absl::Milliseconds(absl::GetFlag(FLAGS_free_fence_timeout_ms));
   if (absl::GetFlag(FLAGS_recovery_window_ms) < 0) {
     return Fail("--recovery_window_ms must not be negative");
   }
@@ -169,11 +184,12 @@ int Main() {
   }
   LITE_LOG_INFO(
       "litemgr serving on %s (port %d): lease %d ms, heartbeat every %d ms, "
-      "session queue %d, request timeout %d ms, recovery window %d ms; pair "
-      "secrets from %s",
+      "session queue %d, request timeout %d ms, free fence %d ms, recovery "
+      "window %d ms; pair secrets from %s",
       absl::GetFlag(FLAGS_listen), port, absl::GetFlag(FLAGS_lease_ms),
       absl::GetFlag(FLAGS_lease_ms) / options.heartbeats_per_lease,
       options.session_queue_limit, absl::GetFlag(FLAGS_request_timeout_ms),
+      absl::GetFlag(FLAGS_free_fence_timeout_ms),
       absl::GetFlag(FLAGS_recovery_window_ms),
       pair_key_file.empty()
           ? std::string("a key drawn at this start (--pair_key_file unset)")
@@ -193,10 +209,15 @@ int Main() {
   const ManagerCounters counters = state.counters();
   LITE_LOG_INFO(
       "stopped: %d joins, %d heartbeats, %d events, %d failures (%d on peer "
-      "reports), %d grants issued, %d peer failure reports (%d ignored)",
+      "reports), %d grants issued, %d peer failure reports (%d ignored); "
+      "fenced free: %d LMRs released (%d quarantined), %d still releasing, "
+      "%d revoke acks (%d implied by a holder's end)",
       counters.joins, counters.heartbeats, counters.events, counters.failures,
       counters.peer_report_failures, counters.grants_issued,
-      counters.peer_reports, counters.peer_reports_ignored);
+      counters.peer_reports, counters.peer_reports_ignored,
+      counters.lmrs_released, counters.lmrs_quarantined,
+      counters.lmrs_releasing, counters.revoke_acks,
+      counters.revoke_acks_implied);
   return 0;
 }
 

@@ -1,6 +1,7 @@
 // ManagerState: the LMR registry, access checks and grants.
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -78,10 +79,10 @@ absl::Status ManagerState::CheckLmrNameFreeLocked(
   return absl::OkStatus();
 }
 
-void ManagerState::RevokeGrantLocked(uint64_t grant_id,
-                                     lite::v1::RemovalCause cause) {
+std::optional<std::pair<uint32_t, uint64_t>> ManagerState::RevokeGrantLocked(
+    uint64_t grant_id, lite::v1::RemovalCause cause, bool ack_requested) {
   std::optional<Grant> grant = store_->GetGrant(grant_id);
-  if (!grant.has_value()) return;
+  if (!grant.has_value()) return std::nullopt;
   store_->DeleteGrant(grant_id);
   Event event;
   auto* revoked = event.mutable_grant_revoked();
@@ -90,25 +91,41 @@ void ManagerState::RevokeGrantLocked(uint64_t grant_id,
   revoked->set_holder_node_id(grant->holder_node_id());
   revoked->set_holder_incarnation(grant->holder_incarnation());
   revoked->set_cause(cause);
+  revoked->set_ack_requested(ack_requested);
   EmitLocked(std::move(event));
   ++counters_.grants_revoked;
+  return std::make_pair(grant->holder_node_id(), grant->holder_incarnation());
 }
 
 size_t ManagerState::RemoveLmrLocked(uint64_t lmr_id,
-                                     lite::v1::RemovalCause cause) {
+                                     lite::v1::RemovalCause cause,
+                                     bool release) {
   std::optional<Lmr> lmr = store_->GetLmr(lmr_id);
   if (!lmr.has_value()) return 0;
+  if (lmr->state() == lite::v1::LMR_STATE_RELEASING) {
+    // Its home ended: the memory went with that incarnation, and
+    // LmrRemoved was announced when the release began.
+    DropReleaseLocked(lmr_id);
+    store_->DeleteLmr(lmr_id);
+    return 0;
+  }
   // Grants first: holders stop using the memory before its home frees it.
   const std::vector<uint64_t> grants = store_->GrantIdsForLmr(lmr_id);
-  for (uint64_t grant_id : grants) RevokeGrantLocked(grant_id, cause);
-  store_->DeleteLmr(lmr_id);
+  std::map<uint64_t, std::pair<uint32_t, uint64_t>> pending;
+  for (uint64_t grant_id : grants) {
+    auto holder = RevokeGrantLocked(grant_id, cause, release);
+    if (release && holder.has_value()) pending.emplace(grant_id, *holder);
+  }
+  if (!release) store_->DeleteLmr(lmr_id);
   Event event;
   auto* removed = event.mutable_lmr_removed();
   removed->set_lmr_id(lmr_id);
   removed->set_name(lmr->name());
   removed->set_home_node_id(lmr->home_node_id());
   removed->set_cause(cause);
+  removed->set_release_follows(release);
   EmitLocked(std::move(event));
+  if (release) StartReleaseLocked(*std::move(lmr), std::move(pending));
   return grants.size();
 }
 
@@ -150,6 +167,11 @@ absl::StatusOr<lite::v1::RegisterLmrResponse> ManagerState::RegisterLmr(
     return absl::InvalidArgumentError(
         absl::StrCat("origin ", request.origin(), " is not a LmrOrigin"));
   }
+  if (request.releasing() && !reregister) {
+    return absl::InvalidArgumentError(
+        "releasing is only accepted when re-registering (lmr_id set): a new "
+        "registration cannot be releasing");
+  }
   if (reregister && LowHalf(request.lmr_id()) == 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "lmr_id ", IdHex(request.lmr_id()),
@@ -176,6 +198,7 @@ absl::StatusOr<lite::v1::RegisterLmrResponse> ManagerState::RegisterLmr(
                      : request.origin());
   lmr.set_epoch(caller->member.incarnation());
   lmr.set_created_at_unix_ms(absl::ToUnixMillis(now));
+  lmr.set_state(lite::v1::LMR_STATE_LIVE);
 
   if (!reregister) {
     if (caller->member.draining()) {
@@ -203,6 +226,13 @@ absl::StatusOr<lite::v1::RegisterLmrResponse> ManagerState::RegisterLmr(
     lmr.set_lmr_id(request.lmr_id());
     if (std::optional<Lmr> existing = store_->GetLmr(request.lmr_id());
         existing.has_value()) {
+      if (existing->state() == lite::v1::LMR_STATE_RELEASING) {
+        // Freed while the home was restoring or retrying: it stays freed;
+        // the home learns it from the record's state.
+        lite::v1::RegisterLmrResponse response;
+        *response.mutable_lmr() = *existing;
+        return response;
+      }
       Lmr comparable = lmr;
       comparable.set_epoch(existing->epoch());
       comparable.set_created_at_unix_ms(existing->created_at_unix_ms());
@@ -215,6 +245,22 @@ absl::StatusOr<lite::v1::RegisterLmrResponse> ManagerState::RegisterLmr(
           LmrLabel(*existing),
           " is already registered with different attributes (name, size, "
           "owner, mode, chunks or key); free it first"));
+    }
+    if (request.releasing()) {
+      // Out of the namespace already: no name check, no LmrAdded. Grants
+      // restored into it as live are revoked now, and waited for.
+      store_->RaiseLmrSeq(home, LowHalf(request.lmr_id()));
+      lmr.set_state(lite::v1::LMR_STATE_RELEASING);
+      std::map<uint64_t, std::pair<uint32_t, uint64_t>> pending;
+      for (uint64_t grant_id : store_->GrantIdsForLmr(lmr.lmr_id())) {
+        auto holder = RevokeGrantLocked(
+            grant_id, lite::v1::REMOVAL_CAUSE_LMR_FREED, /*ack_requested=*/true);
+        if (holder.has_value()) pending.emplace(grant_id, *holder);
+      }
+      lite::v1::RegisterLmrResponse response;
+      *response.mutable_lmr() = lmr;
+      StartReleaseLocked(std::move(lmr), std::move(pending));
+      return response;
     }
     LITE_RETURN_IF_ERROR(CheckLmrNameFreeLocked(request.name()));
     store_->RaiseLmrSeq(home, LowHalf(request.lmr_id()));
@@ -347,6 +393,9 @@ absl::Status ManagerState::HandleResult(
         live_it == live_.end() ? 0 : live_it->second.member.incarnation());
   }
   const Live& live = live_it->second;
+  if (release_requests_.contains(result.request_id())) {
+    return ReleaseResultLocked(binding, result);
+  }
   auto it = pending_.find(result.request_id());
   if (it == pending_.end()) {
     if (result.request_id() <= last_request_id_) {
@@ -418,6 +467,7 @@ absl::Status ManagerState::HandleResult(
   lmr.set_memory_key(result.allocated_lmr_memory().memory_key());
   lmr.set_epoch(binding.incarnation);
   lmr.set_created_at_unix_ms(absl::ToUnixMillis(clock_->Now()));
+  lmr.set_state(lite::v1::LMR_STATE_LIVE);
   // Release the name reservation before recording the LMR under that name.
   lite::v1::AllocLmrResponse response;
   *response.mutable_lmr() = lmr;
@@ -520,8 +570,8 @@ absl::StatusOr<lite::v1::FreeLmrResponse> ManagerState::FreeLmr(
         "; the requester is uid ", request.requester().uid()));
   }
   lite::v1::FreeLmrResponse response;
-  response.set_grants_revoked(static_cast<uint32_t>(
-      RemoveLmrLocked(lmr.lmr_id(), lite::v1::REMOVAL_CAUSE_LMR_FREED)));
+  response.set_grants_revoked(static_cast<uint32_t>(RemoveLmrLocked(
+      lmr.lmr_id(), lite::v1::REMOVAL_CAUSE_LMR_FREED, /*release=*/true)));
   return response;
 }
 
@@ -595,8 +645,20 @@ absl::StatusOr<lite::v1::RestoreGrantResponse> ManagerState::RestoreGrant(
     return absl::AlreadyExistsError(absl::StrCat(
         "a different grant ", IdHex(grant.grant_id()), " is already recorded"));
   }
-  if (std::optional<Lmr> lmr = store_->GetLmr(grant.lmr_id());
-      lmr.has_value()) {
+  std::optional<Lmr> lmr = store_->GetLmr(grant.lmr_id());
+  const bool releasing =
+      lmr.has_value() && lmr->state() == lite::v1::LMR_STATE_RELEASING;
+  if (request.revoking() || releasing) {
+    // Not a grant any more: an acknowledgement its LMR's release waits for
+    // (or nothing, if recovery ends with its LMR not RELEASING).
+    RestoreRevokingLocked(grant);
+    store_->RaiseGrantSeq(caller_id, LowHalf(grant.grant_id()));
+    lite::v1::RestoreGrantResponse response;
+    *response.mutable_grant() = grant;
+    response.set_revoked(!request.revoking());
+    return response;
+  }
+  if (lmr.has_value()) {
     if (lmr->name() != grant.lmr_name() ||
         lmr->size_bytes() != grant.size_bytes() ||
         lmr->epoch() != grant.epoch()) {
@@ -629,7 +691,12 @@ absl::StatusOr<lite::v1::ListLmrsResponse> ManagerState::ListLmrs(
   const bool more = static_cast<int>(lmrs.size()) > page.size;
   if (more) lmrs.pop_back();
   lite::v1::ListLmrsResponse response;
-  for (Lmr& lmr : lmrs) *response.add_lmrs() = std::move(lmr);
+  for (Lmr& lmr : lmrs) {
+    if (auto it = releases_.find(lmr.lmr_id()); it != releases_.end()) {
+      lmr.set_revokes_pending(static_cast<uint32_t>(it->second.pending.size()));
+    }
+    *response.add_lmrs() = std::move(lmr);
+  }
   if (more) {
     response.set_next_page_token(
         PageToken(response.lmrs(response.lmrs_size() - 1).lmr_id()));

@@ -213,7 +213,7 @@ absl::Time ManagerState::Tick() {
   FailReportedLocked(now);
   if (recovering_ && now >= recovery_end_) EndRecoveryLocked();
 
-  absl::Time next = absl::InfiniteFuture();
+  absl::Time next = ReleasesDueLocked(now);
   if (!expiries_.empty()) next = std::min(next, expiries_.begin()->first);
   if (!report_deadlines_.empty()) {
     next = std::min(next, report_deadlines_.begin()->first);
@@ -228,6 +228,7 @@ absl::Time ManagerState::Tick() {
 
 void ManagerState::EndRecoveryLocked() {
   recovering_ = false;
+  ReleasesAfterRecoveryLocked();
   // Grants restored into LMRs that no home re-registered cannot be checked
   // or honoured: revoke them.
   size_t orphans = 0;
@@ -527,6 +528,8 @@ void ManagerState::EndIncarnationLocked(uint32_t node_id, bool left,
   // Its own grants die with its kernel state: dropped, not announced.
   const std::vector<uint64_t> held = store_->GrantIdsHeldBy(node_id);
   for (uint64_t grant_id : held) store_->DeleteGrant(grant_id);
+  // Its revoked grants into RELEASING LMRs: acknowledged by its end.
+  ImplyAcksLocked(node_id, member.incarnation());
 
   // Allocations it was asked for will never be answered.
   std::vector<uint64_t> abandoned;
@@ -674,7 +677,8 @@ ManagerCounters ManagerState::counters() const {
   for (const auto& [node_id, live] : live_) {
     if (live.session_open) ++out.sessions_open;
   }
-  out.lmrs = store_->LmrCount();
+  out.lmrs_releasing = releases_.size();
+  out.lmrs = store_->LmrCount() - releases_.size();
   out.grants = store_->GrantCount();
   out.watchers = watchers_.size();
   return out;

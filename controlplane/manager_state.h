@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -65,9 +66,22 @@ struct ManagerCounters {
   uint64_t peer_reports = 0;
   uint64_t peer_reports_ignored = 0;
   uint64_t peer_report_failures = 0;
+  // The fenced free (manager_release.cc): acknowledgements received, those
+  // implied by a holder's end, those no release waited for; LMRs whose
+  // memory the home released, of them quarantined (missing acks at the
+  // fence timeout); release requests sent again; LmrLost reports acted on.
+  uint64_t revoke_acks = 0;
+  uint64_t revoke_acks_implied = 0;
+  uint64_t revoke_acks_late = 0;
+  uint64_t lmrs_released = 0;
+  uint64_t lmrs_quarantined = 0;
+  uint64_t release_retries = 0;
+  uint64_t lmrs_lost = 0;
   size_t nodes_alive = 0;
   size_t sessions_open = 0;
+  // LIVE LMRs; RELEASING ones apart.
   size_t lmrs = 0;
+  size_t lmrs_releasing = 0;
   size_t grants = 0;
   size_t watchers = 0;
 };
@@ -113,6 +127,17 @@ class ManagerState {
   // INVALID_ARGUMENT malformed report; the session's own stale errors.
   absl::Status PeerFailure(const SessionBinding& binding,
                            const lite::v1::PeerFailureReport& report);
+  // The fenced free (manager_release.cc). A holder drained a revoked grant
+  // of a RELEASING LMR. Errors: INVALID_ARGUMENT the grant is not the
+  // session's (node, incarnation), or is live; an ack nothing waits for is
+  // ignored (OK).
+  absl::Status GrantRevokeAck(const SessionBinding& binding,
+                              const lite::v1::GrantRevokeAck& ack);
+  // The home's lite.ko lost an LMR's device: removed as for a free, cause
+  // DEVICE_REMOVED. Errors: INVALID_ARGUMENT malformed; PERMISSION_DENIED
+  // the LMR is another node's. An LMR not live here is ignored (OK).
+  absl::Status LmrLost(const SessionBinding& binding,
+                       const lite::v1::LmrLost& report);
   // The stream ended (agent gone, broken connection, or the stream was
   // finished with an error). Fails the node if this incarnation is alive.
   void SessionEnded(const SessionBinding& binding, const absl::Status& why);
@@ -186,6 +211,36 @@ class ManagerState {
     absl::Time report_deadline = absl::InfiniteFuture();
     std::string report;
   };
+  // A RELEASING LMR: its revoked grants waiting for their holders, then
+  // the ReleaseLmrMemory request to its home (manager_release.cc).
+  struct Release {
+    uint32_t home_node_id = 0;
+    // Revoked grant -> its holder (node id, incarnation), until acked or
+    // the holder's incarnation ends.
+    std::map<uint64_t, std::pair<uint32_t, uint64_t>> pending;
+    // Missing acks then make it a quarantine. InfiniteFuture while the
+    // manager recovers (the pending set is complete only at its end).
+    absl::Time fence_deadline = absl::InfiniteFuture();
+    bool quarantine = false;
+    // The ReleaseLmrMemory in flight (0: none), to which incarnation of the
+    // home, and until when it is waited for.
+    uint64_t request_id = 0;
+    uint64_t home_incarnation = 0;
+    absl::Time request_deadline = absl::InfiniteFuture();
+    // Requests sent or found impossible so far (the backoff), and the
+    // earliest time of the next one.
+    int attempts = 0;
+    absl::Time retry_at = absl::InfinitePast();
+    // Its key in release_timers_ (InfiniteFuture: none).
+    absl::Time timer = absl::InfiniteFuture();
+  };
+  // A revoking grant restored (RestoreGrant.revoking) before its LMR was
+  // re-registered as releasing.
+  struct RestoredRevoke {
+    uint64_t lmr_id = 0;
+    uint32_t holder_node_id = 0;
+    uint64_t holder_incarnation = 0;
+  };
   // An AllocLmr waiting for its home's answer.
   struct PendingAlloc {
     uint64_t request_id = 0;
@@ -253,10 +308,50 @@ class ManagerState {
                             lite::v1::FailureCause cause,
                             const std::string& reason)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void RevokeGrantLocked(uint64_t grant_id, lite::v1::RemovalCause cause)
+  // With `ack_requested`, returns the grant's holder so that the caller
+  // can wait for its acknowledgement.
+  std::optional<std::pair<uint32_t, uint64_t>> RevokeGrantLocked(
+      uint64_t grant_id, lite::v1::RemovalCause cause,
+      bool ack_requested = false) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Revokes every grant into the LMR, then removes it; both announced. With
+  // `release`, the LMR stays RELEASING and the fenced free starts (the
+  // grants are revoked with ack_requested, LmrRemoved has release_follows).
+  // A RELEASING LMR is dropped silently (its home ended).
+  size_t RemoveLmrLocked(uint64_t lmr_id, lite::v1::RemovalCause cause,
+                         bool release = false)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Revokes every grant into the LMR, then removes it; both announced.
-  size_t RemoveLmrLocked(uint64_t lmr_id, lite::v1::RemovalCause cause)
+
+  // ---- the fenced free (manager_release.cc)
+  // Records `lmr` as RELEASING and starts waiting for `pending`.
+  void StartReleaseLocked(
+      lite::v1::Lmr lmr,
+      std::map<uint64_t, std::pair<uint32_t, uint64_t>> pending)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Does what is due for the release of lmr_id at `now` (quarantine, send,
+  // time out, retry) and re-arms its timer.
+  void AdvanceReleaseLocked(uint64_t lmr_id, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SetReleaseTimerLocked(uint64_t lmr_id, Release& release,
+                             absl::Time when)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void DropReleaseLocked(uint64_t lmr_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The answer to a ReleaseLmrMemory (HandleResult).
+  absl::Status ReleaseResultLocked(const SessionBinding& binding,
+                                   const lite::v1::NodeRequestResult& result)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // An incarnation ended: its acks are implied (EndIncarnationLocked).
+  void ImplyAcksLocked(uint32_t node_id, uint64_t incarnation)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Tick: the releases whose timers are due; returns the next timer.
+  absl::Time ReleasesDueLocked(absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Recovery ended: pending sets are complete, the fences start.
+  void ReleasesAfterRecoveryLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A restored revoking grant (RestoreGrant.revoking).
+  void RestoreRevokingLocked(const lite::v1::Grant& grant)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // OK if `binding` is its node's live incarnation, else the stale error.
+  absl::Status CheckBindingLocked(const SessionBinding& binding)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FinishAllocLocked(uint64_t request_id,
                          absl::StatusOr<lite::v1::AllocLmrResponse> outcome)
@@ -318,6 +413,17 @@ class ManagerState {
   // LMR names reserved by allocations in flight -> request id.
   absl::flat_hash_map<std::string, uint64_t> pending_names_
       ABSL_GUARDED_BY(mu_);
+
+  // The fenced free: RELEASING LMRs by id; ReleaseLmrMemory requests in
+  // flight -> LMR; pending grant -> LMR; timers (time, LMR); revoking
+  // grants restored before their LMR, by grant id.
+  absl::flat_hash_map<uint64_t, Release> releases_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, uint64_t> release_requests_
+      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, uint64_t> pending_acks_ ABSL_GUARDED_BY(mu_);
+  std::set<std::pair<absl::Time, uint64_t>> release_timers_
+      ABSL_GUARDED_BY(mu_);
+  std::map<uint64_t, RestoredRevoke> restored_revoking_ ABSL_GUARDED_BY(mu_);
 
   bool recovering_ ABSL_GUARDED_BY(mu_) = false;
   absl::Time recovery_end_ ABSL_GUARDED_BY(mu_);

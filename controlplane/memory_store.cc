@@ -77,22 +77,32 @@ std::optional<uint64_t> MemoryStore::FindLmrId(absl::string_view name) const {
   return it->second;
 }
 
+void MemoryStore::UnindexName(const std::string& name, uint64_t lmr_id) {
+  // A RELEASING record's name may be another LMR's by now.
+  auto it = lmr_ids_by_name_.find(name);
+  if (it != lmr_ids_by_name_.end() && it->second == lmr_id) {
+    lmr_ids_by_name_.erase(it);
+  }
+}
+
 void MemoryStore::PutLmr(const lite::v1::Lmr& lmr) {
   auto it = lmrs_.find(lmr.lmr_id());
   if (it != lmrs_.end()) {
     // Replacing: drop the old record's index entries first.
-    lmr_ids_by_name_.erase(it->second.name());
+    UnindexName(it->second.name(), lmr.lmr_id());
     lmrs_by_home_[it->second.home_node_id()].erase(lmr.lmr_id());
   }
   lmrs_[lmr.lmr_id()] = lmr;
-  lmr_ids_by_name_[lmr.name()] = lmr.lmr_id();
+  if (lmr.state() != lite::v1::LMR_STATE_RELEASING) {
+    lmr_ids_by_name_[lmr.name()] = lmr.lmr_id();
+  }
   lmrs_by_home_[lmr.home_node_id()].insert(lmr.lmr_id());
 }
 
 void MemoryStore::DeleteLmr(uint64_t lmr_id) {
   auto it = lmrs_.find(lmr_id);
   if (it == lmrs_.end()) return;
-  lmr_ids_by_name_.erase(it->second.name());
+  UnindexName(it->second.name(), lmr_id);
   auto home = lmrs_by_home_.find(it->second.home_node_id());
   if (home != lmrs_by_home_.end()) {
     home->second.erase(lmr_id);

@@ -62,6 +62,8 @@ class MemoryStore final : public Store {
   }
 
  private:
+  void UnindexName(const std::string& name, uint64_t lmr_id);
+
   // Ordered maps: listings page by id.
   std::map<uint32_t, lite::v1::Member> nodes_;
   absl::flat_hash_map<std::string, uint32_t> node_ids_by_name_;

@@ -21,6 +21,9 @@ struct ManagerOptions {
   int64_t session_queue_limit = 16384;
   // How long AllocLmr waits for the home node's answer.
   absl::Duration request_timeout = absl::Seconds(5);
+  // The fenced free: how long a RELEASING LMR waits for its holders'
+  // acknowledgements before its home is told to quarantine the memory.
+  absl::Duration free_fence_timeout = absl::Seconds(60);
   // After a start with empty storage: how long agents may restore grants and
   // how long until RecoveryComplete is announced. Zero: no recovery phase.
   absl::Duration recovery_window = absl::Seconds(5);

@@ -69,9 +69,14 @@ class SessionReactor final
       handled = state_->HandleResult(binding_, message.result());
     } else if (message.has_peer_failure()) {
       handled = state_->PeerFailure(binding_, message.peer_failure());
+    } else if (message.has_grant_revoke_ack()) {
+      handled = state_->GrantRevokeAck(binding_, message.grant_revoke_ack());
+    } else if (message.has_lmr_lost()) {
+      handled = state_->LmrLost(binding_, message.lmr_lost());
     } else {
       handled = absl::InvalidArgumentError(
-          "empty AgentMessage; set heartbeat, result or peer_failure");
+          "empty AgentMessage; set heartbeat, result, peer_failure, "
+          "grant_revoke_ack or lmr_lost");
     }
     if (!handled.ok()) {
       Fail(handled);

@@ -37,7 +37,8 @@ class Store {
                                                   int limit) const = 0;
   virtual size_t NodeCount() const = 0;
 
-  // LMRs, keyed by lmr_id; name is unique.
+  // LMRs, keyed by lmr_id; name is unique among those not RELEASING, and
+  // FindLmrId finds only those (a RELEASING record's name is free again).
   virtual std::optional<lite::v1::Lmr> GetLmr(uint64_t lmr_id) const = 0;
   virtual std::optional<uint64_t> FindLmrId(absl::string_view name) const = 0;
   virtual void PutLmr(const lite::v1::Lmr& lmr) = 0;
