@@ -227,11 +227,15 @@ static void lite_conn_error_work(struct work_struct *work)
 	struct lite_conn *conn = container_of(work, struct lite_conn,
 					      error_work);
 
+	int reason = READ_ONCE(conn->fail_reason);
+
 	mutex_lock(&lite_lock);
-	if (READ_ONCE(conn->fail_reason) == EHOSTDOWN)
+	if (conn->state != LITE_CONN_DEAD)
+		lite_count(LITE_CNT_QP_ERRORS);
+	if (reason == EHOSTDOWN)
 		lite_peer_unreachable_locked(conn);
 	else
-		lite_conn_kill_locked(conn, EIO, true);
+		lite_conn_kill_locked(conn, reason ? reason : EIO, true);
 	mutex_unlock(&lite_lock);
 	lite_conn_put(conn);
 }
@@ -259,11 +263,15 @@ void lite_conn_wc_error(struct lite_conn *conn, enum ib_wc_status status)
 {
 	/*
 	 * Retries exhausted: the peer has not answered for peer_timeout_ms.
-	 * Any other error is this QP's (a bad access, a local error).
-	 * Ordered before error_work reads it by queue_work().
+	 * A remote access error: the peer refused a grant's key, which is
+	 * the grant's end (lite_grant_key_refused()), not the peer's. Any
+	 * other error is this QP's (a local error). Ordered before
+	 * error_work reads it by queue_work().
 	 */
 	if (status == IB_WC_RETRY_EXC_ERR || status == IB_WC_RNR_RETRY_EXC_ERR)
 		cmpxchg(&conn->fail_reason, 0, EHOSTDOWN);
+	else if (status == IB_WC_REM_ACCESS_ERR)
+		cmpxchg(&conn->fail_reason, 0, ESTALE);
 	lite_conn_fail(conn);
 }
 

@@ -48,8 +48,9 @@ struct lite_conn {
 	bool active;			/* this node initiated it */
 	/*
 	 * Why a completion failed the QP (lite_conn_wc_error(), any
-	 * context): EHOSTDOWN when the peer stopped answering, read by
-	 * error_work. 0: any other fatal error.
+	 * context): EHOSTDOWN when the peer stopped answering, ESTALE when
+	 * it refused a grant's key, read by error_work. 0: any other fatal
+	 * error.
 	 */
 	int fail_reason;
 	/*

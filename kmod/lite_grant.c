@@ -131,6 +131,16 @@ void lite_grants_revoke_lmr(u64 lmr_id, struct lite_lmr *lmr)
 	mutex_unlock(&lite_grants_mutex);
 }
 
+void lite_grant_key_refused(struct lite_grant *grant)
+{
+	/* The first refusal only: one count, one line per grant. */
+	if (cmpxchg(&grant->revoked, 0, -ESTALE))
+		return;
+	lite_count(LITE_CNT_GRANTS_KEY_REFUSED);
+	pr_warn_ratelimited("grant %llu (LMR %llu on node %u): the home refused its key: revoked\n",
+			    grant->grant_id, grant->lmr_id, grant->home_node_id);
+}
+
 /* Marks @grant revoked and waits for its operations in flight (see .h). */
 static long lite_grant_drain(struct lite_grant *grant, unsigned long timeout,
 			     bool killable)

@@ -94,6 +94,14 @@ void lite_grant_put(struct lite_grant *grant);
  */
 struct file *lite_file_pin(struct lite_file *lf);
 
+/*
+ * The home refused @grant's key (a work request completed with
+ * IB_WC_REM_ACCESS_ERR): revokes it (ESTALE), counted once per grant in
+ * grants_key_refused. The data path, any context; the grant stays in the
+ * table until its handle is unmapped, like any revoked grant.
+ */
+void lite_grant_key_refused(struct lite_grant *grant);
+
 /* A parked grant has drained: queue its unmap (once). Any context. */
 void lite_grant_parked_drained(struct lite_grant *grant);
 

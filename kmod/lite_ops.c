@@ -94,6 +94,19 @@ static bool lite_sq_take(struct lite_conn *conn, int n)
 
 /* ---- completions ---- */
 
+/*
+ * A failed work request's errno. IB_WC_REM_ACCESS_ERR is the home's
+ * responder refusing the key or the address range: lite.ko posts only
+ * inside the grant (lite_grant_check() bounds every operation by the
+ * grant's size, lite_build_rw() never passes the end of a chunk, and the
+ * chunks add up to that size, lite_grant_answer.c), and an atomic only
+ * with the home's atomics, so what is refused is the grant itself: a key
+ * the home no longer honours (its LMR invalidated under per-LMR keys, its
+ * device removed and added back with a new key) or chunks the home never
+ * registered under it. ESTALE, as for any grant that is no more; a bounds
+ * bug here would need lite_build_rw() to leave the grant's chunks, which
+ * the global key would not refuse either.
+ */
 static int lite_wc_errno(enum ib_wc_status status)
 {
 	switch (status) {
@@ -101,6 +114,8 @@ static int lite_wc_errno(enum ib_wc_status status)
 	case IB_WC_RETRY_EXC_ERR:	/* the peer does not answer */
 	case IB_WC_RNR_RETRY_EXC_ERR:
 		return -EHOSTDOWN;
+	case IB_WC_REM_ACCESS_ERR:
+		return -ESTALE;
 	default:
 		return -EIO;
 	}
@@ -126,7 +141,19 @@ void lite_op_done(struct ib_cq *cq, struct ib_wc *wc)
 						 struct lite_op_slot, cqe);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		cmpxchg(&slot->status, 0, lite_wc_errno(wc->status));
+		int err = lite_wc_errno(wc->status);
+
+		/*
+		 * Before the waiter can wake (lite_batch_put()) and drop the
+		 * grant: the first refusal revokes it, so the operations after
+		 * it fail before they post instead of each resetting a QP, and
+		 * those flushed with it end the same way.
+		 */
+		if (wc->status == IB_WC_REM_ACCESS_ERR)
+			lite_grant_key_refused(slot->batch_grant);
+		else if (err == -EHOSTDOWN && READ_ONCE(slot->batch_grant->revoked))
+			err = READ_ONCE(slot->batch_grant->revoked);
+		cmpxchg(&slot->status, 0, err);
 		if (wc->status != IB_WC_WR_FLUSH_ERR) {
 			pr_warn_ratelimited("peer %s QP %u: operation failed: %s (vendor error %#x)\n",
 					    slot->batch_conn->peer->label,
@@ -154,11 +181,11 @@ static int lite_slot_revoked(const struct lite_op_slot *slot)
 
 /*
  * Posts the batch (slot->wrs[0..nr_wrs), or the atomic when @atomic) on
- * @conn and waits for it. After -ETIMEDOUT or -EINTR the batch may still
- * be in flight: the operation is abandoned.
+ * @conn with @grant's key and waits for it. After -ETIMEDOUT or -EINTR the
+ * batch may still be in flight: the operation is abandoned.
  */
 static int lite_batch_run(struct lite_op *op, struct lite_conn *conn,
-			  bool atomic)
+			  struct lite_grant *grant, bool atomic)
 {
 	struct lite_op_slot *slot = op->slot;
 	const struct ib_send_wr *first, *bad = NULL;
@@ -198,6 +225,7 @@ static int lite_batch_run(struct lite_op *op, struct lite_conn *conn,
 		return ret;
 	}
 	slot->batch_conn = conn;
+	slot->batch_grant = grant;
 	slot->batch_wrs = n;
 	slot->status = 0;
 	atomic_set(&slot->pending, n);
@@ -290,7 +318,7 @@ static u64 lite_build_rw(struct lite_op *op, const struct lite_grant *grant,
 }
 
 s64 lite_rw_batch(struct lite_op *op, struct lite_conn *conn,
-		  const struct lite_grant *grant, bool write, u64 off, u64 len)
+		  struct lite_grant *grant, bool write, u64 off, u64 len)
 {
 	u64 n;
 	int ret;
@@ -303,7 +331,7 @@ s64 lite_rw_batch(struct lite_op *op, struct lite_conn *conn,
 			  off, len, conn->max_sge);
 	if (!n)
 		return -EIO;	/* the grant's chunks do not cover its size */
-	ret = lite_batch_run(op, conn, false);
+	ret = lite_batch_run(op, conn, grant, false);
 	return ret ? ret : n;
 }
 
@@ -663,7 +691,7 @@ static long lite_op_atomic(struct lite_file *lf, struct lite_atomic __user *uarg
 	/* The device writes the old value there: no dirty line may cover it. */
 	ib_dma_sync_single_for_device(op.ibdev, slot->buf_dma, 8,
 				      DMA_FROM_DEVICE);
-	ret = lite_batch_run(&op, op.conn, true);
+	ret = lite_batch_run(&op, op.conn, op.grant, true);
 	if (!ret) {
 		ib_dma_sync_single_for_cpu(op.ibdev, slot->buf_dma, 8,
 					   DMA_FROM_DEVICE);

@@ -37,8 +37,7 @@ void lite_slot_unpin(struct lite_op_slot *slot)
 
 /* Runs batches until [off, off + len) is done from one local segment. */
 int lite_rw_bounce(struct lite_op *op, struct lite_conn *conn,
-		   const struct lite_grant *grant, bool write, u64 off,
-		   u64 len)
+		   struct lite_grant *grant, bool write, u64 off, u64 len)
 {
 	struct lite_op_slot *slot = op->slot;
 	u64 done = 0;

@@ -49,6 +49,8 @@ struct lite_op_slot {
 	atomic_t pending;		/* work requests of the batch not completed */
 	int status;			/* the batch's first error (cmpxchg) */
 	struct lite_conn *batch_conn;	/* where the batch was posted */
+	/* Whose key the batch uses: revoked if the home refuses it. */
+	struct lite_grant *batch_grant;
 	unsigned int batch_wrs;		/* send queue credits it holds */
 	/* Connections whose inflight this context counts in. */
 	struct lite_conn *conns[2];
@@ -128,7 +130,7 @@ void lite_op_done(struct ib_cq *cq, struct ib_wc *wc);
  * an error.
  */
 s64 lite_rw_batch(struct lite_op *op, struct lite_conn *conn,
-		  const struct lite_grant *grant, bool write, u64 off, u64 len);
+		  struct lite_grant *grant, bool write, u64 off, u64 len);
 
 /* lite_ops_pool.c: the per-device operation contexts. */
 
@@ -154,8 +156,7 @@ void lite_slot_put(struct lite_op_slot *slot, bool can_sleep);
 void lite_slot_unpin(struct lite_op_slot *slot);
 /* Moves [off, off + len) of @grant through the bounce buffer on @conn. */
 int lite_rw_bounce(struct lite_op *op, struct lite_conn *conn,
-		   const struct lite_grant *grant, bool write, u64 off,
-		   u64 len);
+		   struct lite_grant *grant, bool write, u64 off, u64 len);
 /*
  * The rest run on op->grant over op->conn (lite_op_begin()).
  * READ into or WRITE from @ubuf (len <= LITE_BOUNCE_SIZE), copied:

@@ -313,7 +313,11 @@ struct lite_free {
  *              length is 0, length > LITE_OP_LENGTH_MAX, an atomic's offset
  *              is not a multiple of 8 or its length is not 8;
  *   ESTALE     the grant behind the handle was revoked (the LMR was freed,
- *              or its home node restarted);
+ *              or its home node restarted), or the home refused its key
+ *              (its RDMA device was removed and added back, or the LMR's
+ *              own key was invalidated): the operation that meets the
+ *              refusal fails with ESTALE, the grant is revoked, and later
+ *              operations on the handle fail with ESTALE without sending;
  *   EHOSTDOWN  the LMR's home node failed or is not connected;
  *   ETIMEDOUT  the operation did not complete within op_timeout_ms;
  *   EIO        the RDMA operation failed for another reason (see dmesg);
