@@ -2,11 +2,13 @@
 /*
  * LITE: per-RDMA-device resources, managed through an ib_client.
  *
- * Every device the RDMA core knows about gets a protection domain and the
- * global memory key: one DMA memory region whose rkey covers all of the
- * node's memory, which is what lets LITE serve any LMR without registering
- * it. Peers only ever learn that key through lite.ko itself, never
- * userspace.
+ * Every device the RDMA core knows about gets a protection domain and, by
+ * key_mode, either the global memory key (global: one DMA memory region
+ * whose rkey covers all of the node's memory, which is what lets LITE serve
+ * any LMR without registering it) or the private QP that registers a memory
+ * region per LMR (lmr, lite_lmr_mr.c). Peers only ever learn a key through
+ * lite.ko itself, never userspace. global_key_errno is 0 once the device's
+ * keys are ready in its mode.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -81,6 +83,7 @@ static int lite_device_alloc_global_mr(struct lite_device *ldev)
 
 static void lite_device_free_resources(struct lite_device *ldev)
 {
+	lite_mr_device_exit(ldev);
 	if (ldev->global_mr) {
 		ib_dereg_mr(ldev->global_mr);
 		ldev->global_mr = NULL;
@@ -103,7 +106,13 @@ static int lite_device_alloc_resources(struct lite_device *ldev)
 		return err;
 	}
 
-	err = lite_device_alloc_global_mr(ldev);
+	if (lite_key_mode == LITE_KEY_MODE_LMR) {
+		/* No global key: every LMR gets its own region. */
+		ldev->atomics = ibdev->attrs.atomic_cap != IB_ATOMIC_NONE;
+		err = lite_mr_device_init(ldev);
+	} else {
+		err = lite_device_alloc_global_mr(ldev);
+	}
 	if (err)
 		lite_device_free_resources(ldev);
 	return err;
@@ -126,11 +135,15 @@ static int lite_ib_add(struct ib_device *ibdev)
 	 */
 	ldev->global_key_errno = lite_device_alloc_resources(ldev);
 	if (ldev->global_key_errno)
-		pr_warn("%s: no global memory key (error %d); device not used\n",
-			dev_name(&ibdev->dev), ldev->global_key_errno);
+		pr_warn("%s: no %s memory key (error %d); device not used\n",
+			dev_name(&ibdev->dev),
+			lite_key_mode == LITE_KEY_MODE_LMR ? "per-LMR" : "global",
+			ldev->global_key_errno);
 	else
-		pr_info("%s: serving port %u with the global memory key%s\n",
+		pr_info("%s: serving port %u with %s%s\n",
 			dev_name(&ibdev->dev), ldev->port,
+			lite_key_mode == LITE_KEY_MODE_LMR ?
+			"a memory key per LMR" : "the global memory key",
 			ldev->atomics ? "" : " (no remote atomics)");
 	/* Connections work without it; operations over them fail (EIO). */
 	if (!ldev->global_key_errno && lite_ops_device_add(ldev))
@@ -160,7 +173,11 @@ static void lite_ib_remove(struct ib_device *ibdev, void *client_data)
 	lite_peers_device_removed(ldev);
 	/* No connection, so no operation, is left on the device. */
 	lite_ops_device_remove(ldev);
-	/* Hosted LMR memory stays, but its DMA mappings go with the device. */
+	/*
+	 * Hosted LMR memory stays (lost: its grants revoked, the agent told),
+	 * but its DMA mappings and memory regions go with the device, before
+	 * the private QP that invalidates them.
+	 */
 	lite_lmrs_device_removed(ldev);
 
 	/* The RDMA core requires everything on the device to be gone now. */

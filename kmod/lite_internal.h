@@ -108,6 +108,8 @@ extern unsigned int lite_op_timeout_ms;
 extern bool lite_peer_auth;
 /* enum lite_key_mode (uapi lite.h): how peers reach LMR memory; read-only. */
 extern unsigned int lite_key_mode;
+/* "global" or "lmr". */
+const char *lite_key_mode_name(void);
 
 /* lite_debugfs.c: counters under /sys/kernel/debug/lite/. */
 enum lite_counter {
@@ -417,7 +419,7 @@ void lite_nl_peer_event(u8 cmd, const struct lite_peer_info *info,
 /* Multicasts LITE_CMD_EVENT_LMR_LOST for @lmr_id (@reason positive). */
 void lite_nl_lmr_lost_event(u64 lmr_id, int reason);
 
-/* Names of LMRs (uapi lite.h): true if @name is one. */
+/* Names of LMRs (uapi lite.h, lite_lmr_args.c): true if @name is one. */
 bool lite_name_valid(const char *name);
 
 /* lite_lmr.c: LMR memory this node hosts. */
@@ -425,10 +427,20 @@ struct lite_lmr;
 struct lite_grant;
 struct netlink_callback;
 
-/* Netlink value checks with their messages (-EINVAL). */
+/* lite_lmr_args.c: netlink value checks with their messages (-EINVAL). */
 int lite_nl_get_lmr_id(struct genl_info *info, int type, u64 *id);
 int lite_nl_get_name(struct genl_info *info, char *buf);
 int lite_nl_get_size(struct genl_info *info, u64 *size);
+
+/* LMR_ALLOC's attributes, every one required and checked. */
+struct lite_lmr_args {
+	u64 lmr_id;
+	u64 size;
+	u32 uid, gid, mode;
+	char name[LITE_NAME_BUF];
+};
+
+int lite_nl_lmr_alloc_args(struct genl_info *info, struct lite_lmr_args *a);
 
 int lite_nl_lmr_alloc(struct sk_buff *skb, struct genl_info *info);
 int lite_nl_lmr_free(struct sk_buff *skb, struct genl_info *info);

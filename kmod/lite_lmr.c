@@ -5,18 +5,21 @@
  * The agent allocates an LMR's memory here when the cluster manager picks
  * this node as its home. The memory is zeroed, physically contiguous chunks
  * of at most LITE_LMR_MAX_ORDER (the buddy allocator's largest order), each
- * DMA-mapped on the RDMA device under
- * the node's address, so peers reach it with the device's global key and
- * the DMA addresses. Nothing registers memory per LMR.
+ * DMA-mapped on the RDMA device under the node's address. With
+ * key_mode=global peers reach them with the device's global key and the DMA
+ * addresses, nothing registered per LMR. With key_mode=lmr the chunks are
+ * one memory region (lite_lmr_mr.c) whose rkey is the LMR's key, shown to
+ * peers as one chunk: the region's address range.
  *
  * Lifetimes. The table (lite_lmrs, under lite_lmr_mutex) holds a reference
  * to each hosted LMR; a grant to a hosted LMR held by an application of
  * this node holds another, so LMR_FREE takes the LMR out of the table,
  * revokes the grants and frees the pages once the last operation on them
- * has put its grant. The DMA mapping goes with the last reference or with
- * the device (lite_lmrs_device_removed()), whichever comes first; both run
- * under lite_lmr_dma_lock, a spinlock, because the last reference may be
- * dropped in any context.
+ * has put its grant. The memory region and DMA mapping go with the last
+ * reference or with the device (lite_lmrs_device_removed()), whichever
+ * comes first, both under lite_lmr_unmap_mutex; the region is invalidated
+ * before the pages go. The last reference is dropped in process context
+ * (grants put theirs from process context, see lite_slot_put()).
  *
  * An LMR becomes visible (in lite_lmrs, counted against the quota) only
  * once the agent has its LMR_ALLOC reply: until then its id is reserved in
@@ -27,16 +30,17 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/ctype.h>
 #include <linux/gfp.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/scatterlist.h>
 #include <linux/spinlock.h>
 #include <linux/xarray.h>
 #include <net/genetlink.h>
 
 #include "lite_internal.h"
+#include "lite_conn.h"
 #include "lite_grant.h"
 
 /*
@@ -87,8 +91,21 @@ struct lite_lmr {
 	bool unhosted;
 	/* Committed: its size is in lite_lmr_bytes until it is released. */
 	bool counted;
-	/* Under lite_lmr_dma_lock: the device the chunks are mapped on. */
+	/*
+	 * The device the chunks are mapped on: changed under
+	 * lite_lmr_unmap_mutex and lite_lmr_dma_lock, read under either.
+	 */
 	struct lite_device *ldev;
+	/* key_mode=lmr: the LMR's region (under lite_lmr_unmap_mutex) and its start. */
+	struct ib_mr *mr;
+	u64 iova;
+	/* Its region could not be deregistered: the pages are never freed. */
+	bool leak;
+	/* lite_lmrs_quarantined, under lite_lmr_mutex. */
+	struct list_head quarantine;
+	/* Device removal's list of the LMRs it lost, and their ids. */
+	struct list_head lost;
+	u64 lost_id;
 	u32 nr_mapped;
 	u32 nr_chunks;
 	struct lite_lmr_chunk chunks[];
@@ -108,27 +125,15 @@ static atomic64_t lite_lmr_bytes = ATOMIC64_INIT(0);
 
 static LIST_HEAD(lite_lmrs_all);	/* every LMR with memory, hosted or not */
 static DEFINE_SPINLOCK(lite_lmr_dma_lock);
-
-bool lite_name_valid(const char *name)
-{
-	size_t len = strnlen(name, LITE_NAME_BUF);
-	size_t i;
-
-	if (!len || len > LITE_NAME_MAX)
-		return false;
-	for (i = 0; i < len; i++) {
-		unsigned char c = name[i];
-
-		/* ASCII only: the kernel's isalnum() takes Latin-1 letters too. */
-		if (isascii(c) && isalnum(c))
-			continue;
-		if (i && (c == '.' || c == '_' || c == ':' || c == '/' ||
-			  c == '-'))
-			continue;
-		return false;
-	}
-	return true;
-}
+/*
+ * Serializes taking an LMR's region and DMA mappings down (the last put,
+ * LMR_FREE's quarantine, device removal), which sleeps for the region's
+ * invalidation, so device removal returns only once none is left on the
+ * device. Taken after lite_lmr_mutex, before lite_lmr_dma_lock.
+ */
+static DEFINE_MUTEX(lite_lmr_unmap_mutex);
+/* Freed with LITE_ATTR_QUARANTINE: pages kept until unload (lite_lmr_exit()). */
+static LIST_HEAD(lite_lmrs_quarantined);
 
 /* Unmaps the chunks mapped on lmr->ldev; returns the device's reference. */
 static struct lite_device *lite_lmr_unmap_locked(struct lite_lmr *lmr)
@@ -148,19 +153,48 @@ static struct lite_device *lite_lmr_unmap_locked(struct lite_lmr *lmr)
 	return ldev;
 }
 
-/* Any context: unmaps and frees the memory. */
+/*
+ * Invalidates and deregisters the LMR's region, if it has one. Under
+ * lite_lmr_unmap_mutex, which keeps lmr->ldev. If that fails the pages
+ * stay reachable: they are never freed.
+ */
+static void lite_lmr_mr_drop(struct lite_lmr *lmr)
+{
+	struct ib_mr *mr = lmr->mr;
+
+	lockdep_assert_held(&lite_lmr_unmap_mutex);
+	if (!mr)
+		return;
+	lmr->mr = NULL;
+	if (lite_mr_unregister(lmr->ldev, mr))
+		lmr->leak = true;
+}
+
+/* Process context: invalidates, unmaps and frees the memory. */
 static void lite_lmr_release(struct kref *ref)
 {
 	struct lite_lmr *lmr = container_of(ref, struct lite_lmr, ref);
 	struct lite_device *ldev;
 	u32 i;
 
+	might_sleep();
+	mutex_lock(&lite_lmr_unmap_mutex);
+	/* The region first: until it is invalid the NIC may still write. */
+	lite_lmr_mr_drop(lmr);
 	spin_lock(&lite_lmr_dma_lock);
 	list_del(&lmr->all);
 	ldev = lite_lmr_unmap_locked(lmr);
 	spin_unlock(&lite_lmr_dma_lock);
+	mutex_unlock(&lite_lmr_unmap_mutex);
 	if (ldev)
 		lite_device_put(ldev);
+	if (lmr->leak) {
+		pr_err("LMR %llu (%s): its memory region could not be deregistered; its %llu bytes are never freed\n",
+		       lmr->lmr_id, lmr->name, lmr->size);
+		lite_count(LITE_CNT_LMRS_QUARANTINED);
+		lite_count_add(LITE_CNT_QUARANTINED_BYTES, lmr->size);
+		return;
+	}
 	for (i = 0; i < lmr->nr_chunks; i++)
 		__free_pages(lmr->chunks[i].page, lmr->chunks[i].order);
 	if (lmr->counted) {
@@ -203,6 +237,29 @@ bool lite_lmr_unhosted(const struct lite_lmr *lmr)
 }
 
 /*
+ * What peers are told: the chunks with the global key, or in lmr mode the
+ * region as one chunk (its address range is contiguous whatever the pages).
+ */
+static u32 lite_lmr_nr_shown(const struct lite_lmr *lmr)
+{
+	return lite_key_mode == LITE_KEY_MODE_LMR ? 1 : lmr->nr_chunks;
+}
+
+static void lite_lmr_chunk(const void *obj, u32 i, u64 *addr, u64 *len)
+{
+	const struct lite_lmr *lmr = obj;
+
+	/* Chunks whose device is gone have no address any more. */
+	if (lite_key_mode == LITE_KEY_MODE_LMR) {
+		*addr = lmr->nr_mapped ? lmr->iova : 0;
+		*len = lmr->size;
+		return;
+	}
+	*addr = lmr->nr_mapped > i ? lmr->chunks[i].dma : 0;
+	*len = lmr->chunks[i].length;
+}
+
+/*
  * Only the home can check a MAP answer against the memory itself: a grant
  * whose chunks are not this LMR's mapped chunks would send the data path's
  * RDMA to whatever those addresses are now.
@@ -213,7 +270,7 @@ int lite_lmr_check_grant(struct lite_lmr *lmr, const struct lite_grant *g,
 	int ret = 0;
 	u32 i;
 
-	if (g->size != lmr->size || g->nr_chunks != lmr->nr_chunks ||
+	if (g->size != lmr->size || g->nr_chunks != lite_lmr_nr_shown(lmr) ||
 	    g->memory_key != lmr->memory_key) {
 		GENL_SET_ERR_MSG(info, "size, chunk count or key differ from the hosted LMR's");
 		return -ESTALE;
@@ -225,8 +282,10 @@ int lite_lmr_check_grant(struct lite_lmr *lmr, const struct lite_grant *g,
 		ret = -ESTALE;
 	}
 	for (i = 0; !ret && i < g->nr_chunks; i++) {
-		if (g->chunks[i].addr != lmr->chunks[i].dma ||
-		    g->chunks[i].length != lmr->chunks[i].length) {
+		u64 addr, len;
+
+		lite_lmr_chunk(lmr, i, &addr, &len);
+		if (g->chunks[i].addr != addr || g->chunks[i].length != len) {
 			GENL_SET_ERR_MSG(info, "the answer's chunks are not the hosted LMR's");
 			ret = -ESTALE;
 		}
@@ -236,11 +295,12 @@ int lite_lmr_check_grant(struct lite_lmr *lmr, const struct lite_grant *g,
 }
 
 /*
- * Allocates and maps the chunks, largest blocks first, smaller ones when
- * the page allocator has none. Bounded: every pass either adds a chunk (at
- * most lmr's capacity) or lowers the order.
+ * Allocates and maps the chunks, largest blocks first, smaller ones (down
+ * to order @floor) when the page allocator has none. Bounded: every pass
+ * either adds a chunk (at most lmr's capacity) or lowers the order.
  */
-static int lite_lmr_fill(struct lite_lmr *lmr, u32 max_chunks)
+static int lite_lmr_fill(struct lite_lmr *lmr, u32 max_chunks,
+			 unsigned int floor)
 {
 	struct ib_device *ibdev = lmr->ldev->ibdev;
 	unsigned int cap = LITE_LMR_MAX_ORDER;
@@ -248,7 +308,8 @@ static int lite_lmr_fill(struct lite_lmr *lmr, u32 max_chunks)
 
 	while (left) {
 		unsigned long pages = DIV_ROUND_UP(left, PAGE_SIZE);
-		unsigned int order = min_t(unsigned int, cap, ilog2(pages));
+		unsigned int order = max(floor, min_t(unsigned int, cap,
+						      ilog2(pages)));
 		struct lite_lmr_chunk *c;
 		struct page *page;
 		u64 dma;
@@ -258,7 +319,7 @@ static int lite_lmr_fill(struct lite_lmr *lmr, u32 max_chunks)
 		page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN |
 				   __GFP_NORETRY, order);
 		if (!page) {
-			if (!order)
+			if (order <= floor)
 				return -ENOMEM;
 			cap = order - 1;
 			continue;
@@ -285,113 +346,56 @@ static int lite_lmr_fill(struct lite_lmr *lmr, u32 max_chunks)
 	return 0;
 }
 
-static void lite_lmr_chunk(const void *obj, u32 i, u64 *addr, u64 *len)
+
+/*
+ * key_mode=lmr: one region's page size must divide every chunk but the
+ * last, so it is the smallest chunk's block. The chunks are held to at
+ * least the smallest order whose blocks make no more pages than one region
+ * of @ldev takes (and that the device supports as a page size): the least
+ * memory rounded up, at most one block of that order.
+ */
+static int lite_lmr_floor(struct lite_device *ldev, u64 size,
+			  unsigned int *floor)
 {
-	const struct lite_lmr *lmr = obj;
+	unsigned int o;
 
-	/* Chunks whose device is gone have no address any more. */
-	*addr = lmr->nr_mapped > i ? lmr->chunks[i].dma : 0;
-	*len = lmr->chunks[i].length;
-}
-
-int lite_nl_get_lmr_id(struct genl_info *info, int type, u64 *id)
-{
-	struct nlattr *attr = info->attrs[type];
-
-	*id = nla_get_u64(attr);
-	if (*id)
-		return 0;
-	if (type == LITE_ATTR_NEW_LMR_ID)
-		NL_SET_ERR_MSG_ATTR(info->extack, attr,
-				    "LITE_ATTR_NEW_LMR_ID: lmr id 0 is reserved");
-	else
-		NL_SET_ERR_MSG_ATTR(info->extack, attr,
-				    "LITE_ATTR_LMR_ID: lmr id 0 is reserved");
-	return -EINVAL;
-}
-
-int lite_nl_get_name(struct genl_info *info, char *buf)
-{
-	struct nlattr *attr = info->attrs[LITE_ATTR_NAME];
-
-	/* The policy made it NUL-terminated and at most LITE_NAME_MAX long. */
-	strscpy(buf, nla_data(attr), LITE_NAME_BUF);
-	if (!lite_name_valid(buf)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attr,
-				    "LITE_ATTR_NAME: 1..128 characters of [A-Za-z0-9._:/-], the first a letter or digit");
-		return -EINVAL;
+	for (o = 0; o <= LITE_LMR_MAX_ORDER; o++) {
+		if (!(ldev->ibdev->attrs.page_size_cap & (PAGE_SIZE << o)))
+			continue;
+		if (DIV_ROUND_UP_ULL(size, PAGE_SIZE << o) <= ldev->max_fr_pages) {
+			*floor = o;
+			return 0;
+		}
 	}
-	return 0;
+	return -ENOMEM;
 }
 
-int lite_nl_get_size(struct genl_info *info, u64 *size)
+/* key_mode=lmr: the chunks become one region, valid on return. */
+static int lite_lmr_register(struct lite_lmr *lmr, unsigned int floor)
 {
-	struct nlattr *attr = info->attrs[LITE_ATTR_SIZE];
+	unsigned int page_size = PAGE_SIZE << floor;
+	struct scatterlist *sgl;
+	struct ib_mr *mr;
+	u32 i;
 
-	*size = nla_get_u64(attr);
-	if (!*size || *size > LITE_LMR_SIZE_MAX) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attr,
-				    "LITE_ATTR_SIZE: out of range (1..64 GiB)");
-		return -EINVAL;
+	sgl = kvmalloc_array(lmr->nr_chunks, sizeof(*sgl), GFP_KERNEL);
+	if (!sgl)
+		return -ENOMEM;
+	sg_init_table(sgl, lmr->nr_chunks);
+	for (i = 0; i < lmr->nr_chunks; i++) {
+		sg_set_page(&sgl[i], lmr->chunks[i].page, lmr->chunks[i].length, 0);
+		sg_dma_address(&sgl[i]) = lmr->chunks[i].dma;
+		sg_dma_len(&sgl[i]) = lmr->chunks[i].length;
 	}
-	return 0;
-}
-
-/* LITE_ATTR_UID or LITE_ATTR_GID: not (u32)-1. */
-static int lite_nl_get_id32(struct genl_info *info, int type, u32 *out)
-{
-	struct nlattr *attr = info->attrs[type];
-
-	*out = nla_get_u32(attr);
-	if (*out != (u32)-1)
-		return 0;
-	if (type == LITE_ATTR_UID)
-		NL_SET_ERR_MSG_ATTR(info->extack, attr,
-				    "LITE_ATTR_UID: uid 4294967295 is not a user");
-	else
-		NL_SET_ERR_MSG_ATTR(info->extack, attr,
-				    "LITE_ATTR_GID: gid 4294967295 is not a group");
-	return -EINVAL;
-}
-
-struct lite_lmr_args {
-	u64 lmr_id;
-	u64 size;
-	u32 uid, gid, mode;
-	char name[LITE_NAME_BUF];
-};
-
-static int lite_nl_lmr_alloc_args(struct genl_info *info,
-				  struct lite_lmr_args *a)
-{
-	struct nlattr *attr;
-	int ret;
-
-	if (!lite_nl_require(info, LITE_ATTR_LMR_ID, "LITE_ATTR_LMR_ID") ||
-	    !lite_nl_require(info, LITE_ATTR_NAME, "LITE_ATTR_NAME") ||
-	    !lite_nl_require(info, LITE_ATTR_SIZE, "LITE_ATTR_SIZE") ||
-	    !lite_nl_require(info, LITE_ATTR_UID, "LITE_ATTR_UID") ||
-	    !lite_nl_require(info, LITE_ATTR_GID, "LITE_ATTR_GID") ||
-	    !lite_nl_require(info, LITE_ATTR_MODE, "LITE_ATTR_MODE"))
-		return -EINVAL;
-	ret = lite_nl_get_lmr_id(info, LITE_ATTR_LMR_ID, &a->lmr_id);
-	if (!ret)
-		ret = lite_nl_get_name(info, a->name);
-	if (!ret)
-		ret = lite_nl_get_size(info, &a->size);
-	if (!ret)
-		ret = lite_nl_get_id32(info, LITE_ATTR_UID, &a->uid);
-	if (!ret)
-		ret = lite_nl_get_id32(info, LITE_ATTR_GID, &a->gid);
-	if (ret)
-		return ret;
-	attr = info->attrs[LITE_ATTR_MODE];
-	a->mode = nla_get_u32(attr);
-	if (a->mode & ~0666U) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attr,
-				    "LITE_ATTR_MODE: not a subset of 0666");
-		return -EINVAL;
-	}
+	mr = lite_mr_register(lmr->ldev, sgl, lmr->nr_chunks, page_size,
+			      DIV_ROUND_UP_ULL(lmr->size, page_size));
+	kvfree(sgl);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	/* Device removal waits for lite_lmr_mutex: nobody else looks yet. */
+	lmr->mr = mr;
+	lmr->memory_key = mr->rkey;
+	lmr->iova = mr->iova;
 	return 0;
 }
 
@@ -400,6 +404,7 @@ static int lite_lmr_create_locked(const struct lite_lmr_args *a,
 				  struct genl_info *info, struct lite_lmr **out)
 {
 	u64 quota = (u64)lite_lmr_quota_mib << 20;
+	unsigned int floor = 0;
 	struct lite_device *ldev;
 	struct lite_lmr *lmr;
 	u64 max_chunks;
@@ -431,8 +436,14 @@ static int lite_lmr_create_locked(const struct lite_lmr_args *a,
 		return ret;
 	}
 	if (ret) {
-		GENL_SET_ERR_MSG(info, "no RDMA device with the global key has the node address");
+		GENL_SET_ERR_MSG(info, "no RDMA device with its memory keys ready has the node address");
 		return ret;
+	}
+	if (lite_key_mode == LITE_KEY_MODE_LMR &&
+	    lite_lmr_floor(ldev, a->size, &floor)) {
+		GENL_SET_ERR_MSG(info, "an LMR this large needs more pages than one memory region of the device takes");
+		lite_device_put(ldev);
+		return -ENOMEM;
 	}
 
 	lmr = kvzalloc(struct_size(lmr, chunks, max_chunks), GFP_KERNEL);
@@ -457,7 +468,12 @@ static int lite_lmr_create_locked(const struct lite_lmr_args *a,
 	list_add_tail(&lmr->all, &lite_lmrs_all);
 	spin_unlock(&lite_lmr_dma_lock);
 
-	ret = lite_lmr_fill(lmr, max_chunks);
+	ret = lite_lmr_fill(lmr, max_chunks, floor);
+	if (!ret && lite_key_mode == LITE_KEY_MODE_LMR) {
+		ret = lite_lmr_register(lmr, floor);
+		if (ret && ret != -ENOMEM)
+			GENL_SET_ERR_MSG(info, "the LMR's memory region could not be registered");
+	}
 	/* The id is ours (checked above, under the mutex); xa_store cannot fail. */
 	if (!ret)
 		ret = xa_reserve(&lite_lmrs, lmr->lmr_id, GFP_KERNEL);
@@ -532,8 +548,9 @@ int lite_nl_lmr_alloc(struct sk_buff *skb, struct genl_info *info)
 				LITE_CMD_LMR_ALLOC);
 	ret = -EMSGSIZE;
 	if (!hdr || lite_nl_put_lmr(msg, lmr, false) ||
-	    lite_nl_put_chunks(msg, lmr, lmr->nr_chunks, &next, lite_lmr_chunk) ||
-	    next != lmr->nr_chunks) {
+	    lite_nl_put_chunks(msg, lmr, lite_lmr_nr_shown(lmr), &next,
+			       lite_lmr_chunk) ||
+	    next != lite_lmr_nr_shown(lmr)) {
 		nlmsg_free(msg);
 		goto undo;
 	}
@@ -570,9 +587,30 @@ static void lite_lmr_unhost_locked(struct lite_lmr *lmr)
 	lite_uncount(LITE_CNT_LMRS);
 }
 
+/*
+ * LMR_FREE with LITE_ATTR_QUARANTINE: out of the table and its grants
+ * revoked like any free, its region invalidated (lmr mode), but the
+ * table's reference moves to lite_lmrs_quarantined, so its pages stay
+ * allocated, and counted, until lite_lmr_exit().
+ */
+static void lite_lmr_quarantine(struct lite_lmr *lmr)
+{
+	mutex_lock(&lite_lmr_unmap_mutex);
+	lite_lmr_mr_drop(lmr);
+	mutex_unlock(&lite_lmr_unmap_mutex);
+	mutex_lock(&lite_lmr_mutex);
+	list_add_tail(&lmr->quarantine, &lite_lmrs_quarantined);
+	mutex_unlock(&lite_lmr_mutex);
+	lite_count(LITE_CNT_LMRS_QUARANTINED);
+	lite_count_add(LITE_CNT_QUARANTINED_BYTES, lmr->size);
+	pr_warn("LMR %llu (%s) quarantined: its %llu bytes stay allocated until lite.ko is unloaded\n",
+		lmr->lmr_id, lmr->name, lmr->size);
+}
+
 int lite_nl_lmr_free(struct sk_buff *skb, struct genl_info *info)
 {
 	struct lite_lmr *lmr;
+	bool quarantine;
 	u64 id;
 	int ret;
 
@@ -584,6 +622,20 @@ int lite_nl_lmr_free(struct sk_buff *skb, struct genl_info *info)
 	ret = lite_nl_get_lmr_id(info, LITE_ATTR_LMR_ID, &id);
 	if (ret)
 		return ret;
+	quarantine = nla_get_flag(info->attrs[LITE_ATTR_QUARANTINE]);
+	/*
+	 * The manager counts a failed holder as having acknowledged once this
+	 * node removed it; its connections' QPs may still be flushing. So no
+	 * page goes before every connection closed so far has its QP
+	 * destroyed (a quarantine keeps the pages anyway).
+	 */
+	if (!quarantine) {
+		ret = lite_conns_wait_closed();
+		if (ret) {
+			GENL_SET_ERR_MSG(info, "interrupted waiting for closed connections' QPs to be destroyed; nothing freed");
+			return ret;
+		}
+	}
 
 	mutex_lock(&lite_lmr_mutex);
 	lmr = xa_load(&lite_lmrs, id);
@@ -600,6 +652,10 @@ int lite_nl_lmr_free(struct sk_buff *skb, struct genl_info *info)
 	 * it is refused rather than left unrevoked.
 	 */
 	lite_grants_revoke_lmr(id, lmr);
+	if (quarantine) {
+		lite_lmr_quarantine(lmr);
+		return 0;
+	}
 	pr_debug("freed LMR %llu (%s)\n", id, lmr->name);
 	lite_lmr_put(lmr);
 	return 0;
@@ -669,14 +725,14 @@ int lite_nl_lmr_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		u32 next = idx == cb->args[0] ? cb->args[1] : 0;
 		void *hdr;
 
-		if (next >= lmr->nr_chunks)
+		if (next >= lite_lmr_nr_shown(lmr))
 			next = 0;
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
 				  cb->nlh->nlmsg_seq, &lite_genl_family,
 				  NLM_F_MULTI, LITE_CMD_LMR_GET);
 		if (!hdr ||
 		    lite_nl_put_lmr(skb, lmr, true) ||
-		    lite_nl_put_chunks(skb, lmr, lmr->nr_chunks, &next,
+		    lite_nl_put_chunks(skb, lmr, lite_lmr_nr_shown(lmr), &next,
 				       lite_lmr_chunk)) {
 			if (hdr)
 				genlmsg_cancel(skb, hdr);
@@ -686,7 +742,7 @@ int lite_nl_lmr_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			goto out;
 		}
 		genlmsg_end(skb, hdr);
-		if (next < lmr->nr_chunks) {
+		if (next < lite_lmr_nr_shown(lmr)) {
 			cb->args[0] = idx;
 			cb->args[1] = next;
 			goto out;
@@ -698,31 +754,72 @@ out:
 	return ret ? ret : skb->len;
 }
 
+/*
+ * Takes down every region and DMA mapping on @ldev, one LMR at a time (the
+ * region's invalidation sleeps). No QP on the device is left but the
+ * private one, so the order of the two does not matter here. An LMR whose
+ * last reference is gone waits in lite_lmr_release() for the mutex, so it
+ * is still there.
+ */
+static void lite_lmrs_unmap_device(struct lite_device *ldev)
+{
+	struct lite_device *put;
+	struct lite_lmr *lmr, *found;
+
+	lockdep_assert_held(&lite_lmr_unmap_mutex);
+	do {
+		found = NULL;
+		spin_lock(&lite_lmr_dma_lock);
+		list_for_each_entry(lmr, &lite_lmrs_all, all) {
+			if (lmr->ldev == ldev) {
+				found = lmr;
+				break;
+			}
+		}
+		spin_unlock(&lite_lmr_dma_lock);
+		if (!found)
+			break;
+		lite_lmr_mr_drop(found);
+		spin_lock(&lite_lmr_dma_lock);
+		put = lite_lmr_unmap_locked(found);
+		spin_unlock(&lite_lmr_dma_lock);
+		lite_device_put(put);
+		cond_resched();
+	} while (found);
+}
+
 void lite_lmrs_device_removed(struct lite_device *ldev)
 {
-	struct lite_device *put[8];
-	struct lite_lmr *lmr;
-	unsigned int n;
-	bool full;
+	struct lite_lmr *lmr, *tmp;
+	unsigned long idx;
+	LIST_HEAD(lost);
 
 	/* Waits for an allocation mapping chunks on the device right now. */
 	mutex_lock(&lite_lmr_mutex);
-	do {
-		n = 0;
-		spin_lock(&lite_lmr_dma_lock);
-		list_for_each_entry(lmr, &lite_lmrs_all, all) {
-			if (lmr->ldev != ldev)
-				continue;
-			put[n++] = lite_lmr_unmap_locked(lmr);
-			if (n == ARRAY_SIZE(put))
-				break;
-		}
-		spin_unlock(&lite_lmr_dma_lock);
-		full = n == ARRAY_SIZE(put);
-		while (n)
-			lite_device_put(put[--n]);
-	} while (full);
+	xa_for_each(&lite_lmrs, idx, lmr) {
+		if (lmr->ldev != ldev)
+			continue;
+		kref_get(&lmr->ref);
+		lmr->lost_id = lmr->lmr_id;
+		list_add_tail(&lmr->lost, &lost);
+	}
+	mutex_lock(&lite_lmr_unmap_mutex);
+	lite_lmrs_unmap_device(ldev);
+	mutex_unlock(&lite_lmr_unmap_mutex);
 	mutex_unlock(&lite_lmr_mutex);
+
+	/*
+	 * Every grant into them is stale now: revoke this node's, then tell
+	 * the agent (no lock held: the event takes lite_lock and sleeps).
+	 */
+	list_for_each_entry_safe(lmr, tmp, &lost, lost) {
+		list_del(&lmr->lost);
+		lite_grants_revoke_lmr(lmr->lost_id, lmr);
+		pr_warn("LMR %llu (%s) lost: its RDMA device %s was removed; memory kept until LMR_FREE\n",
+			lmr->lost_id, lmr->name, dev_name(&ldev->ibdev->dev));
+		lite_nl_lmr_lost_event(lmr->lost_id, ENODEV);
+		lite_lmr_put(lmr);
+	}
 }
 
 /* Module unload: no netlink command or open file is left. */
@@ -731,9 +828,20 @@ void lite_lmr_exit(void)
 	struct lite_lmr *lmr;
 	unsigned long idx;
 
+	struct lite_lmr *tmp;
+
 	mutex_lock(&lite_lmr_mutex);
 	xa_for_each(&lite_lmrs, idx, lmr) {
 		lite_lmr_unhost_locked(lmr);
+		lite_lmr_put(lmr);
+	}
+	/* Every QP is gone (lite_exit()): nothing can reach these pages. */
+	list_for_each_entry_safe(lmr, tmp, &lite_lmrs_quarantined, quarantine) {
+		list_del(&lmr->quarantine);
+		lite_uncount(LITE_CNT_LMRS_QUARANTINED);
+		lite_count_add(LITE_CNT_QUARANTINED_BYTES, -(s64)lmr->size);
+		pr_info("freeing quarantined LMR %llu (%s)\n", lmr->lmr_id,
+			lmr->name);
 		lite_lmr_put(lmr);
 	}
 	mutex_unlock(&lite_lmr_mutex);

@@ -12,7 +12,9 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/string.h>
 #include <linux/stringify.h>
+#include <linux/sysfs.h>
 
 #include "lite_grant.h"
 #include "lite_internal.h"
@@ -128,6 +130,55 @@ MODULE_PARM_DESC(peer_auth,
 		 "authenticate peer connections with the pair secrets (wire version 2); the same on every node (default "
 		 __stringify(LITE_PEER_AUTH_DEFAULT) ")");
 
+/*
+ * How peers reach LMR memory (enum lite_key_mode, docs/datapath.md "Key
+ * modes"): global, one DMA memory region per device covering all memory;
+ * lmr, one fast-registered region per LMR, invalidated before its pages go.
+ * Read-only: every LMR and device is set up for one mode.
+ */
+#define LITE_KEY_MODE_DEFAULT LITE_KEY_MODE_GLOBAL
+unsigned int lite_key_mode = LITE_KEY_MODE_DEFAULT;
+
+static const char * const lite_key_mode_names[] = {
+	[LITE_KEY_MODE_GLOBAL] = "global",
+	[LITE_KEY_MODE_LMR] = "lmr",
+};
+
+static int lite_param_set_key_mode(const char *val,
+				   const struct kernel_param *kp)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(lite_key_mode_names); i++) {
+		if (lite_key_mode_names[i] &&
+		    sysfs_streq(val, lite_key_mode_names[i])) {
+			*(unsigned int *)kp->arg = i;
+			return 0;
+		}
+	}
+	pr_err("key_mode=%s: not a key mode (global or lmr)\n", val);
+	return -EINVAL;
+}
+
+static int lite_param_get_key_mode(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n",
+			  lite_key_mode_names[*(unsigned int *)kp->arg]);
+}
+
+static const struct kernel_param_ops lite_key_mode_ops = {
+	.set = lite_param_set_key_mode,
+	.get = lite_param_get_key_mode,
+};
+
+module_param_cb(key_mode, &lite_key_mode_ops, &lite_key_mode, 0444);
+MODULE_PARM_DESC(key_mode, "how peers reach LMR memory: global (one DMA memory region per device) or lmr (one fast-registered region per LMR, invalidated before its pages are freed); default global");
+
+const char *lite_key_mode_name(void)
+{
+	return lite_key_mode_names[lite_key_mode];
+}
+
 static int __init lite_init(void)
 {
 	int ret;
@@ -158,9 +209,9 @@ static int __init lite_init(void)
 		goto err_chardev;
 	}
 
-	pr_info("loaded, ABI version %d, rdma_cm port %u, %u QPs per peer, peer authentication %s\n",
+	pr_info("loaded, ABI version %d, rdma_cm port %u, %u QPs per peer, peer authentication %s, key mode %s\n",
 		LITE_ABI_VERSION, lite_cm_port, lite_qps_per_peer,
-		lite_peer_auth ? "on" : "off");
+		lite_peer_auth ? "on" : "off", lite_key_mode_name());
 	return 0;
 
 err_chardev:
@@ -193,7 +244,10 @@ static void __exit lite_exit(void)
 	 */
 	lite_node_exit();
 	lite_peers_exit();
-	/* Parked grants (still holding hosted LMRs) are given back here. */
+	/*
+	 * Parked grants (still holding hosted LMRs) are given back here, then
+	 * the hosted and quarantined LMRs' pages: no QP is left to reach them.
+	 */
 	lite_grants_exit();
 	lite_lmr_exit();
 	lite_device_exit();

@@ -105,6 +105,11 @@ static const struct nla_policy lite_nl_lmr_id_policy[LITE_ATTR_MAX + 1] = {
 	[LITE_ATTR_LMR_ID] = { .type = NLA_U64 },
 };
 
+static const struct nla_policy lite_nl_lmr_free_policy[LITE_ATTR_MAX + 1] = {
+	[LITE_ATTR_LMR_ID] = { .type = NLA_U64 },
+	[LITE_ATTR_QUARANTINE] = { .type = NLA_FLAG },
+};
+
 static const struct nla_policy lite_nl_lmr_update_policy[LITE_ATTR_MAX + 1] = {
 	[LITE_ATTR_LMR_ID] = { .type = NLA_U64 },
 	[LITE_ATTR_NEW_LMR_ID] = { .type = NLA_U64 },
@@ -380,7 +385,8 @@ static int lite_nl_node_get(struct sk_buff *skb, struct genl_info *info)
 
 	if (nla_put_u16(msg, LITE_ATTR_CM_PORT, lite_cm_port) ||
 	    nla_put_u32(msg, LITE_ATTR_QPS_PER_PEER, lite_qps_per_peer) ||
-	    nla_put_u32(msg, LITE_ATTR_NUM_PEERS, peers))
+	    nla_put_u32(msg, LITE_ATTR_NUM_PEERS, peers) ||
+	    nla_put_u32(msg, LITE_ATTR_KEY_MODE, lite_key_mode))
 		goto too_big;
 	if (set &&
 	    (nla_put_u32(msg, LITE_ATTR_NODE_ID, nid.id) ||
@@ -550,6 +556,35 @@ drop:
 	nlmsg_free(msg);
 }
 
+void lite_nl_lmr_lost_event(u64 lmr_id, int reason)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	/* lite_nl_ready is under lite_lock; the caller holds no LITE lock. */
+	mutex_lock(&lite_lock);
+	if (!lite_nl_ready ||
+	    !genl_has_listeners(&lite_genl_family, &init_net,
+				LITE_MCGRP_EVENTS_IDX))
+		goto out;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		goto out;
+	hdr = genlmsg_put(msg, 0, 0, &lite_genl_family, 0,
+			  LITE_CMD_EVENT_LMR_LOST);
+	if (!hdr ||
+	    nla_put_u64_64bit(msg, LITE_ATTR_LMR_ID, lmr_id, LITE_ATTR_PAD) ||
+	    nla_put_u32(msg, LITE_ATTR_REASON, reason)) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast(&lite_genl_family, msg, 0, LITE_MCGRP_EVENTS_IDX,
+			  GFP_KERNEL);
+out:
+	mutex_unlock(&lite_lock);
+}
+
 /* Which way a doit holds lite_owner_rwsem: 1 write, 0 read. */
 static int lite_nl_owner_mode(u8 cmd)
 {
@@ -674,7 +709,7 @@ static const struct genl_ops lite_genl_ops[] = {
 		.cmd = LITE_CMD_LMR_FREE,
 		.flags = GENL_ADMIN_PERM,
 		.doit = lite_nl_owned_doit,
-		.policy = lite_nl_lmr_id_policy,
+		.policy = lite_nl_lmr_free_policy,
 		.maxattr = LITE_ATTR_MAX,
 	},
 	{
