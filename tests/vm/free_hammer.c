@@ -3,12 +3,16 @@
 // at once allocates new LMRs on the same home, fills them and checks that
 // nothing but itself ever wrote into them.
 //
-//   free_hammer write NAME SECONDS AFTER_ERROR_MS READY_FILE
-//     Maps NAME read-write and WRITEs 8 B, 4 KiB and 64 KiB blocks of 0xEE
-//     in turn, spread over the LMR, without pause; creates READY_FILE after
-//     the first round; stops after SECONDS, or AFTER_ERROR_MS after the
-//     first failed WRITE (it goes on writing until then, so that handles
-//     used after the free are seen failing too). Prints one line:
+//   free_hammer write NAME SECONDS AFTER_ERROR_MS READY_FILE [--unmap]
+//     Maps NAME read-write and WRITEs 8 B, 4 KiB, 64 KiB and 1 MiB blocks of
+//     0xEE in turn, spread over the LMR, without pause (the 1 MiB ones keep
+//     work requests in flight for long); creates READY_FILE after the first
+//     round; stops after SECONDS, or AFTER_ERROR_MS after the first failed
+//     WRITE (it goes on writing until then, so that handles used after the
+//     free are seen failing too). With --unmap it unmaps the handle at its
+//     first failure and stops, as an application would: on the LMR's home a
+//     mapped handle holds the pages, and the test wants them free at once.
+//     Prints one line:
 //       ops=N ok=N failed=N max_ms=X first_error=ERRNO errors=ERRNO:N,...
 //       last=ERRNO|ok
 //
@@ -34,7 +38,8 @@
 
 #include "api/lite.h"
 
-#define BLOCK_MAX (64 * 1024)
+#define BLOCK_MAX (1024 * 1024)
+#define FILL_BLOCK (64 * 1024)
 
 static double now_ms(void) {
   struct timespec ts;
@@ -72,7 +77,8 @@ static int do_write(struct lite_ctx *ctx, char **argv) {
   const char *name = argv[0];
   const double run_ms = atof(argv[1]) * 1e3;
   const double after_ms = atof(argv[2]);
-  static const uint64_t sizes[] = {8, 4096, BLOCK_MAX};
+  static const uint64_t sizes[] = {8, 4096, 64 * 1024, BLOCK_MAX};
+  const int unmap_on_error = argv[4] != NULL;
   static char block[BLOCK_MAX];
   struct lite_lmr_info info;
   lite_handle_t h;
@@ -98,7 +104,7 @@ static int do_write(struct lite_ctx *ctx, char **argv) {
     const double t = now_ms();
     if (t - start >= run_ms) break;
     if (first_err && t - first_at >= after_ms) break;
-    const uint64_t len = sizes[ops % 3];
+    const uint64_t len = sizes[ops % 4];
     // Walk the LMR in 60 KiB steps so that every chunk sees writes.
     offset = (offset + 60 * 1024) % (info.size_bytes - BLOCK_MAX + 1);
     rc = lite_write(ctx, h, offset, block, len);
@@ -114,11 +120,15 @@ static int do_write(struct lite_ctx *ctx, char **argv) {
       if (!first_err) {
         first_err = rc;
         first_at = end;
+        if (unmap_on_error) {
+          lite_unmap(ctx, h);
+          break;
+        }
       } else {
         usleep(20000);  // failing fast is the point; leave the vCPU to others
       }
     }
-    if (ops == 3) touch(argv[3]);
+    if (ops == 4) touch(argv[3]);
   }
   printf("ops=%ld ok=%ld failed=%ld max_ms=%.1f first_error=%s errors=", ops,
          ok, failed, max_ms, first_err ? lite_errno_name(first_err) : "-");
@@ -144,9 +154,9 @@ static int do_churn(struct lite_ctx *ctx, char **argv) {
   const int count_new = atoi(argv[2]);
   const uint64_t size = strtoull(argv[3], NULL, 0);
   const double settle_ms = atof(argv[4]);
-  static uint8_t buf[BLOCK_MAX], got[BLOCK_MAX];
-  if (count_new < 1 || count_new > 64 || size < BLOCK_MAX ||
-      size % BLOCK_MAX) {
+  static uint8_t buf[FILL_BLOCK], got[FILL_BLOCK];
+  if (count_new < 1 || count_new > 64 || size < FILL_BLOCK ||
+      size % FILL_BLOCK) {
     fprintf(stderr, "free_hammer: churn needs 1..64 LMRs of a multiple of "
                     "64 KiB\n");
     return 2;
@@ -159,9 +169,9 @@ static int do_churn(struct lite_ctx *ctx, char **argv) {
     int rc = lite_alloc(ctx, name, size, 0600, 0, NULL);
     if (!rc) rc = lite_map(ctx, name, LITE_ACCESS_READ | LITE_ACCESS_WRITE,
                            &h[i], NULL);
-    for (uint64_t off = 0; !rc && off < size; off += BLOCK_MAX) {
-      fill_block(buf, i, off, BLOCK_MAX);
-      rc = lite_write(ctx, h[i], off, buf, BLOCK_MAX);
+    for (uint64_t off = 0; !rc && off < size; off += FILL_BLOCK) {
+      fill_block(buf, i, off, FILL_BLOCK);
+      rc = lite_write(ctx, h[i], off, buf, FILL_BLOCK);
     }
     if (rc) {
       fprintf(stderr, "free_hammer: new LMR %s: %s %s\n", name,
@@ -175,16 +185,16 @@ static int do_churn(struct lite_ctx *ctx, char **argv) {
   char first[224] = "-";
   for (int i = 0; i < allocated; i++) {
     int bad = 0;
-    for (uint64_t off = 0; off < size && !bad; off += BLOCK_MAX) {
-      int rc = lite_read(ctx, h[i], off, got, BLOCK_MAX);
-      fill_block(buf, i, off, BLOCK_MAX);
+    for (uint64_t off = 0; off < size && !bad; off += FILL_BLOCK) {
+      int rc = lite_read(ctx, h[i], off, got, FILL_BLOCK);
+      fill_block(buf, i, off, FILL_BLOCK);
       if (rc) {
         fprintf(stderr, "free_hammer: read back %s.%d: %s\n", prefix, i,
                 lite_errno_name(rc));
         bad = 1;
         break;
       }
-      for (uint64_t j = 0; j < BLOCK_MAX; j++) {
+      for (uint64_t j = 0; j < FILL_BLOCK; j++) {
         if (got[j] != buf[j]) {
           if (!corrupted)
             snprintf(first, sizeof(first), "%s.%d@%llu", prefix, i,
@@ -209,11 +219,13 @@ static int do_churn(struct lite_ctx *ctx, char **argv) {
 
 int main(int argc, char **argv) {
   struct lite_ctx *ctx;
-  int write_mode = argc == 6 && !strcmp(argv[1], "write");
+  int write_mode = (argc == 6 || (argc == 7 && !strcmp(argv[6], "--unmap"))) &&
+                   !strcmp(argv[1], "write");
   int churn_mode = argc == 7 && !strcmp(argv[1], "churn");
   if (!write_mode && !churn_mode) {
     fprintf(stderr,
-            "usage: free_hammer write NAME SECONDS AFTER_ERROR_MS READY_FILE\n"
+            "usage: free_hammer write NAME SECONDS AFTER_ERROR_MS READY_FILE "
+            "[--unmap]\n"
             "       free_hammer churn VICTIM PREFIX COUNT SIZE SETTLE_MS\n");
     return 2;
   }
