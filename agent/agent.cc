@@ -68,16 +68,44 @@ Agent::Agent(AgentOptions options, Module* module,
            "data-path peer failures not reported: no session open, or too "
            "many queued"},
           {"agent.leaves", "Leave calls made"},
+          {"agent.grant_revokes_timed_out",
+           "GRANT_REVOKE answers ETIMEDOUT (operations still in flight); "
+           "asked again"},
+          {"agent.grant_revoke_acks",
+           "revocations acknowledged to the manager (drained)"},
+          {"agent.grant_revoke_acks_dropped",
+           "acknowledgements of an ended incarnation's grants, not sent "
+           "(implied by its end)"},
+          {"agent.grants_given_back",
+           "revocations completed by lite.ko's UNMAP upcall"},
+          {"agent.lmrs_releasing",
+           "LmrRemoved with release_follows for an LMR hosted here"},
+          {"agent.requests.release_lmr_memory",
+           "ReleaseLmrMemory requests answered"},
+          {"agent.lmrs_released", "LMR memory freed on the manager's request"},
+          {"agent.lmrs_quarantined",
+           "LMR memory quarantined (never reused) on the manager's request"},
+          {"agent.module_events.lmr_lost",
+           "LMRs lite.ko lost with their RDMA device"},
+          {"agent.lmrs_lost_reported", "LmrLost reports sent to the manager"},
+          {"agent.messages_unsent",
+           "acks and reports dropped: too many queued while no session was "
+           "open"},
       }),
       peers_(module),
       grants_(module),
       upcalls_(options_.upcalls, module, stub_.get(), this, &grants_,
-               &counters_) {}
+               &counters_),
+      revoker_(options_.revoker, module, &grants_, &counters_,
+               [this](uint64_t grant_id, uint64_t incarnation) {
+                 QueueAck(grant_id, incarnation);
+               }) {}
 
 Agent::~Agent() { Shutdown(); }
 
 void Agent::Start() {
   started_ = true;
+  revoker_.Start();
   upcalls_.Start();
   runner_ = std::thread([this] { Run(); });
 }
@@ -99,6 +127,7 @@ void Agent::Shutdown() {
     }
     contexts_.CancelAll();
     runner_.join();
+    revoker_.Stop();
   }
   module_->Close();
   if (started_) upcalls_.Stop();

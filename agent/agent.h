@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -34,6 +35,7 @@
 #include "agent/grant_gate.h"
 #include "agent/module.h"
 #include "agent/peer_table.h"
+#include "agent/revoker.h"
 #include "agent/upcall_dispatcher.h"
 #include "lite/v1/agent.pb.h"
 #include "lite/v1/manager.grpc.pb.h"
@@ -53,6 +55,7 @@ struct AgentOptions {
   // How long Shutdown waits for the manager to end the session after Leave.
   absl::Duration leave_grace = absl::Seconds(2);
   UpcallDispatcherOptions upcalls;
+  RevokerOptions revoker;
   // Optional; not owned.
   EventLog* event_log = nullptr;
 };
@@ -83,6 +86,10 @@ class Agent final : public CallerSource {
   // the manager should hear (peer_reports.h); sent at once, not with the
   // next heartbeat. Lock order: mu_, then the session's mu.
   void ReportPeerFailure(const PeerConnectionFailed& failed) override;
+  // Queues an LmrLost on the open session, or keeps it for the next one
+  // (the LMR keeps its id across incarnations of this node).
+  void ReportLmrLost(const LmrLost& lost) override;
+  void GrantGivenBack(uint64_t grant_id) override;
 
  private:
   // How a session ended, which decides what the connection loop does next.
@@ -120,6 +127,16 @@ class Agent final : public CallerSource {
   PeerSecrets Secrets(
       const google::protobuf::RepeatedPtrField<lite::v1::PeerSecret>& in);
   void HandleRequest(Session* session, const lite::v1::NodeRequest& request);
+  // ReleaseLmrMemory: the fenced free's last step, on this home.
+  absl::Status ReleaseLmrMemory(uint32_t self,
+                                const lite::v1::ReleaseLmrMemory& release);
+  // The revoker's ack sink: a GrantRevokeAck for the session, if the grant
+  // was revoked from this incarnation (an ended one's acks are implied).
+  void QueueAck(uint64_t grant_id, uint64_t holder_incarnation);
+  // Queues `msg` on the open session for the heartbeat thread to send, or
+  // keeps it (bounded) for the next session.
+  void SendOrKeepLocked(lite::v1::AgentMessage msg)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void LeaveIfJoined();
 
   void SetState(lite::v1::ManagerConnectionState state);
@@ -139,6 +156,7 @@ class Agent final : public CallerSource {
   GrantGate grants_;
   ContextRegistry contexts_;
   UpcallDispatcher upcalls_;
+  Revoker revoker_;
 
   mutable absl::Mutex mu_;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
@@ -154,6 +172,13 @@ class Agent final : public CallerSource {
   // The open session (RunSession's), for ReportPeerFailure; null if none.
   Session* session_ ABSL_GUARDED_BY(mu_) = nullptr;
   uint64_t reconnects_ ABSL_GUARDED_BY(mu_) = 0;
+  // Hosted LMRs this node saw LmrRemoved with release_follows for and has
+  // not released yet: re-registered as releasing after a manager restart.
+  // In memory only: an agent restart makes a new incarnation, whose
+  // re-registration of them is a new, live one (docs/agent.md).
+  absl::flat_hash_set<uint64_t> releasing_lmrs_ ABSL_GUARDED_BY(mu_);
+  // Acks and LmrLost reports made while no session was open.
+  std::vector<lite::v1::AgentMessage> unsent_ ABSL_GUARDED_BY(mu_);
   std::string last_error_ ABSL_GUARDED_BY(mu_);
 
   std::thread runner_;

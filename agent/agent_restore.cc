@@ -154,6 +154,26 @@ absl::Status Agent::ReRegister(const lite::v1::NodeCaller& caller,
   // The id keeps its home part only if this node kept its id; otherwise the
   // LMR is registered as new and gets a fresh id.
   const bool keeps_id = (lmr.lmr_id() >> 32) == caller.node_id();
+  bool releasing;
+  {
+    absl::MutexLock lock(&mu_);
+    releasing = releasing_lmrs_.contains(lmr.lmr_id());
+  }
+  if (releasing && !keeps_id) {
+    // Freed, but no manager will fence it under another id: nobody can
+    // prove that no holder still reaches it, so it is never reused.
+    counters_.Add("agent.lmrs_quarantined");
+    LITE_LOG_WARNING("LMR %#x was releasing and this node's id changed; "
+                     "quarantining its memory",
+                     lmr.lmr_id());
+    if (absl::Status f = module_->FreeLmrMemory(lmr.lmr_id(), true); !f.ok()) {
+      ModuleError("quarantining a releasing LMR", f);
+    }
+    absl::MutexLock lock(&mu_);
+    releasing_lmrs_.erase(lmr.lmr_id());
+    return absl::OkStatus();
+  }
+  req.set_releasing(releasing);
   if (keeps_id) {
     req.set_lmr_id(lmr.lmr_id());
     req.set_origin(lmr.origin() == lite::v1::LMR_ORIGIN_UNSPECIFIED
@@ -166,6 +186,11 @@ absl::Status Agent::ReRegister(const lite::v1::NodeCaller& caller,
   lite::v1::RegisterLmrResponse resp;
   const absl::Status s = FromGrpcStatus(stub_->RegisterLmr(&ctx, req, &resp));
   if (s.ok()) {
+    if (resp.lmr().state() == lite::v1::LMR_STATE_RELEASING) {
+      // Freed while this node was away: the memory waits for the release.
+      absl::MutexLock lock(&mu_);
+      releasing_lmrs_.insert(lmr.lmr_id());
+    }
     counters_.Add("agent.lmrs_reregistered");
     LITE_LOG_INFO("re-registered LMR '%s' as %#x (epoch %u)", lmr.name(),
                   resp.lmr().lmr_id(), resp.lmr().epoch());
@@ -187,7 +212,8 @@ absl::Status Agent::ReRegister(const lite::v1::NodeCaller& caller,
           "LMR '%s' (%#x) cannot be registered again: %s; "
           "freeing its memory",
           lmr.name(), lmr.lmr_id(), s.ToString());
-      if (absl::Status f = module_->FreeLmrMemory(lmr.lmr_id()); !f.ok()) {
+      if (absl::Status f = module_->FreeLmrMemory(lmr.lmr_id(), false);
+          !f.ok()) {
         ModuleError("freeing a refused LMR", f);
       }
       return absl::OkStatus();
@@ -218,13 +244,38 @@ absl::Status Agent::RestoreGrants(const lite::v1::NodeCaller& caller,
   auto revoke = [this](const lite::v1::Grant& g, const absl::Status& why) {
     LITE_LOG_WARNING("grant %#x on '%s' not restored (%s); revoking it",
                      g.grant_id(), g.lmr_name(), why.ToString());
-    absl::StatusOr<bool> r = grants_.Revoke(g.grant_id());
-    if (!r.ok()) {
-      ModuleError("revoking a grant", r.status());
-    } else if (*r) {
-      counters_.Add("agent.grants_revoked");
-    }
+    revoker_.Revoke(g.grant_id(), g.holder_incarnation(), /*ack=*/false);
   };
+  // Revoked grants lite.ko still drains (or keeps until unmapped): the
+  // release of their LMR waits for them, so they are restored as revoking
+  // and acknowledged once drained.
+  absl::StatusOr<std::vector<lite::v1::Grant>> revoking =
+      module_->ListRevokedGrants();
+  if (!revoking.ok()) {
+    ModuleError("listing revoked grants", revoking.status());
+    return revoking.status();
+  }
+  for (const lite::v1::Grant& g : *revoking) {
+    if (manager_recovering) {
+      lite::v1::RestoreGrantRequest req;
+      *req.mutable_caller() = caller;
+      *req.mutable_grant() = g;
+      req.set_revoking(true);
+      grpc::ClientContext ctx;
+      ctx.set_deadline(absl::ToChronoTime(absl::Now() + options_.rpc_timeout));
+      ContextRegistry::Scoped scoped(&contexts_, &ctx);
+      lite::v1::RestoreGrantResponse resp;
+      const absl::Status s =
+          FromGrpcStatus(stub_->RestoreGrant(&ctx, req, &resp));
+      if (!s.ok() && absl::IsUnavailable(s)) return s;
+      if (!s.ok()) {
+        LITE_LOG_WARNING("revoking grant %#x not restored: %s", g.grant_id(),
+                         s.ToString());
+      }
+    }
+    // Ack asked in any case: one nothing waits for is ignored.
+    revoker_.Revoke(g.grant_id(), g.holder_incarnation(), /*ack=*/true);
+  }
   for (const lite::v1::Grant& g : *grants) {
     if (!manager_recovering) {
       revoke(g, absl::FailedPreconditionError(
@@ -242,6 +293,11 @@ absl::Status Agent::RestoreGrants(const lite::v1::NodeCaller& caller,
         FromGrpcStatus(stub_->RestoreGrant(&ctx, req, &resp));
     switch (s.code()) {
       case absl::StatusCode::kOk:
+        if (resp.revoked()) {
+          // Its LMR was freed before the manager restarted.
+          revoker_.Revoke(g.grant_id(), g.holder_incarnation(), /*ack=*/true);
+          break;
+        }
         counters_.Add("agent.grants_restored");
         break;
       // The manager will not take this grant back (recovery ended, the mode

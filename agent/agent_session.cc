@@ -1,6 +1,8 @@
 // Agent: one Session stream with the manager — heartbeats up (HeartbeatLoop),
 // events (ApplyEvent, strictly in sequence order) and node-addressed
 // requests (HandleRequest) down. See agent.h for the life cycle.
+#include <cerrno>
+
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -39,6 +41,8 @@ struct Agent::Session {
   // PeerFailureReports for the heartbeat thread to send at once (a report
   // is worth most before the failed node's lease runs out).
   std::vector<lite::v1::PeerFailureReport> reports ABSL_GUARDED_BY(mu);
+  // Acks and LmrLost reports, likewise sent at once.
+  std::vector<lite::v1::AgentMessage> outgoing ABSL_GUARDED_BY(mu);
 
   bool Write(const lite::v1::AgentMessage& msg) {
     absl::MutexLock lock(&write_mu);
@@ -103,6 +107,18 @@ Agent::SessionEnd Agent::RunSession(const lite::v1::JoinResponse& join,
     state_ = lite::v1::MANAGER_CONNECTION_STATE_CONNECTED;
     session_opened_at_ = absl::Now();
     session_ = &session;
+    // What was made while no session was open; an ended incarnation's acks
+    // are implied by its end.
+    std::vector<lite::v1::AgentMessage> unsent;
+    unsent.swap(unsent_);
+    for (lite::v1::AgentMessage& m : unsent) {
+      if (m.has_grant_revoke_ack() &&
+          m.grant_revoke_ack().holder_incarnation() != incarnation_) {
+        counters_.Add("agent.grant_revoke_acks_dropped");
+        continue;
+      }
+      SendOrKeepLocked(std::move(m));
+    }
   }
   LITE_LOG_INFO("session open as node %u incarnation %u",
                 session.caller.node_id(), session.caller.incarnation());
@@ -193,14 +209,24 @@ void Agent::HeartbeatLoop(Session* session) {
   absl::Time next_beat = absl::Now() + session->heartbeat_interval;
   while (true) {
     std::vector<lite::v1::PeerFailureReport> reports;
+    std::vector<lite::v1::AgentMessage> outgoing;
     {
       absl::MutexLock lock(&session->mu);
       auto woken = [session]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(session->mu) {
-        return session->done || !session->reports.empty();
+        return session->done || !session->reports.empty() ||
+               !session->outgoing.empty();
       };
       session->mu.AwaitWithDeadline(absl::Condition(&woken), next_beat);
       if (session->done) return;
       reports.swap(session->reports);
+      outgoing.swap(session->outgoing);
+    }
+    for (const lite::v1::AgentMessage& msg : outgoing) {
+      // A lost write loses the message with the session: the manager then
+      // ends this incarnation, which implies its acks; a lost LMR stays
+      // listed with chunk address 0 in lite.ko (see docs/agent.md).
+      if (!session->Write(msg)) return;
+      if (msg.has_lmr_lost()) counters_.Add("agent.lmrs_lost_reported");
     }
     for (const lite::v1::PeerFailureReport& report : reports) {
       lite::v1::AgentMessage msg;
@@ -335,13 +361,24 @@ bool Agent::ApplyEvent(const lite::v1::Event& event, const PeerSecrets& secrets,
       counters_.Add("agent.events.lmr_removed");
       const auto& r = event.lmr_removed();
       if (r.home_node_id() != self) break;
+      if (r.release_follows()) {
+        // The fenced free: the memory stays until ReleaseLmrMemory.
+        counters_.Add("agent.lmrs_releasing");
+        absl::MutexLock lock(&mu_);
+        releasing_lmrs_.insert(r.lmr_id());
+        LITE_LOG_INFO("LMR '%s' (%#x) is releasing (%s); its memory waits "
+                      "for the holders' acknowledgements",
+                      r.name(), r.lmr_id(),
+                      lite::v1::RemovalCause_Name(r.cause()));
+        break;
+      }
       // HOME_FAILED / HOME_LEFT concern an incarnation of this node that is
       // over: the memory stays so that it can be registered again.
       if (r.cause() != lite::v1::REMOVAL_CAUSE_LMR_FREED &&
           r.cause() != lite::v1::REMOVAL_CAUSE_ALLOCATION_ABANDONED) {
         break;
       }
-      absl::Status s = module_->FreeLmrMemory(r.lmr_id());
+      absl::Status s = module_->FreeLmrMemory(r.lmr_id(), /*quarantine=*/false);
       if (s.ok()) {
         LITE_LOG_INFO("freed LMR '%s' (%#x): %s", r.name(), r.lmr_id(),
                       lite::v1::RemovalCause_Name(r.cause()));
@@ -354,12 +391,8 @@ bool Agent::ApplyEvent(const lite::v1::Event& event, const PeerSecrets& secrets,
       counters_.Add("agent.events.grant_revoked");
       const auto& g = event.grant_revoked();
       if (g.holder_node_id() != self) break;
-      absl::StatusOr<bool> r = grants_.Revoke(g.grant_id());
-      if (!r.ok()) {
-        ModuleError("GrantRevoked", r.status());
-      } else if (*r) {
-        counters_.Add("agent.grants_revoked");
-      }
+      // Off this thread: lite.ko's answer waits for the grant to drain.
+      revoker_.Revoke(g.grant_id(), g.holder_incarnation(), g.ack_requested());
       break;
     }
     case lite::v1::Event::kRecoveryComplete: {
@@ -415,6 +448,11 @@ void Agent::HandleRequest(Session* session,
       }
       break;
     }
+    case lite::v1::NodeRequest::kReleaseLmrMemory:
+      counters_.Add("agent.requests.release_lmr_memory");
+      s = ReleaseLmrMemory(session->caller.node_id(),
+                           request.release_lmr_memory());
+      break;
     default:
       counters_.Add("agent.requests.unknown");
       s = absl::UnimplementedError(absl::StrFormat(
@@ -453,6 +491,76 @@ void Agent::ReportPeerFailure(const PeerConnectionFailed& failed) {
     return;
   }
   session_->reports.push_back(*std::move(report));
+}
+
+
+absl::Status Agent::ReleaseLmrMemory(
+    uint32_t self, const lite::v1::ReleaseLmrMemory& release) {
+  const uint64_t lmr_id = release.lmr_id();
+  if (lmr_id == 0 || (lmr_id >> 32) != self) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "lmr_id %#x is not an LMR of node %u", lmr_id, self));
+  }
+  // lite.ko frees (or quarantines) once the grants on this node into it are
+  // gone and the connections to removed peers are torn down.
+  absl::Status s = module_->FreeLmrMemory(lmr_id, release.quarantine());
+  if (s.ok() || absl::IsNotFound(s)) {
+    absl::MutexLock lock(&mu_);
+    releasing_lmrs_.erase(lmr_id);
+  }
+  if (!s.ok()) return s;
+  if (release.quarantine()) {
+    counters_.Add("agent.lmrs_quarantined");
+    LITE_LOG_WARNING(
+        "quarantined the memory of LMR %#x: a holder never acknowledged its "
+        "revocation, so its pages are never reused while lite.ko is loaded",
+        lmr_id);
+  } else {
+    counters_.Add("agent.lmrs_released");
+    LITE_LOG_INFO("released the memory of LMR %#x", lmr_id);
+  }
+  return absl::OkStatus();
+}
+
+void Agent::QueueAck(uint64_t grant_id, uint64_t holder_incarnation) {
+  lite::v1::AgentMessage msg;
+  msg.mutable_grant_revoke_ack()->set_grant_id(grant_id);
+  msg.mutable_grant_revoke_ack()->set_holder_incarnation(holder_incarnation);
+  absl::MutexLock lock(&mu_);
+  if (holder_incarnation != incarnation_) {
+    counters_.Add("agent.grant_revoke_acks_dropped");
+    return;
+  }
+  SendOrKeepLocked(std::move(msg));
+}
+
+void Agent::ReportLmrLost(const LmrLost& lost) {
+  lite::v1::AgentMessage msg;
+  msg.mutable_lmr_lost()->set_lmr_id(lost.lmr_id);
+  msg.mutable_lmr_lost()->set_reason_errno(lost.reason_errno);
+  msg.mutable_lmr_lost()->set_detail(
+      lost.reason_errno == ENODEV ? "the RDMA device was removed" : "");
+  absl::MutexLock lock(&mu_);
+  SendOrKeepLocked(std::move(msg));
+}
+
+void Agent::GrantGivenBack(uint64_t grant_id) {
+  if (revoker_.Unmapped(grant_id)) counters_.Add("agent.grants_given_back");
+}
+
+void Agent::SendOrKeepLocked(lite::v1::AgentMessage msg) {
+  // Far more than one node's revocations in flight at once.
+  constexpr size_t kMaxUnsent = 65536;
+  if (session_ != nullptr) {
+    absl::MutexLock session_lock(&session_->mu);
+    session_->outgoing.push_back(std::move(msg));
+    return;
+  }
+  if (unsent_.size() >= kMaxUnsent) {
+    counters_.Add("agent.messages_unsent");
+    return;
+  }
+  unsent_.push_back(std::move(msg));
 }
 
 }  // namespace lite::agent

@@ -211,18 +211,22 @@ absl::StatusOr<lite::v1::AllocatedLmrMemory> FakeModule::AllocateLmrMemory(
   return out;
 }
 
-absl::Status FakeModule::FreeLmrMemory(uint64_t lmr_id) {
+absl::Status FakeModule::FreeLmrMemory(uint64_t lmr_id, bool quarantine) {
   absl::MutexLock lock(&mu_);
   auto it = hosted_.find(lmr_id);
   if (it == hosted_.end()) {
     return absl::NotFoundError(
         absl::StrFormat("LMR %#x is not hosted here", lmr_id));
   }
-  if (it->second.origin() == lite::v1::LMR_ORIGIN_ALLOCATED) {
+  // Quarantined memory is never handed out again: it stays counted.
+  if (quarantine) {
+    ++lmrs_quarantined_;
+  } else if (it->second.origin() == lite::v1::LMR_ORIGIN_ALLOCATED) {
     allocated_bytes_ -= it->second.size_bytes();
   }
   hosted_.erase(it);
-  RecordCall(absl::StrFormat("FreeLmrMemory %#x", lmr_id));
+  RecordCall(absl::StrFormat("FreeLmrMemory %#x%s", lmr_id,
+                             quarantine ? " quarantine" : ""));
   return absl::OkStatus();
 }
 
@@ -267,12 +271,42 @@ absl::StatusOr<std::vector<lite::v1::Lmr>> FakeModule::ListHostedLmrs() {
 
 absl::Status FakeModule::RevokeGrant(uint64_t grant_id) {
   absl::MutexLock lock(&mu_);
-  if (grants_.erase(grant_id) == 0) {
+  auto held = grants_.find(grant_id);
+  if (held == grants_.end() && !revoked_.contains(grant_id)) {
     return absl::NotFoundError(
         absl::StrFormat("grant %#x is not held here", grant_id));
   }
+  if (held != grants_.end()) {
+    revoked_[grant_id] = held->second;
+    grants_.erase(held);
+  }
+  if (auto t = revoke_timeouts_.find(grant_id);
+      t != revoke_timeouts_.end() && t->second > 0) {
+    if (--t->second == 0) revoke_timeouts_.erase(t);
+    RecordCall(absl::StrFormat("RevokeGrant %#x ETIMEDOUT", grant_id));
+    return absl::DeadlineExceededError(absl::StrFormat(
+        "revoking grant %#x: operations still in flight", grant_id));
+  }
+  revoked_.erase(grant_id);
   RecordCall(absl::StrFormat("RevokeGrant %#x", grant_id));
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<lite::v1::Grant>> FakeModule::ListRevokedGrants() {
+  absl::MutexLock lock(&mu_);
+  std::vector<lite::v1::Grant> out;
+  for (const auto& [id, grant] : revoked_) out.push_back(grant);
+  return out;
+}
+
+void FakeModule::SetRevokeTimeouts(uint64_t grant_id, int times) {
+  absl::MutexLock lock(&mu_);
+  revoke_timeouts_[grant_id] = times;
+}
+
+void FakeModule::InjectLmrLost(const LmrLost& event) {
+  absl::MutexLock lock(&mu_);
+  inbox_.push_back(event);
 }
 
 absl::StatusOr<std::vector<lite::v1::Grant>> FakeModule::ListGrants() {
@@ -410,6 +444,10 @@ absl::StatusOr<std::vector<lite::v1::Counter>> FakeModule::GetCounters() {
                   "upcalls answered with an error"),
       MakeCounter("module.upcalls_pending", pending_.size(),
                   "upcalls waiting for the agent's answer"),
+      MakeCounter("module.lmrs_quarantined", lmrs_quarantined_,
+                  "LMRs freed with quarantine (pages never reused)"),
+      MakeCounter("module.grants_revoking", revoked_.size(),
+                  "revoked grants still draining"),
   };
 }
 
@@ -424,7 +462,9 @@ uint64_t FakeModule::InjectUpcall(const lite::v1::Credentials& credentials,
     if (reg->memory_key == 0) reg->memory_key = options_.memory_key;
   }
   if (const auto* unmap = std::get_if<UnmapUpcall>(&request)) {
+    // lite.ko gives a revoked grant back once it drained.
     grants_.erase(unmap->grant_id);
+    revoked_.erase(unmap->grant_id);
   }
   upcall.request = std::move(request);
   pending_[upcall.upcall_id] = upcall;

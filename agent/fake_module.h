@@ -58,12 +58,13 @@ class FakeModule final : public Module {
   absl::StatusOr<std::vector<Peer>> ListPeers() override;
   absl::StatusOr<lite::v1::AllocatedLmrMemory> AllocateLmrMemory(
       const lite::v1::AllocateLmrMemory& request) override;
-  absl::Status FreeLmrMemory(uint64_t lmr_id) override;
+  absl::Status FreeLmrMemory(uint64_t lmr_id, bool quarantine) override;
   absl::Status UpdateHostedLmr(uint64_t lmr_id,
                                const lite::v1::Lmr& lmr) override;
   absl::StatusOr<std::vector<lite::v1::Lmr>> ListHostedLmrs() override;
   absl::Status RevokeGrant(uint64_t grant_id) override;
   absl::StatusOr<std::vector<lite::v1::Grant>> ListGrants() override;
+  absl::StatusOr<std::vector<lite::v1::Grant>> ListRevokedGrants() override;
   absl::StatusOr<ModuleMessage> Receive() override;
   absl::Status CompleteUpcall(const UpcallReply& reply) override;
   void Close() override;
@@ -78,6 +79,11 @@ class FakeModule final : public Module {
   uint64_t InjectUpcall(const lite::v1::Credentials& credentials,
                         UpcallRequest request);
   void InjectPeerConnectionFailed(const PeerConnectionFailed& event);
+  void InjectLmrLost(const LmrLost& event);
+  // The next `times` RevokeGrant calls for the grant answer
+  // DEADLINE_EXCEEDED (lite.ko's ETIMEDOUT: operations still in flight);
+  // the grant stays, revoked (ListRevokedGrants), until a later call.
+  void SetRevokeTimeouts(uint64_t grant_id, int times);
   // The answer to upcall `id` fails with `status` and the upcall is gone,
   // as lite.ko answers when its caller left after the answer was claimed
   // (CancelledError: ECANCELED) or before (NotFoundError: ENOENT).
@@ -118,6 +124,10 @@ class FakeModule final : public Module {
   uint64_t allocated_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t next_address_ ABSL_GUARDED_BY(mu_) = 0x7f0000000000;
   std::map<uint64_t, lite::v1::Grant> grants_ ABSL_GUARDED_BY(mu_);
+  // Revoked, still draining (SetRevokeTimeouts).
+  std::map<uint64_t, lite::v1::Grant> revoked_ ABSL_GUARDED_BY(mu_);
+  std::map<uint64_t, int> revoke_timeouts_ ABSL_GUARDED_BY(mu_);
+  uint64_t lmrs_quarantined_ ABSL_GUARDED_BY(mu_) = 0;
   std::deque<ModuleMessage> inbox_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   // Receive() calls waiting for a message or Close().

@@ -44,9 +44,9 @@ TEST(FakeModuleTest, AllocatesWithinCapacityInChunks) {
             absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(m.AllocateLmrMemory(Alloc(1, 1)).status().code(),
             absl::StatusCode::kAlreadyExists);
-  ASSERT_TRUE(m.FreeLmrMemory(1).ok());
+  ASSERT_TRUE(m.FreeLmrMemory(1, false).ok());
   EXPECT_TRUE(m.AllocateLmrMemory(Alloc(2, 10 << 20)).ok());
-  EXPECT_TRUE(absl::IsNotFound(m.FreeLmrMemory(1)));
+  EXPECT_TRUE(absl::IsNotFound(m.FreeLmrMemory(1, false)));
 }
 
 TEST(FakeModuleTest, PeersAreReplacedAndRemovedByIncarnation) {

@@ -10,6 +10,16 @@ absl::StatusOr<bool> GrantGate::Revoke(uint64_t grant_id) {
   absl::Status s = module_->RevokeGrant(grant_id);
   if (s.ok()) return true;
   if (!absl::IsNotFound(s)) return s;
+  RememberLocked(grant_id);
+  return false;
+}
+
+void GrantGate::Mark(uint64_t grant_id) {
+  absl::MutexLock lock(&mu_);
+  RememberLocked(grant_id);
+}
+
+void GrantGate::RememberLocked(uint64_t grant_id) {
   if (revoked_.insert(grant_id).second) {
     revoked_order_.push_back(grant_id);
     if (revoked_order_.size() > kRememberRevoked) {
@@ -17,7 +27,6 @@ absl::StatusOr<bool> GrantGate::Revoke(uint64_t grant_id) {
       revoked_order_.pop_front();
     }
   }
-  return false;
 }
 
 absl::StatusOr<int> GrantGate::SetHolder(uint32_t node_id,
@@ -34,7 +43,11 @@ absl::StatusOr<int> GrantGate::SetHolder(uint32_t node_id,
       continue;
     }
     absl::Status s = module_->RevokeGrant(g.grant_id());
-    if (!s.ok() && !absl::IsNotFound(s)) return s;
+    // DEADLINE_EXCEEDED: revoked, still draining in lite.ko; the manager
+    // does not wait for a previous incarnation's grants.
+    if (!s.ok() && !absl::IsNotFound(s) && !absl::IsDeadlineExceeded(s)) {
+      return s;
+    }
     ++revoked;
   }
   return revoked;

@@ -30,6 +30,10 @@ class GrantGate {
   // GrantRevoked for this node: revokes it in the module, or remembers it if
   // the module does not hold it (yet). Returns whether the module held it.
   absl::StatusOr<bool> Revoke(uint64_t grant_id);
+  // Remembers the grant as revoked, so that no install of it runs from now
+  // on, without calling the module (the Revoker does, off the session
+  // thread).
+  void Mark(uint64_t grant_id);
 
   // A new incarnation of this node: revokes, in the module, every grant not
   // held by (node_id, incarnation), because the manager dropped them. Returns
@@ -44,6 +48,7 @@ class GrantGate {
 
  private:
   static constexpr size_t kRememberRevoked = 4096;
+  void RememberLocked(uint64_t grant_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Module* const module_;
   absl::Mutex mu_;

@@ -122,7 +122,16 @@ struct PeerConnectionFailed {
   int reason_errno = 0;
 };
 
-using ModuleMessage = std::variant<Upcall, PeerConnectionFailed>;
+// lite.ko can no longer reach a hosted LMR over RDMA (LITE_CMD_EVENT_LMR_LOST:
+// its RDMA device was removed). Grants on this node into it are revoked
+// already; the manager revokes the others and releases it.
+struct LmrLost {
+  uint64_t lmr_id = 0;
+  // A positive errno (ENODEV).
+  int reason_errno = 0;
+};
+
+using ModuleMessage = std::variant<Upcall, PeerConnectionFailed, LmrLost>;
 
 class Module {
  public:
@@ -161,8 +170,10 @@ class Module {
   virtual absl::StatusOr<lite::v1::AllocatedLmrMemory> AllocateLmrMemory(
       const lite::v1::AllocateLmrMemory& request) = 0;
   // Frees allocated memory, or unpins registered memory. NOT_FOUND if the
-  // LMR is not hosted here.
-  virtual absl::Status FreeLmrMemory(uint64_t lmr_id) = 0;
+  // LMR is not hosted here. With `quarantine` (LITE_ATTR_QUARANTINE) the
+  // LMR leaves the table but its pages are never reused while lite.ko is
+  // loaded: the manager could not prove that no node still reaches them.
+  virtual absl::Status FreeLmrMemory(uint64_t lmr_id, bool quarantine) = 0;
   // Records the manager's view of a hosted LMR (its id, epoch, ...), e.g.
   // after an allocation is announced or after a re-registration gave the LMR
   // a new id. NOT_FOUND if lmr_id is not hosted here.
@@ -173,11 +184,18 @@ class Module {
   virtual absl::StatusOr<std::vector<lite::v1::Lmr>> ListHostedLmrs() = 0;
 
   // ---- Grants held by applications on this node ----
-  // Revokes a grant: handles behind it fail with ESTALE from now on.
-  // NOT_FOUND if lite.ko does not hold it.
+  // Revokes a grant: handles behind it fail with ESTALE from now on. OK once
+  // nothing of it is in flight and nothing will be posted (drained).
+  // NOT_FOUND if lite.ko does not hold it (unmapped and drained);
+  // DEADLINE_EXCEEDED (ETIMEDOUT) revoked but still draining after lite.ko's
+  // bound: ask again. Blocks up to that bound.
   virtual absl::Status RevokeGrant(uint64_t grant_id) = 0;
-  // Every grant lite.ko holds, for RestoreGrant after a manager restart.
+  // Every grant lite.ko holds and has not revoked, for RestoreGrant after a
+  // manager restart.
   virtual absl::StatusOr<std::vector<lite::v1::Grant>> ListGrants() = 0;
+  // Revoked grants lite.ko still lists (LITE_ATTR_REVOKED): not drained yet,
+  // or drained but not unmapped by their application. Restored as revoking.
+  virtual absl::StatusOr<std::vector<lite::v1::Grant>> ListRevokedGrants() = 0;
 
   // ---- Upcalls and module events ----
   // Blocks until lite.ko has an upcall or an event. Returns CANCELLED once

@@ -576,9 +576,11 @@ absl::StatusOr<lite::v1::AllocatedLmrMemory> NetlinkModule::AllocateLmrMemory(
   return out;
 }
 
-absl::Status NetlinkModule::FreeLmrMemory(uint64_t lmr_id) {
-  return ModuleStatus(client_->FreeLmr(lmr_id),
-                      absl::StrFormat("freeing LMR %#x", lmr_id));
+absl::Status NetlinkModule::FreeLmrMemory(uint64_t lmr_id, bool quarantine) {
+  return ModuleStatus(
+      client_->FreeLmr(lmr_id, quarantine),
+      absl::StrFormat("%s LMR %#x", quarantine ? "quarantining" : "freeing",
+                      lmr_id));
 }
 
 absl::Status NetlinkModule::UpdateHostedLmr(uint64_t lmr_id,
@@ -609,14 +611,24 @@ absl::Status NetlinkModule::RevokeGrant(uint64_t grant_id) {
 }
 
 absl::StatusOr<std::vector<lite::v1::Grant>> NetlinkModule::ListGrants() {
+  return GrantsListed(/*revoked=*/false);
+}
+
+absl::StatusOr<std::vector<lite::v1::Grant>>
+NetlinkModule::ListRevokedGrants() {
+  return GrantsListed(/*revoked=*/true);
+}
+
+absl::StatusOr<std::vector<lite::v1::Grant>> NetlinkModule::GrantsListed(
+    bool revoked) {
   LITE_ASSIGN_OR_RETURN(const uint32_t self, NodeId());
   absl::StatusOr<std::vector<genl::GrantInfo>> grants = client_->ListGrants();
   if (!grants.ok()) return ModuleStatus(grants.status(), "listing grants");
   std::vector<lite::v1::Grant> out;
   for (const genl::GrantInfo& g : *grants) {
     // A revoked grant stays in lite.ko until its handle is unmapped; it is
-    // not one to restore.
-    if (g.revoked) continue;
+    // not one to restore, but one to acknowledge once drained.
+    if (g.revoked != revoked) continue;
     out.push_back(GrantFromGenl(g, self));
   }
   return out;
@@ -663,6 +675,10 @@ absl::StatusOr<ModuleMessage> NetlinkModule::Receive() {
         unmap_upcalls_.insert(up->upcall_id);
       }
       return ModuleMessage(*std::move(upcall));
+    }
+    if (const auto* lost = std::get_if<genl::LmrLostEvent>(&**n)) {
+      ++lmr_lost_events_;
+      return ModuleMessage(LmrLost{lost->lmr_id, static_cast<int>(lost->reason)});
     }
     const genl::Event& e = std::get<genl::Event>(**n);
     if (e.type == genl::EventType::kPeerFailed) {
@@ -741,6 +757,9 @@ absl::StatusOr<std::vector<lite::v1::Counter>> NetlinkModule::GetCounters() {
                   "times messages from lite.ko were lost (buffer overrun)"),
       MakeCounter("module.netlink.peer_failed_events", peer_failed_events_,
                   "PEER_FAILED events from lite.ko"),
+      MakeCounter("module.netlink.lmr_lost_events", lmr_lost_events_,
+                  "LMR_LOST events from lite.ko (a hosted LMR's device was "
+                  "removed)"),
   };
   // lite.ko's own counters, one debugfs file each, when debugfs is there.
   if (!options_.debugfs_dir.empty()) {

@@ -101,13 +101,14 @@ class NetlinkModule : public Module {
 
   absl::StatusOr<lite::v1::AllocatedLmrMemory> AllocateLmrMemory(
       const lite::v1::AllocateLmrMemory& request) override;
-  absl::Status FreeLmrMemory(uint64_t lmr_id) override;
+  absl::Status FreeLmrMemory(uint64_t lmr_id, bool quarantine) override;
   absl::Status UpdateHostedLmr(uint64_t lmr_id,
                                const lite::v1::Lmr& lmr) override;
   absl::StatusOr<std::vector<lite::v1::Lmr>> ListHostedLmrs() override;
 
   absl::Status RevokeGrant(uint64_t grant_id) override;
   absl::StatusOr<std::vector<lite::v1::Grant>> ListGrants() override;
+  absl::StatusOr<std::vector<lite::v1::Grant>> ListRevokedGrants() override;
 
   absl::StatusOr<ModuleMessage> Receive() override;
   absl::Status CompleteUpcall(const UpcallReply& reply) override;
@@ -123,6 +124,8 @@ class NetlinkModule : public Module {
   absl::StatusOr<in_addr> PeerAddress(const Peer& peer) const;
   // The node id lite.ko holds, 0 if none.
   absl::StatusOr<uint32_t> NodeId();
+  // GRANT_GET's grants that are (not) revoked.
+  absl::StatusOr<std::vector<lite::v1::Grant>> GrantsListed(bool revoked);
 
   const NetlinkModuleOptions options_;
   const std::unique_ptr<genl::Client> client_;
@@ -140,6 +143,7 @@ class NetlinkModule : public Module {
   std::atomic<uint64_t> upcalls_malformed_{0};
   std::atomic<uint64_t> notifications_lost_{0};
   std::atomic<uint64_t> peer_failed_events_{0};
+  std::atomic<uint64_t> lmr_lost_events_{0};
 };
 
 }  // namespace lite::agent

@@ -89,8 +89,21 @@ void UpcallDispatcher::ReceiveLoop() {
       }
       return;
     }
+    if (const auto* lost = std::get_if<LmrLost>(&*msg)) {
+      counters_->Add("agent.module_events.lmr_lost");
+      LITE_LOG_WARNING(
+          "lite.ko lost LMR %#x (errno %d: its RDMA device was removed); "
+          "telling the manager",
+          lost->lmr_id, lost->reason_errno);
+      callers_->ReportLmrLost(*lost);
+      continue;
+    }
     if (auto* upcall = std::get_if<Upcall>(&*msg)) {
       counters_->Add(absl::StrCat("agent.upcalls.", KindName(*upcall)));
+      if (const auto* unmap = std::get_if<UnmapUpcall>(&upcall->request)) {
+        // Before the manager hears of it: an ack the home waits for.
+        callers_->GrantGivenBack(unmap->grant_id);
+      }
       absl::MutexLock lock(&mu_);
       queue_.push_back(
           Queued{std::move(*upcall), absl::Now() + options_.upcall_timeout});

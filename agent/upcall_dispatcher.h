@@ -34,6 +34,11 @@ class CallerSource {
   // lite.ko found a peer's connection failed: tell the manager if it is
   // the data path's verdict that the peer is down (peer_reports.h).
   virtual void ReportPeerFailure(const PeerConnectionFailed& failed) = 0;
+  // lite.ko lost a hosted LMR's device: tell the manager (LmrLost).
+  virtual void ReportLmrLost(const LmrLost& lost) = 0;
+  // lite.ko gave a grant back (its UNMAP upcall): a revocation waiting for
+  // it to drain is complete.
+  virtual void GrantGivenBack(uint64_t grant_id) = 0;
 };
 
 struct UpcallDispatcherOptions {

@@ -476,10 +476,12 @@ absl::StatusOr<LmrMemory> Client::AllocLmr(const LmrAllocRequest& request) {
   return *std::move(memory);
 }
 
-absl::Status Client::FreeLmr(uint64_t lmr_id) {
+absl::Status Client::FreeLmr(uint64_t lmr_id, bool quarantine) {
   Request r;
   r.cmd = LITE_CMD_LMR_FREE;
-  r.build = [&](nl_msg* msg) { return EncodeLmrFree(msg, lmr_id); };
+  r.build = [&](nl_msg* msg) {
+    return EncodeLmrFree(msg, lmr_id, quarantine);
+  };
   return Transact(r);
 }
 
@@ -575,6 +577,13 @@ int AcceptAnySeq(nl_msg*, void*) { return NL_OK; }
 
 int OnEvent(nl_msg* msg, void* arg) {
   auto* sink = static_cast<std::pair<std::deque<Event>*, absl::Status*>*>(arg);
+  // The stream carries peer events; an LMR_LOST is the agent's business.
+  nlmsghdr* hdr = nlmsg_hdr(msg);
+  if (genlmsg_valid_hdr(hdr, 0) &&
+      static_cast<genlmsghdr*>(nlmsg_data(hdr))->cmd ==
+          LITE_CMD_EVENT_LMR_LOST) {
+    return NL_OK;
+  }
   auto event = DecodeEvent(nlmsg_hdr(msg));
   if (event.ok()) {
     sink->first->push_back(*event);

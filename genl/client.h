@@ -84,7 +84,8 @@ class Client {
 
   // LMR memory this node hosts.
   absl::StatusOr<LmrMemory> AllocLmr(const LmrAllocRequest& request);
-  absl::Status FreeLmr(uint64_t lmr_id);
+  // @quarantine: LITE_ATTR_QUARANTINE (the fence timed out).
+  absl::Status FreeLmr(uint64_t lmr_id, bool quarantine = false);
   absl::Status UpdateLmr(uint64_t lmr_id, std::optional<uint64_t> new_lmr_id,
                          std::optional<uint64_t> epoch);
   absl::StatusOr<std::vector<LmrInfo>> ListLmrs();

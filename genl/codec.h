@@ -35,7 +35,8 @@ namespace lite::genl {
 
 absl::StatusOr<PeerInfo> DecodePeer(const nlmsghdr* msg);  // PEER_GET
 absl::StatusOr<NodeInfo> DecodeNode(const nlmsghdr* msg);  // NODE_GET
-absl::StatusOr<Event> DecodeEvent(const nlmsghdr* msg);    // EVENT_*
+absl::StatusOr<Event> DecodeEvent(const nlmsghdr* msg);    // EVENT_PEER_*
+absl::StatusOr<LmrLostEvent> DecodeLmrLost(const nlmsghdr* msg);
 // LMR_ALLOC's reply. Chunk lists: LITE_ATTR_CHUNKS may come more than once
 // in a message (one attribute holds at most 64 KiB, ~1800 chunks); the
 // chunks are all of them in order. The encoders below put at most 2048
@@ -79,7 +80,9 @@ absl::Status EncodePeerSecret(nl_msg* msg, absl::string_view secret);
 absl::Status EncodePeerRemove(nl_msg* msg, uint32_t node_id,
                               std::optional<uint64_t> incarnation);
 absl::Status EncodeLmrAlloc(nl_msg* msg, const LmrAllocRequest& request);
-absl::Status EncodeLmrFree(nl_msg* msg, uint64_t lmr_id);
+// With @quarantine, LITE_ATTR_QUARANTINE: the pages are never reused.
+absl::Status EncodeLmrFree(nl_msg* msg, uint64_t lmr_id,
+                           bool quarantine = false);
 absl::Status EncodeLmrUpdate(nl_msg* msg, uint64_t lmr_id,
                              std::optional<uint64_t> new_lmr_id,
                              std::optional<uint64_t> epoch);

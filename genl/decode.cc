@@ -484,6 +484,25 @@ absl::StatusOr<Event> DecodeEvent(const nlmsghdr* msg) {
   return event;
 }
 
+absl::StatusOr<LmrLostEvent> DecodeLmrLost(const nlmsghdr* msg) {
+  LITE_ASSIGN_OR_RETURN(Attrs a, Parse(msg));
+  if (a.cmd != LITE_CMD_EVENT_LMR_LOST) {
+    return ErrnoStatus(EBADMSG,
+                       absl::StrFormat("command %u is not LMR_LOST", a.cmd));
+  }
+  if (!a.tb[LITE_ATTR_LMR_ID]) return Missing("LITE_ATTR_LMR_ID");
+  if (!a.tb[LITE_ATTR_REASON]) return Missing("LITE_ATTR_REASON");
+  LmrLostEvent lost;
+  lost.lmr_id = nla_get_u64(a.tb[LITE_ATTR_LMR_ID]);
+  lost.reason = nla_get_u32(a.tb[LITE_ATTR_REASON]);
+  if (lost.lmr_id == 0) return BadMessage("LMR_LOST for LMR id 0");
+  if (lost.reason == 0 || lost.reason >= 4096) {
+    return BadMessage(
+        absl::StrFormat("LMR_LOST with reason %u, not an errno", lost.reason));
+  }
+  return lost;
+}
+
 absl::Status DecodeError(const nlmsghdr* msg) {
   if (msg->nlmsg_type != NLMSG_ERROR ||
       msg->nlmsg_len < NLMSG_LENGTH(sizeof(nlmsgerr))) {
@@ -594,7 +613,8 @@ bool IsNotification(const nlmsghdr* msg) {
   if (!cmd.ok()) return false;
   return *cmd == LITE_CMD_UPCALL || *cmd == LITE_CMD_EVENT_PEER_CONNECTED ||
          *cmd == LITE_CMD_EVENT_PEER_FAILED ||
-         *cmd == LITE_CMD_EVENT_PEER_REMOVED;
+         *cmd == LITE_CMD_EVENT_PEER_REMOVED ||
+         *cmd == LITE_CMD_EVENT_LMR_LOST;
 }
 
 absl::StatusOr<Notification> DecodeNotification(const nlmsghdr* msg) {
@@ -602,6 +622,10 @@ absl::StatusOr<Notification> DecodeNotification(const nlmsghdr* msg) {
   if (cmd == LITE_CMD_UPCALL) {
     LITE_ASSIGN_OR_RETURN(UpcallRequest upcall, DecodeUpcall(msg));
     return Notification(std::move(upcall));
+  }
+  if (cmd == LITE_CMD_EVENT_LMR_LOST) {
+    LITE_ASSIGN_OR_RETURN(LmrLostEvent lost, DecodeLmrLost(msg));
+    return Notification(lost);
   }
   LITE_ASSIGN_OR_RETURN(Event event, DecodeEvent(msg));
   return Notification(event);

@@ -168,9 +168,11 @@ absl::Status EncodeLmrAlloc(nl_msg* msg, const LmrAllocRequest& r) {
   return Put(err);
 }
 
-absl::Status EncodeLmrFree(nl_msg* msg, uint64_t lmr_id) {
+absl::Status EncodeLmrFree(nl_msg* msg, uint64_t lmr_id, bool quarantine) {
   if (lmr_id == 0) return InvalidRequest("LMR id 0");
-  return Put(nla_put_u64(msg, LITE_ATTR_LMR_ID, lmr_id));
+  int err = nla_put_u64(msg, LITE_ATTR_LMR_ID, lmr_id);
+  if (!err && quarantine) err = nla_put_flag(msg, LITE_ATTR_QUARANTINE);
+  return Put(err);
 }
 
 absl::Status EncodeLmrUpdate(nl_msg* msg, uint64_t lmr_id,

@@ -157,8 +157,14 @@ struct UpcallCompletion {
   std::optional<GrantInfo> grant;  // on success of kMap
 };
 
+// LITE_CMD_EVENT_LMR_LOST: a hosted LMR's RDMA device was removed.
+struct LmrLostEvent {
+  uint64_t lmr_id = 0;  // not 0
+  uint32_t reason = 0;  // a positive errno (ENODEV)
+};
+
 // What lite.ko sends without being asked.
-using Notification = std::variant<UpcallRequest, Event>;
+using Notification = std::variant<UpcallRequest, Event, LmrLostEvent>;
 
 // An extra u32 attribute appended to requests: for testing the kernel's
 // validation (unknown or misplaced attributes), never needed otherwise.
