@@ -133,7 +133,8 @@ void lite_peer_unreachable_locked(struct lite_conn *conn);
  * waits for a handler still running (rdma_destroy_id()). It waits on the
  * teardowns only, not on lite_wq as a whole (whose other works may wait
  * for netlink callers), and a teardown waits for nothing but the flush of
- * its own QP and the operations counted in the connection to end.
+ * its own QP and the operations counted in the connection to end, which
+ * never wait for a user page fault (lite_ops_buf.c).
  */
 int lite_conns_wait_closed(void);
 

@@ -337,30 +337,6 @@ s64 lite_rw_batch(struct lite_op *op, struct lite_conn *conn,
 
 /* ---- the start of an operation ---- */
 
-/*
- * What READ, WRITE, MEMSET and the atomics ask of their handle, checked in
- * this order before anything is taken on the home node's side.
- */
-struct lite_op_target {
-	u64 handle;
-	u64 offset;
-	u64 length;
-	u32 access;			/* enum lite_access the operation needs */
-	/* An atomic: the word must be aligned at the home node. */
-	bool word;
-	u64 raddr;			/* out, for a word: its RDMA address */
-	/*
-	 * A WRITE's user buffer, faulted in before anything is taken on the
-	 * home's side: a slow fault (FUSE, swap) then holds neither the
-	 * grant's in-flight count nor a connection's inflight count, and a
-	 * WRITE that cannot read all of its buffer fails before it writes
-	 * anything (a window failing half-way would leave part of the range
-	 * written; lite_pin_window() also fails a short pin before posting).
-	 * A racing munmap() can still cut it short.
-	 */
-	const char __user *prefault;
-};
-
 static int lite_grant_check(const struct lite_grant *grant, u32 access,
 			    u64 off, u64 len)
 {
@@ -371,15 +347,24 @@ static int lite_grant_check(const struct lite_grant *grant, u32 access,
 	return 0;
 }
 
+/* Faults in @len bytes at @ubuf for reading from (or, @write, into) them. */
+static int lite_prefault(const char __user *ubuf, u64 len, bool write)
+{
+	size_t left = write ? fault_in_safe_writeable(ubuf, len) :
+			      fault_in_readable(ubuf, len);
+
+	return left ? -EFAULT : 0;
+}
+
 /*
  * The grant behind @handle, checked, with a reference and counted as an
  * operation in flight on it (revoked: ESTALE); lite_grant_op_end() ends
- * both, or the context they are handed to does. A WRITE's @prefault (its
- * @len bytes) is faulted in before the count: a slow fault then delays no
- * revoke, unmap or close of the grant.
+ * both, or the context they are handed to does. @t's @prefault (its
+ * length bytes) is faulted in before the count: a slow fault then delays
+ * no revoke, unmap or close of the grant.
  */
 static int lite_grant_lookup(struct lite_file *lf, u64 handle, u32 access,
-			     u64 off, u64 len, const char __user *prefault,
+			     u64 off, u64 len, const struct lite_op_target *t,
 			     struct lite_grant **out)
 {
 	struct lite_grant *grant = lite_file_grant_get(lf, handle);
@@ -388,8 +373,8 @@ static int lite_grant_lookup(struct lite_file *lf, u64 handle, u32 access,
 	if (!grant)
 		return -EBADF;
 	ret = lite_grant_check(grant, access, off, len);
-	if (!ret && prefault && fault_in_readable(prefault, len))
-		ret = -EFAULT;
+	if (!ret && t && t->prefault)
+		ret = lite_prefault(t->prefault, len, t->prefault_write);
 	if (!ret)
 		ret = lite_grant_op_get(grant);
 	if (ret) {
@@ -438,19 +423,14 @@ static int lite_op_start(struct lite_op *op, struct lite_grant *grant)
 	return 0;
 }
 
-/*
- * handle -> grant -> connection -> context, for one @t. On success @op
- * holds a context, which holds op->grant; lite_op_end() gives it back. On
- * failure nothing is held.
- */
-static int lite_op_begin(struct lite_op *op, struct lite_file *lf,
-			 struct lite_op_target *t)
+int lite_op_begin(struct lite_op *op, struct lite_file *lf,
+		  struct lite_op_target *t)
 {
 	struct lite_grant *grant;
 	int ret;
 
 	ret = lite_grant_lookup(lf, t->handle, t->access, t->offset, t->length,
-				t->prefault, &grant);
+				t, &grant);
 	if (ret)
 		return ret;
 	if (t->word)
@@ -473,11 +453,7 @@ static int lite_op_add_conn(struct lite_op *op, struct lite_conn *conn)
 	return 0;
 }
 
-/*
- * Gives the context back, and with it the operation's grants: now, or at
- * the last completion of a batch its caller stopped waiting for.
- */
-static void lite_op_end(struct lite_op *op)
+void __lite_op_end(struct lite_op *op, bool keep)
 {
 	struct lite_op_slot *slot = op->slot;
 	struct lite_grant *grants[2] = {};
@@ -496,6 +472,8 @@ static void lite_op_end(struct lite_op *op)
 		 */
 		swap(grants[0], slot->grants[0]);
 		swap(grants[1], slot->grants[1]);
+		if (keep)
+			grants[0] = NULL;
 	}
 	lite_slot_put(slot, true);
 	if (grants[0])
@@ -509,7 +487,6 @@ static void lite_op_end(struct lite_op *op)
 static long lite_op_rw(struct lite_file *lf, void __user *uarg, bool write)
 {
 	struct lite_op_target t = {};
-	struct lite_op op;
 	struct lite_rw a;
 	void __user *ubuf;
 	int ret;
@@ -525,24 +502,16 @@ static long lite_op_rw(struct lite_file *lf, void __user *uarg, bool write)
 	t.offset = a.offset;
 	t.length = a.length;
 	t.access = write ? LITE_ACCESS_WRITE : LITE_ACCESS_READ;
-	if (write)
+	if (write || a.length > LITE_BOUNCE_SIZE) {
 		t.prefault = ubuf;
-	ret = lite_op_begin(&op, lf, &t);
-	if (ret)
-		return ret;
-
-	if (a.length <= LITE_BOUNCE_SIZE) {
-		lite_ops_stat_add(LITE_ST_BOUNCE, 1);
-		ret = lite_rw_user_bounce(&op, write, a.offset, ubuf, a.length);
-	} else {
-		lite_ops_stat_add(LITE_ST_PINNED, 1);
-		ret = lite_rw_user_pinned(&op, write, a.offset,
-					  (unsigned long)a.buf, a.length);
+		t.prefault_write = !write;
 	}
+	lite_ops_stat_add(a.length <= LITE_BOUNCE_SIZE ? LITE_ST_BOUNCE :
+			  LITE_ST_PINNED, 1);
+	ret = lite_op_rw_run(lf, &t, write, ubuf);
 	if (!ret)
 		lite_ops_stat_add(write ? LITE_ST_BYTES_WRITTEN :
 				  LITE_ST_BYTES_READ, a.length);
-	lite_op_end(&op);
 	return ret;
 }
 

@@ -3,17 +3,29 @@
  * LITE: where an operation's local bytes live (lite_ops.c posts them).
  *
  * Up to LITE_BOUNCE_SIZE bytes go through the context's bounce buffer,
- * mapped once when the device came (lite_ops_pool.c): copy_from_user()
- * before a WRITE, copy_to_user() after a READ. Bigger user buffers are
- * pinned (pin_user_pages_fast()) and mapped with ib_dma_map_page() one
- * window of at most LITE_WIN_PAGES pages at a time, so a 64 MiB operation
- * never pins more than 1 MiB. MEMSET points every SGE at the bounce buffer
- * filled with the value; MEMCPY reads into the bounce buffer and writes it
- * out; atomics fetch into its first 8 bytes.
+ * mapped once when the device came (lite_ops_pool.c): copied from the
+ * user before a WRITE, to the user after a READ. Bigger user buffers are
+ * pinned and mapped with ib_dma_map_page() one window of at most
+ * LITE_WIN_PAGES pages at a time, so a 64 MiB operation never pins more
+ * than 1 MiB. MEMSET points every SGE at the bounce buffer filled with the
+ * value; MEMCPY reads into the bounce buffer and writes it out; atomics
+ * fetch into its first 8 bytes.
+ *
+ * All of it runs while the operation counts in a connection's inflight,
+ * which the connection's teardown (and so device removal) waits for: no
+ * user page is faulted in here (lifetimes review #3). Copies run with page
+ * faults disabled and pins take the lockless path only
+ * (pin_user_pages_fast_only()), after the caller faulted the buffer in
+ * (lite_ops.c). A page gone since (reclaim, munmap) makes a WRITE's copy,
+ * or either's pin, return -EAGAIN: the caller ends the operation, faults
+ * in again and restarts. A READ's copy-out that comes up short stages the
+ * rest in a kmalloc'd buffer for the caller to copy once the connection is
+ * given back: the data is already read, and the common case costs nothing.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/mm.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -56,14 +68,19 @@ int lite_rw_bounce(struct lite_op *op, struct lite_conn *conn,
 }
 
 int lite_rw_user_bounce(struct lite_op *op, bool write, u64 off,
-			void __user *ubuf, u64 len)
+			void __user *ubuf, u64 len, struct lite_copy_out *out)
 {
 	struct lite_op_slot *slot = op->slot;
+	unsigned long left;
 	int ret;
 
 	if (write) {
-		if (copy_from_user(slot->buf, ubuf, len))
-			return -EFAULT;
+		/* The caller checked access_ok() and faulted it in. */
+		pagefault_disable();
+		left = __copy_from_user_inatomic(slot->buf, ubuf, len);
+		pagefault_enable();
+		if (left)
+			return -EAGAIN;
 		ib_dma_sync_single_for_device(op->ibdev, slot->buf_dma, len,
 					      DMA_TO_DEVICE);
 	} else {
@@ -72,13 +89,21 @@ int lite_rw_user_bounce(struct lite_op *op, bool write, u64 off,
 					      DMA_FROM_DEVICE);
 	}
 	ret = lite_rw_bounce(op, op->conn, op->grant, write, off, len);
-	if (!ret && !write) {
-		ib_dma_sync_single_for_cpu(op->ibdev, slot->buf_dma, len,
-					   DMA_FROM_DEVICE);
-		if (copy_to_user(ubuf, slot->buf, len))
-			ret = -EFAULT;
-	}
-	return ret;
+	if (ret || write)
+		return ret;
+	ib_dma_sync_single_for_cpu(op->ibdev, slot->buf_dma, len,
+				   DMA_FROM_DEVICE);
+	pagefault_disable();
+	left = __copy_to_user_inatomic(ubuf, slot->buf, len);
+	pagefault_enable();
+	if (!left)
+		return 0;
+	out->buf = kmemdup(slot->buf + len - left, left, GFP_KERNEL);
+	if (!out->buf)
+		return -ENOMEM;
+	out->ubuf = ubuf + len - left;
+	out->len = left;
+	return 0;
 }
 
 /*
@@ -95,21 +120,22 @@ static s64 lite_pin_window(struct lite_op *op, unsigned long ubuf, u64 len,
 	int nr = DIV_ROUND_UP(first + bytes, PAGE_SIZE);
 	int got;
 
-	got = pin_user_pages_fast(ubuf & PAGE_MASK, nr, write ? 0 : FOLL_WRITE,
-				  slot->pages);
+	/* No fault: the lockless walk of what the caller faulted in. */
+	got = pin_user_pages_fast_only(ubuf & PAGE_MASK, nr,
+				       write ? 0 : FOLL_WRITE, slot->pages);
 	if (got <= 0)
-		return got ? got : -EFAULT;
+		return -EAGAIN;
 	slot->nr_pages = got;
 	slot->pages_dirty = !write;
 	if (got < nr) {
 		/*
-		 * A WRITE fails before it posts anything (review finding 9):
-		 * a prefix written remotely and EFAULT would leave the LMR
-		 * half changed. A READ moves what it got and fails on the rest.
+		 * A WRITE posts nothing of a window it could not pin whole
+		 * (review finding 9): it restarts at the window. A READ moves
+		 * what it got and restarts after it.
 		 */
 		if (write) {
 			lite_slot_unpin(slot);
-			return -EFAULT;
+			return -EAGAIN;
 		}
 		bytes = (u64)got * PAGE_SIZE - first;
 	}
@@ -145,22 +171,22 @@ static s64 lite_pin_window(struct lite_op *op, unsigned long ubuf, u64 len,
 }
 
 int lite_rw_user_pinned(struct lite_op *op, bool write, u64 off,
-			unsigned long ubuf, u64 len)
+			unsigned long ubuf, u64 len, u64 *done)
 {
-	u64 done = 0;
 	s64 n, win;
 
-	while (done < len) {
-		win = lite_pin_window(op, ubuf + done, len - done, write);
+	*done = 0;
+	while (*done < len) {
+		win = lite_pin_window(op, ubuf + *done, len - *done, write);
 		if (win < 0)
-			return win == -ENOMEM ? -EIO : -EFAULT;
-		n = lite_rw_batch(op, op->conn, op->grant, write, off + done,
+			return win == -ENOMEM ? -EIO : win;
+		n = lite_rw_batch(op, op->conn, op->grant, write, off + *done,
 				  win);
 		if (n < 0)
 			return n;
 		/* A batch may cover less than the window: pin the rest again. */
 		lite_slot_unpin(op->slot);
-		done += n;
+		*done += n;
 	}
 	return 0;
 }
@@ -193,4 +219,79 @@ int lite_memset_bounce(struct lite_op *op, u64 off, u64 len, u8 value)
 		done += n;
 	}
 	return 0;
+}
+
+/*
+ * A READ or WRITE of up to LITE_BOUNCE_SIZE bytes. A READ's bytes that
+ * could not be copied out without a fault are copied after the context
+ * and its connection are given back, still counted in the grant: the
+ * operation is not over until its caller has its bytes, so an unmap or
+ * close meanwhile waits for it (and parks the grant if the fault outlasts
+ * the drain bound), but no connection teardown does. The price: a holder
+ * whose copy-out stalls (FUSE, userfaultfd) keeps its own grant from
+ * draining, so a revoke of it answers ETIMEDOUT until the fault ends.
+ */
+static int lite_op_rw_bounce(struct lite_op *op, struct lite_file *lf,
+			     struct lite_op_target *t, bool write,
+			     void __user *ubuf)
+{
+	struct lite_copy_out out = {};
+	struct lite_grant *grant;
+	int ret;
+
+	ret = lite_op_begin(op, lf, t);
+	if (ret)
+		return ret;
+	ret = lite_rw_user_bounce(op, write, t->offset, ubuf, t->length, &out);
+	if (likely(!out.buf)) {
+		lite_op_end(op);
+		return ret;
+	}
+	grant = op->grant;
+	__lite_op_end(op, true);
+	if (copy_to_user(out.ubuf, out.buf, out.len))
+		ret = -EFAULT;
+	lite_grant_op_end(grant);
+	kfree(out.buf);
+	return ret;
+}
+
+/*
+ * A READ or WRITE over pinned user pages, or through the bounce buffer.
+ * -EAGAIN from either: a page faulted in before the operation is gone
+ * (above); the operation ends, the rest of the buffer is faulted
+ * in again with nothing held, and a new one goes on where it stopped.
+ */
+int lite_op_rw_run(struct lite_file *lf, struct lite_op_target *t,
+		   bool write, void __user *ubuf)
+{
+	unsigned int tries = 0;
+	struct lite_op op;
+	u64 done;
+	int ret;
+
+	for (;;) {
+		if (t->length <= LITE_BOUNCE_SIZE) {
+			ret = lite_op_rw_bounce(&op, lf, t, write, ubuf);
+			done = 0;
+		} else {
+			ret = lite_op_begin(&op, lf, t);
+			if (ret)
+				return ret;
+			ret = lite_rw_user_pinned(&op, write, t->offset,
+						  (unsigned long)ubuf,
+						  t->length, &done);
+			lite_op_end(&op);
+		}
+		if (ret != -EAGAIN)
+			return ret;
+		tries = done ? 0 : tries + 1;
+		if (tries > LITE_OP_FAULT_RETRIES)
+			return -EFAULT;
+		t->offset += done;
+		t->length -= done;
+		ubuf += done;
+		t->prefault = ubuf;
+		t->prefault_write = !write;
+	}
 }

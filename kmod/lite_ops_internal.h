@@ -103,6 +103,25 @@ static inline long lite_op_remaining(const struct lite_op *op)
 	return left > 0 ? left : 0;
 }
 
+/*
+ * The part of a READ's result that could not be copied to the user's
+ * buffer without a page fault (lite_rw_user_bounce()): staged here, and
+ * copied after lite_op_end(), so no fault is taken while the operation
+ * holds a connection (lifetimes review #3).
+ */
+struct lite_copy_out {
+	void *buf;			/* kmalloc'd, or NULL: nothing left */
+	void __user *ubuf;
+	size_t len;
+};
+
+/*
+ * How many times an operation whose user buffer went away between its
+ * fault-in and its no-fault copy or pin is restarted without progress
+ * before it fails with EFAULT.
+ */
+#define LITE_OP_FAULT_RETRIES	3
+
 /* Maps a wait's result: > 0 in time; 0 timed out; < 0 a fatal signal. */
 static inline int lite_wait_errno(long ret)
 {
@@ -119,6 +138,55 @@ static inline void lite_grant_op_end(struct lite_grant *grant)
 }
 
 /* lite_ops.c: the operations, their connections and work requests. */
+
+/*
+ * What READ, WRITE, MEMSET and the atomics ask of their handle, checked in
+ * this order before anything is taken on the home node's side.
+ */
+struct lite_op_target {
+	u64 handle;
+	u64 offset;
+	u64 length;
+	u32 access;			/* enum lite_access the operation needs */
+	/* An atomic: the word must be aligned at the home node. */
+	bool word;
+	u64 raddr;			/* out, for a word: its RDMA address */
+	/*
+	 * A WRITE's user buffer, or a pinned READ's (@prefault_write),
+	 * faulted in before anything is taken on the home's side: a slow
+	 * fault (FUSE, swap, userfaultfd) then holds neither the grant's
+	 * in-flight count nor a connection's inflight count, and a WRITE
+	 * that cannot read all of its buffer fails before it writes
+	 * anything. What goes away after (reclaim, munmap) is noticed without
+	 * a fault (lite_ops_buf.c) and the operation restarts. A READ is
+	 * faulted in without writing (fault_in_safe_writeable()); one through
+	 * the bounce buffer is not, since its copy-out comes after the
+	 * connection in the rare case that it would fault, and one page walk
+	 * more per small READ is what that avoids.
+	 */
+	const char __user *prefault;
+	bool prefault_write;
+};
+
+/*
+ * handle -> grant -> connection -> context, for one @t. On success @op
+ * holds a context, which holds op->grant; lite_op_end() gives it back. On
+ * failure nothing is held.
+ */
+int lite_op_begin(struct lite_op *op, struct lite_file *lf,
+		  struct lite_op_target *t);
+/*
+ * Gives the context back, and with it the operation's grants: now, or at
+ * the last completion of a batch its caller stopped waiting for. @keep:
+ * the caller keeps the first grant, counted and referenced, and ends it
+ * with lite_grant_op_end() (not for an abandoned operation).
+ */
+void __lite_op_end(struct lite_op *op, bool keep);
+
+static inline void lite_op_end(struct lite_op *op)
+{
+	__lite_op_end(op, false);
+}
 
 /* Drops a connection's inflight count; the conn is freed after RCU. */
 void lite_conn_ops_put(struct lite_conn *conn);
@@ -158,14 +226,30 @@ void lite_slot_unpin(struct lite_op_slot *slot);
 int lite_rw_bounce(struct lite_op *op, struct lite_conn *conn,
 		   struct lite_grant *grant, bool write, u64 off, u64 len);
 /*
- * The rest run on op->grant over op->conn (lite_op_begin()).
- * READ into or WRITE from @ubuf (len <= LITE_BOUNCE_SIZE), copied:
+ * The rest run on op->grant over op->conn (lite_op_begin()). None of them
+ * faults on user memory: the caller faulted the buffer in first, and what
+ * has gone since makes them return -EAGAIN (the caller ends the operation,
+ * faults in again and restarts where it stopped).
+ *
+ * READ into or WRITE from @ubuf (len <= LITE_BOUNCE_SIZE), copied. A READ
+ * whose buffer is not all resident leaves the rest in *@out for the
+ * caller to copy after lite_op_end().
  */
 int lite_rw_user_bounce(struct lite_op *op, bool write, u64 off,
-			void __user *ubuf, u64 len);
-/* READ into or WRITE from @ubuf, pinned one window at a time. */
+			void __user *ubuf, u64 len, struct lite_copy_out *out);
+/*
+ * READ into or WRITE from @ubuf, pinned one window at a time; *@done the
+ * bytes moved (also with -EAGAIN).
+ */
 int lite_rw_user_pinned(struct lite_op *op, bool write, u64 off,
-			unsigned long ubuf, u64 len);
+			unsigned long ubuf, u64 len, u64 *done);
+/*
+ * A READ or WRITE of @t (its handle, offset and length) with @ubuf, from
+ * lite_op_begin() to lite_op_end(), restarted where it stopped when the
+ * buffer must be faulted in again.
+ */
+int lite_op_rw_run(struct lite_file *lf, struct lite_op_target *t,
+		   bool write, void __user *ubuf);
 /* MEMSET: every SGE points at the bounce buffer filled with @value. */
 int lite_memset_bounce(struct lite_op *op, u64 off, u64 len, u8 value);
 
