@@ -66,6 +66,12 @@ class CannedManager final : public lite::v1::ClusterManager::Service {
     l->set_epoch(12);
     l->set_origin(lite::v1::LMR_ORIGIN_ALLOCATED);
     l->add_chunks()->set_length_bytes(uint64_t{64} << 20);
+    l->set_state(lite::v1::LMR_STATE_LIVE);
+    lite::v1::Lmr* freed = resp->add_lmrs();
+    *freed = *l;
+    freed->set_lmr_id((uint64_t{2} << 32) | 2);
+    freed->set_state(lite::v1::LMR_STATE_RELEASING);
+    freed->set_revokes_pending(2);
     return grpc::Status::OK;
   }
   grpc::Status DrainNode(grpc::ServerContext*,
@@ -167,6 +173,9 @@ TEST_F(LitectlTest, LmrsShowHumanUnitsAndFilter) {
       out_.str(),
       "0x200000001  db/table  beta(2)  64 MiB  1000:100  0640  "
       "allocated  12     1"))
+      << out_.str();
+  EXPECT_TRUE(absl::StrContains(out_.str(), "  live\n")) << out_.str();
+  EXPECT_TRUE(absl::StrContains(out_.str(), "  releasing (2 acks)\n"))
       << out_.str();
   absl::MutexLock lock(&manager_.mu);
   EXPECT_EQ(manager_.last_lmrs.home_node_id(), 2u);

@@ -199,7 +199,7 @@ absl::Status RunLmrs(const Context& ctx, const cli::Args& args) {
   if (!nodes.ok()) return nodes.status();
   const auto names = NodeNames(*nodes);
   cli::Table t({"ID", "NAME", "HOME", "SIZE", "OWNER", "MODE", "ORIGIN",
-                "EPOCH", "CHUNKS", "AGE"});
+                "EPOCH", "CHUNKS", "AGE", "STATE"});
   const int64_t now = NowMs();
   for (const auto& l : all.lmrs()) {
     t.AddRow({HexId(l.lmr_id()), l.name(), NodeLabel(names, l.home_node_id()),
@@ -209,7 +209,11 @@ absl::Status RunLmrs(const Context& ctx, const cli::Args& args) {
               absl::AsciiStrToLower(EnumSuffix(
                   lite::v1::LmrOrigin_Name(l.origin()), "LMR_ORIGIN_")),
               absl::StrCat(l.epoch()), absl::StrCat(l.chunks_size()),
-              HumanAge(l.created_at_unix_ms(), now)});
+              HumanAge(l.created_at_unix_ms(), now),
+              // Freed: waiting for the holders' acks, then its home.
+              l.state() == lite::v1::LMR_STATE_RELEASING
+                  ? absl::StrCat("releasing (", l.revokes_pending(), " acks)")
+                  : "live"});
   }
   *ctx.out << t.Render();
   return absl::OkStatus();
@@ -378,19 +382,21 @@ std::string DescribeEvent(const lite::v1::Event& e, NameBook& names) {
       const auto& l = e.lmr_removed();
       kind = "LmrRemoved";
       details = absl::StrFormat(
-          "lmr %s '%s' on node %s: %s", HexId(l.lmr_id()), l.name(),
+          "lmr %s '%s' on node %s: %s%s", HexId(l.lmr_id()), l.name(),
           Label(names, l.home_node_id()),
-          EnumSuffix(lite::v1::RemovalCause_Name(l.cause()), "REMOVAL_CAUSE_"));
+          EnumSuffix(lite::v1::RemovalCause_Name(l.cause()), "REMOVAL_CAUSE_"),
+          l.release_follows() ? ", release follows" : "");
       break;
     }
     case lite::v1::Event::kGrantRevoked: {
       const auto& g = e.grant_revoked();
       kind = "GrantRevoked";
       details = absl::StrFormat(
-          "grant %s on lmr %s held by node %s incarnation %u: %s",
+          "grant %s on lmr %s held by node %s incarnation %u: %s%s",
           HexId(g.grant_id()), HexId(g.lmr_id()),
           Label(names, g.holder_node_id()), g.holder_incarnation(),
-          EnumSuffix(lite::v1::RemovalCause_Name(g.cause()), "REMOVAL_CAUSE_"));
+          EnumSuffix(lite::v1::RemovalCause_Name(g.cause()), "REMOVAL_CAUSE_"),
+          g.ack_requested() ? ", ack requested" : "");
       break;
     }
     case lite::v1::Event::kRecoveryComplete: {
