@@ -78,7 +78,10 @@ probe() {
 	VM_FAILURES=$((VM_FAILURES + rc))
 }
 
-# park NAME: an unmap whose drain times out parks the grant (lite_probe park).
+# park NAME: an unmap whose drain times out parks the grant (lite_probe park:
+# an 8-byte READ whose copy-out faults on a userfaultfd page nobody serves;
+# it has given its connection back, lifetimes review #3, but still counts in
+# its grant until its caller has the bytes).
 park() { probe park "$1" "$LITENL"; }
 
 alloc_and_write() {  # NAME SIZE HOME MODE OFFSET DATA (HOME: a node name or id)
