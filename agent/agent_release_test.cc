@@ -1,0 +1,262 @@
+// The agent's half of the fenced free against a scripted manager and the
+// fake module: revocations off the session thread, asked again after
+// ETIMEDOUT and acknowledged once drained (or given back by an UNMAP),
+// ReleaseLmrMemory with and without quarantine, and LMR_LOST reported.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "agent/agent.h"
+#include "agent/fake_module.h"
+#include "agent/testing/fake_manager.h"
+
+namespace lite::agent {
+namespace {
+
+using lite::v1::ManagerMessage;
+using testing::FakeManager;
+using testing::FakeManagerServer;
+
+constexpr absl::Duration kWait = absl::Seconds(10);
+
+bool Eventually(const std::function<bool()>& pred) {
+  const absl::Time deadline = absl::Now() + kWait;
+  while (absl::Now() < deadline) {
+    if (pred()) return true;
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  return pred();
+}
+
+std::unique_ptr<Agent> MakeAgent(const std::string& address,
+                                 FakeModule* module) {
+  AgentOptions o;
+  o.node_name = "n1";
+  o.rdma_address = "127.0.0.1:7471";
+  o.manager_address = address;
+  o.rpc_timeout = absl::Seconds(2);
+  o.backoff_initial = absl::Milliseconds(10);
+  o.backoff_max = absl::Milliseconds(50);
+  o.leave_grace = absl::Seconds(1);
+  o.upcalls.upcall_timeout = absl::Seconds(5);
+  o.revoker.retry_after_timeout = absl::Milliseconds(20);
+  return std::make_unique<Agent>(
+      o, module,
+      lite::v1::ClusterManager::NewStub(grpc::CreateChannel(
+          address, grpc::InsecureChannelCredentials())));
+}
+
+uint64_t CounterValue(const Agent& agent, const std::string& name) {
+  for (const auto& c : agent.CounterSnapshot()) {
+    if (c.name() == name) return c.value();
+  }
+  ADD_FAILURE() << "no counter " << name;
+  return 0;
+}
+
+int CallCount(FakeModule& module, const std::string& call) {
+  auto calls = module.Calls();
+  return static_cast<int>(std::count(calls.begin(), calls.end(), call));
+}
+
+std::vector<lite::v1::GrantRevokeAck> Acks(const FakeManager& mgr) {
+  std::vector<lite::v1::GrantRevokeAck> out;
+  for (const auto& m : mgr.received()) {
+    if (m.has_grant_revoke_ack()) out.push_back(m.grant_revoke_ack());
+  }
+  return out;
+}
+
+std::optional<lite::v1::NodeRequestResult> ResultFor(const FakeManager& mgr,
+                                                     uint64_t request_id) {
+  for (const auto& m : mgr.received()) {
+    if (m.has_result() && m.result().request_id() == request_id) {
+      return m.result();
+    }
+  }
+  return std::nullopt;
+}
+
+ManagerMessage Revoked(uint64_t seq, const lite::v1::Grant& grant, bool ack) {
+  ManagerMessage msg;
+  msg.mutable_event()->set_sequence(seq);
+  auto* g = msg.mutable_event()->mutable_grant_revoked();
+  g->set_grant_id(grant.grant_id());
+  g->set_lmr_id(grant.lmr_id());
+  g->set_holder_node_id(grant.holder_node_id());
+  g->set_holder_incarnation(grant.holder_incarnation());
+  g->set_cause(lite::v1::REMOVAL_CAUSE_LMR_FREED);
+  g->set_ack_requested(ack);
+  return msg;
+}
+
+ManagerMessage Release(uint64_t request_id, uint64_t lmr_id, bool quarantine) {
+  ManagerMessage msg;
+  msg.mutable_request()->set_request_id(request_id);
+  msg.mutable_request()->set_deadline_ms(5000);
+  msg.mutable_request()->mutable_release_lmr_memory()->set_lmr_id(lmr_id);
+  msg.mutable_request()->mutable_release_lmr_memory()->set_quarantine(
+      quarantine);
+  return msg;
+}
+
+class AgentReleaseTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    agent_ = MakeAgent(server_.address(), &module_);
+    agent_->Start();
+    ASSERT_TRUE(server_.manager().WaitForSessions(1, kWait));
+    ASSERT_TRUE(Eventually([&] {
+      return agent_->Status().manager_connection_state() ==
+             lite::v1::MANAGER_CONNECTION_STATE_CONNECTED;
+    }));
+  }
+  void TearDown() override { agent_->Shutdown(); }
+  // A grant an application on this node mapped.
+  lite::v1::Grant MapOne() {
+    lite::v1::Credentials creds;
+    creds.set_uid(1000);
+    creds.set_gid(1000);
+    creds.set_pid(42);
+    const uint64_t map =
+        module_.InjectUpcall(creds, MapUpcall{.name = "x", .read = true});
+    auto reply = module_.WaitForReply(map, kWait);
+    EXPECT_TRUE(reply.ok() && reply->status.ok());
+    auto grants = module_.ListGrants();
+    EXPECT_EQ(grants->size(), 1u);
+    return grants->empty() ? lite::v1::Grant() : grants->front();
+  }
+  // Host an LMR through an AllocateLmrMemory request.
+  void Host(uint64_t request_id, uint64_t lmr_id) {
+    ManagerMessage msg;
+    msg.mutable_request()->set_request_id(request_id);
+    auto* a = msg.mutable_request()->mutable_allocate_lmr_memory();
+    a->set_lmr_id(lmr_id);
+    a->set_name("m");
+    a->set_size_bytes(4096);
+    a->set_mode(0600);
+    mgr().Push(msg);
+    ASSERT_TRUE(
+        Eventually([&] { return ResultFor(mgr(), request_id).has_value(); }));
+  }
+  FakeManager& mgr() { return server_.manager(); }
+
+  FakeManagerServer server_;
+  FakeModule module_;
+  std::unique_ptr<Agent> agent_;
+};
+
+TEST_F(AgentReleaseTest, AcksARevocationOnceDrainedWithoutBlockingEvents) {
+  const lite::v1::Grant grant = MapOne();
+  // lite.ko answers ETIMEDOUT three times: operations still in flight.
+  module_.SetRevokeTimeouts(grant.grant_id(), 3);
+  mgr().Push(Revoked(1, grant, /*ack=*/true));
+  ManagerMessage drain;
+  drain.mutable_event()->set_sequence(2);
+  drain.mutable_event()->mutable_member_drain_changed()->set_node_id(1);
+  mgr().Push(drain);
+  ASSERT_TRUE(Eventually([&] { return !Acks(mgr()).empty(); }));
+  EXPECT_EQ(agent_->Status().applied_event_sequence(), 2u);
+  const auto acks = Acks(mgr());
+  ASSERT_EQ(acks.size(), 1u);
+  EXPECT_EQ(acks[0].grant_id(), grant.grant_id());
+  EXPECT_EQ(acks[0].holder_incarnation(), grant.holder_incarnation());
+  const std::string id = absl::StrFormat("%#x", grant.grant_id());
+  EXPECT_EQ(CallCount(module_, "RevokeGrant " + id + " ETIMEDOUT"), 3);
+  EXPECT_EQ(CallCount(module_, "RevokeGrant " + id), 1);
+  EXPECT_EQ(CounterValue(*agent_, "agent.grant_revokes_timed_out"), 3u);
+  EXPECT_EQ(CounterValue(*agent_, "agent.grant_revoke_acks"), 1u);
+  EXPECT_TRUE(module_.ListRevokedGrants()->empty());
+}
+
+TEST_F(AgentReleaseTest, NoAckWhenTheManagerDoesNotAskForOne) {
+  const lite::v1::Grant grant = MapOne();
+  mgr().Push(Revoked(1, grant, /*ack=*/false));
+  ASSERT_TRUE(Eventually([&] { return module_.ListGrants()->empty(); }));
+  absl::SleepFor(absl::Milliseconds(100));
+  EXPECT_TRUE(Acks(mgr()).empty());
+  EXPECT_EQ(CounterValue(*agent_, "agent.grants_revoked"), 1u);
+}
+
+TEST_F(AgentReleaseTest, AnUnmapOfTheDrainedGrantCompletesTheRevocation) {
+  const lite::v1::Grant grant = MapOne();
+  module_.SetRevokeTimeouts(grant.grant_id(), 1000000);  // Never drains.
+  mgr().Push(Revoked(1, grant, /*ack=*/true));
+  ASSERT_TRUE(Eventually(
+      [&] { return CounterValue(*agent_, "agent.grant_revokes_timed_out") > 0; }));
+  EXPECT_TRUE(Acks(mgr()).empty());
+  // lite.ko gives the parked grant back once it drained.
+  lite::v1::Credentials creds;
+  creds.set_uid(1000);
+  creds.set_gid(1000);
+  creds.set_pid(42);
+  module_.InjectUpcall(creds, UnmapUpcall{.grant_id = grant.grant_id()});
+  ASSERT_TRUE(Eventually([&] { return !Acks(mgr()).empty(); }));
+  EXPECT_EQ(Acks(mgr())[0].grant_id(), grant.grant_id());
+  EXPECT_EQ(CounterValue(*agent_, "agent.grants_given_back"), 1u);
+}
+
+TEST_F(AgentReleaseTest, ReleaseFreesOrQuarantinesOnlyWhenAsked) {
+  const uint64_t lmr1 = (uint64_t{1} << 32) | 7;
+  const uint64_t lmr2 = (uint64_t{1} << 32) | 8;
+  Host(1, lmr1);
+  Host(2, lmr2);
+  // LmrRemoved with release_follows keeps the memory.
+  ManagerMessage removed;
+  removed.mutable_event()->set_sequence(1);
+  auto* r = removed.mutable_event()->mutable_lmr_removed();
+  r->set_lmr_id(lmr1);
+  r->set_home_node_id(1);
+  r->set_cause(lite::v1::REMOVAL_CAUSE_LMR_FREED);
+  r->set_release_follows(true);
+  mgr().Push(removed);
+  ASSERT_TRUE(Eventually(
+      [&] { return agent_->Status().applied_event_sequence() == 1; }));
+  EXPECT_EQ(module_.ListHostedLmrs()->size(), 2u);
+  mgr().Push(Release(10, lmr1, /*quarantine=*/false));
+  mgr().Push(Release(11, lmr2, /*quarantine=*/true));
+  mgr().Push(Release(12, lmr2, /*quarantine=*/false));        // Gone now.
+  mgr().Push(Release(13, (uint64_t{2} << 32) | 1, false));  // Not ours.
+  ASSERT_TRUE(Eventually([&] { return ResultFor(mgr(), 13).has_value(); }));
+  EXPECT_EQ(ResultFor(mgr(), 10)->status_code(), 0);
+  EXPECT_EQ(ResultFor(mgr(), 11)->status_code(), 0);
+  EXPECT_EQ(ResultFor(mgr(), 12)->status_code(), grpc::NOT_FOUND);
+  EXPECT_EQ(ResultFor(mgr(), 13)->status_code(), grpc::INVALID_ARGUMENT);
+  EXPECT_TRUE(module_.ListHostedLmrs()->empty());
+  EXPECT_EQ(CallCount(module_, absl::StrFormat("FreeLmrMemory %#x", lmr1)), 1);
+  EXPECT_EQ(CallCount(module_,
+                      absl::StrFormat("FreeLmrMemory %#x quarantine", lmr2)),
+            1);
+  EXPECT_EQ(CounterValue(*agent_, "agent.lmrs_released"), 1u);
+  EXPECT_EQ(CounterValue(*agent_, "agent.lmrs_quarantined"), 1u);
+}
+
+TEST_F(AgentReleaseTest, ALostLmrIsReportedToTheManager) {
+  const uint64_t lmr = (uint64_t{1} << 32) | 7;
+  Host(1, lmr);
+  module_.InjectLmrLost(LmrLost{lmr, ENODEV});
+  auto lost = [&]() -> std::optional<lite::v1::LmrLost> {
+    for (const auto& m : mgr().received()) {
+      if (m.has_lmr_lost()) return m.lmr_lost();
+    }
+    return std::nullopt;
+  };
+  ASSERT_TRUE(Eventually([&] { return lost().has_value(); }));
+  EXPECT_EQ(lost()->lmr_id(), lmr);
+  EXPECT_EQ(lost()->reason_errno(), ENODEV);
+  EXPECT_EQ(CounterValue(*agent_, "agent.module_events.lmr_lost"), 1u);
+  EXPECT_TRUE(Eventually(
+      [&] { return CounterValue(*agent_, "agent.lmrs_lost_reported") == 1; }));
+}
+
+}  // namespace
+}  // namespace lite::agent
