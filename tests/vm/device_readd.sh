@@ -13,6 +13,11 @@
 #    of old grants (1), and so does grants_key_refused (the first read with
 #    the old key that reaches the new device revokes the grant);
 #  - a new LMR on node2 works across nodes;
+#  - the backstop, again with the new LMR: node3's agent stopped (so the
+#    manager's revocation cannot reach it), node2's device re-added again:
+#    node3's read with the old key is refused by the new device and ends
+#    in ESTALE (EHOSTDOWN before node3 reconnects), grants_key_refused and
+#    qp_errors rise by exactly 1 there (one QP reset for the grant);
 #  - litevm's teardown fails the run on any BUG/WARNING/Oops line.
 # What makes an old handle ESTALE is, first, lite.ko on the home revoking
 # its local grants into the lost LMR and sending EVENT_LMR_LOST, whose
@@ -124,6 +129,31 @@ rxe_readd() {
 		vm_wait_until 30 grep -qx "$gid" /sys/class/infiniband/rxe0/ports/1/gids/*
 }
 
+# agent_signal SIG: sends SIG to this guest's liteagent (the one this suite
+# started through litecluster.sh; found by its executable, not by name).
+agent_signal() {
+	local d exe n=0
+	for d in /proc/[0-9]*; do
+		exe=$(readlink "$d/exe" 2> /dev/null) || continue
+		[[ $exe == "$LITE_BIN/agent/liteagent" ]] || continue
+		kill "-$1" "${d#/proc/}" && n=$((n + 1))
+	done
+	check "SIG$1 sent to the agent ($n process)" test "$n" -eq 1
+}
+counter_rose_by() {  # NAME N
+	local base
+	read -r base < "/tmp/readd.$1"
+	counter "$1"
+	echo "        $1: $base -> $COUNTER"
+	((COUNTER - base == $2))
+}
+backstop_counters() {
+	check "grants_key_refused rose by exactly 1 (the new device refused the old key)" \
+		counter_rose_by grants_key_refused 1
+	check "qp_errors rose by exactly 1 (one QP reset for that grant)" \
+		counter_rose_by qp_errors 1
+}
+
 new_lmr() {  # NAME HOME DATA
 	check "alloc $1 on node $2 after the re-add" \
 		"$LITEOP" alloc "$1" 64K --home "$2" --mode 0644
@@ -144,12 +174,12 @@ counters_bounded() {  # one old grant on this node
 # Host side.
 # ---------------------------------------------------------------------------
 host_main() {
-	local n2 g jobs=() start
+	local n2 g jobs=() start job
 	# shellcheck source=tools/vm/litecluster.sh
 	source "$VM_REPO/tools/vm/litecluster.sh"
 	echo "== cluster: litemgr on the host, liteagent on 3 guests"
-	# shellcheck disable=SC2119  # litecluster.sh's default lease is meant
-	lc_start
+	# A lease the stopped agent (the backstop below) outlives.
+	lc_start 60000
 	n2=$(lc_node_id 2)
 	echo "== an LMR on node2 (id $n2), mapped on every node, node2 included"
 	guest 1 new_lmr readd.old "$n2" "before"
@@ -175,6 +205,17 @@ host_main() {
 	echo "== a new LMR on node2 works"
 	guest 1 new_lmr readd.new "$n2" "after"
 	guest 3 read_is readd.new 100 "after"
+
+	echo "== the backstop: node3 hears of nothing (its agent stopped), node2's device re-added again"
+	guest 3 base_save
+	job=$(vm_spawn 3 old_handle_loop readd.new 90 /tmp/readd.ready2)
+	vm_wait_until 60 litevm exec -g 3 -t 20 -- "test -e /tmp/readd.ready2" \
+		> /dev/null 2>&1 || echo "        (guest 3: the loop is not reading after 60 s)"
+	guest 3 agent_signal STOP
+	guest 2 rxe_readd
+	vm_join 3 "$job" "old_handle_loop on node3, its agent stopped"
+	guest 3 agent_signal CONT
+	guest 3 backstop_counters
 	lc_stop
 }
 
