@@ -18,6 +18,7 @@
 #include "common/status/macros.h"
 #include "controlplane/manager_state.h"
 #include "controlplane/manager_util.h"
+#include "controlplane/validation.h"
 
 namespace lite::controlplane {
 
@@ -29,10 +30,6 @@ absl::Duration ReleaseBackoff(int attempts) {
   const absl::Duration most = absl::Seconds(10);
   return std::min(first * (int64_t{1} << std::min(attempts, 7)), most);
 }
-
-// An errno as lite.ko reports it: positive and below the kernel's MAX_ERRNO.
-constexpr int32_t kMaxErrno = 4095;
-constexpr size_t kMaxLostDetail = 256;
 
 std::string LmrText(uint64_t lmr_id) {
   return absl::StrCat("LMR ", IdHex(lmr_id));
@@ -272,19 +269,9 @@ void ManagerState::RestoreRevokingLocked(const lite::v1::Grant& grant) {
 
 absl::Status ManagerState::GrantRevokeAck(const SessionBinding& binding,
                                           const lite::v1::GrantRevokeAck& ack) {
+  LITE_RETURN_IF_ERROR(
+      ValidateGrantRevokeAck(ack, binding.node_id, binding.incarnation));
   const uint64_t grant_id = ack.grant_id();
-  if (grant_id == 0 || static_cast<uint32_t>(grant_id >> 32) != binding.node_id) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "grant_revoke_ack.grant_id ", IdHex(grant_id),
-        " is not a grant of node ", binding.node_id,
-        " (its high 32 bits name the holder); acknowledge only your own"));
-  }
-  if (ack.holder_incarnation() != binding.incarnation) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "grant_revoke_ack.holder_incarnation is ", ack.holder_incarnation(),
-        ", not this session's incarnation ", binding.incarnation,
-        "; an ended incarnation's acknowledgements are implied"));
-  }
   Locked lock(this);
   LITE_RETURN_IF_ERROR(CheckBindingLocked(binding));
   if (store_->GetGrant(grant_id).has_value()) {
@@ -324,20 +311,8 @@ absl::Status ManagerState::GrantRevokeAck(const SessionBinding& binding,
 
 absl::Status ManagerState::LmrLost(const SessionBinding& binding,
                                    const lite::v1::LmrLost& report) {
+  LITE_RETURN_IF_ERROR(ValidateLmrLost(report));
   const uint64_t lmr_id = report.lmr_id();
-  if (lmr_id == 0) {
-    return absl::InvalidArgumentError("lmr_lost.lmr_id is 0");
-  }
-  if (report.reason_errno() < 1 || report.reason_errno() > kMaxErrno) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("lmr_lost.reason_errno is ", report.reason_errno(),
-                     "; a positive errno (1..", kMaxErrno, ") is expected"));
-  }
-  if (report.detail().size() > kMaxLostDetail) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("lmr_lost.detail is ", report.detail().size(),
-                     " bytes; at most ", kMaxLostDetail));
-  }
   if (static_cast<uint32_t>(lmr_id >> 32) != binding.node_id) {
     return absl::PermissionDeniedError(absl::StrCat(
         "lmr_lost names ", LmrText(lmr_id), ", which is homed on node ",

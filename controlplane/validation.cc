@@ -217,4 +217,41 @@ absl::Status ValidatePeerFailureReport(const lite::v1::PeerFailureReport& r,
   return absl::OkStatus();
 }
 
+absl::Status ValidateGrantRevokeAck(const lite::v1::GrantRevokeAck& ack,
+                                    uint32_t node_id, uint64_t incarnation) {
+  const uint64_t grant_id = ack.grant_id();
+  if (grant_id == 0 || static_cast<uint32_t>(grant_id >> 32) != node_id ||
+      static_cast<uint32_t>(grant_id) == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "grant_revoke_ack.grant_id ", absl::Hex(grant_id, absl::kZeroPad16),
+        " is not a grant of node ", node_id,
+        " (its high 32 bits name the holder); acknowledge only your own"));
+  }
+  if (ack.holder_incarnation() != incarnation) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "grant_revoke_ack.holder_incarnation is ", ack.holder_incarnation(),
+        ", not this session's incarnation ", incarnation,
+        "; an ended incarnation's acknowledgements are implied"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateLmrLost(const lite::v1::LmrLost& lost) {
+  if (lost.lmr_id() == 0) {
+    return absl::InvalidArgumentError(
+        "lmr_lost.lmr_id is 0; name the LMR lite.ko lost");
+  }
+  if (lost.reason_errno() <= 0 || lost.reason_errno() >= 4096) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("lmr_lost.reason_errno ", lost.reason_errno(),
+                     " is not a positive errno (e.g. ENODEV)"));
+  }
+  if (lost.detail().size() > kMaxReasonLength) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("lmr_lost.detail is ", lost.detail().size(),
+                     " bytes; at most ", kMaxReasonLength));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace lite::controlplane

@@ -62,6 +62,16 @@ absl::StatusOr<Page> ParsePage(int32_t page_size, absl::string_view page_token);
 absl::Status ValidatePeerFailureReport(const lite::v1::PeerFailureReport& r,
                                        uint32_t reporter);
 
+// A GrantRevokeAck on the session of (node_id, incarnation): grant_id's
+// holder part (high 32 bits) is node_id, holder_incarnation is incarnation.
+absl::Status ValidateGrantRevokeAck(const lite::v1::GrantRevokeAck& ack,
+                                    uint32_t node_id, uint64_t incarnation);
+
+// An LmrLost's fields: lmr_id not 0, reason_errno 1..4095, detail at most
+// kMaxReasonLength bytes. (Whose LMR it is, is the state machine's check:
+// PERMISSION_DENIED.)
+absl::Status ValidateLmrLost(const lite::v1::LmrLost& lost);
+
 // The token a response carries to continue after last_id.
 std::string PageToken(uint64_t last_id);
 

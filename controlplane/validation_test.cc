@@ -123,5 +123,43 @@ TEST(ValidationTest, PeerFailureReports) {
   EXPECT_THAT(ValidatePeerFailureReport(bad, 1).message(), HasSubstr("detail"));
 }
 
+TEST(ValidationTest, GrantRevokeAcksNameTheSessionsOwnGrants) {
+  lite::v1::GrantRevokeAck ack;
+  ack.set_grant_id((uint64_t{2} << 32) | 5);
+  ack.set_holder_incarnation(7);
+  EXPECT_TRUE(ValidateGrantRevokeAck(ack, 2, 7).ok());
+  absl::Status s = ValidateGrantRevokeAck(ack, 3, 7);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("is not a grant of node 3"));
+  s = ValidateGrantRevokeAck(ack, 2, 8);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("not this session's incarnation 8"));
+  for (uint64_t id : {uint64_t{0}, uint64_t{2} << 32}) {
+    ack.set_grant_id(id);
+    EXPECT_THAT(ValidateGrantRevokeAck(ack, 2, 7).message(),
+                HasSubstr("grant_id"));
+  }
+}
+
+TEST(ValidationTest, LmrLostReports) {
+  lite::v1::LmrLost lost;
+  lost.set_lmr_id((uint64_t{2} << 32) | 1);
+  lost.set_reason_errno(19);
+  lost.set_detail(std::string(kMaxReasonLength, 'x'));
+  EXPECT_TRUE(ValidateLmrLost(lost).ok());
+  lite::v1::LmrLost bad = lost;
+  bad.set_lmr_id(0);
+  EXPECT_THAT(ValidateLmrLost(bad).message(), HasSubstr("lmr_id is 0"));
+  for (int e : {-19, 0, 4096}) {
+    bad = lost;
+    bad.set_reason_errno(e);
+    EXPECT_EQ(ValidateLmrLost(bad).code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(ValidateLmrLost(bad).message(), HasSubstr("reason_errno"));
+  }
+  bad = lost;
+  bad.set_detail(std::string(kMaxReasonLength + 1, 'x'));
+  EXPECT_THAT(ValidateLmrLost(bad).message(), HasSubstr("detail"));
+}
+
 }  // namespace
 }  // namespace lite::controlplane
