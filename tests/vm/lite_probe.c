@@ -37,6 +37,8 @@
 //                                    line on stdin, READ 8 bytes, print
 //                                    "read: OK" or "read: ERRNO", close (for
 //                                    a test that answers the MAP upcall)
+//   lite_probe map-loop NAME         like map-hold, but READs (and prints)
+//                                    once per line on stdin until EOF
 //   lite_probe park NAME LITENL      a thread's 8-byte READ (bounce) stalls
 //                                    copying out into a userfaultfd page, so
 //                                    the operation stays counted on its
@@ -508,6 +510,24 @@ static void map_hold(const char *name) {
   close(fd);
 }
 
+// Maps NAME for reading, prints "map: OK" or the errno name, then READs 8
+// bytes at offset 0 for each line on stdin, printing "read: OK" or the
+// errno name (lmr.sh's key-mode section: a READ with a freed LMR's key).
+static void map_loop(const char *name) {
+  int fd = open_lite(), err;
+  struct lite_map m;
+  char buf[8], line[16];
+
+  err = map(fd, name, LITE_ACCESS_READ, &m);
+  printf("map: %s\n", err ? errno_name(err) : "OK");
+  while (!err && fgets(line, sizeof(line), stdin)) {
+    int rerr = rw(fd, LITE_IOC_READ, m.handle, 0, buf, 8);
+
+    printf("read: %s\n", rerr ? errno_name(rerr) : "OK");
+  }
+  close(fd);
+}
+
 static long debugfs(const char *name) {
   char path[128];
   long v = -1;
@@ -656,6 +676,8 @@ int main(int argc, char **argv) {
     park(name, argv[3]);
   else if (!strcmp(what, "map-hold") && name)
     map_hold(name);
+  else if (!strcmp(what, "map-loop") && name)
+    map_loop(name);
   else if (!strcmp(what, "expect-after") && argc == 6)
     expect_after(name, argv[3], atof(argv[4]), argv[5]);
   else {
@@ -665,7 +687,7 @@ int main(int argc, char **argv) {
         "NAME |\n"
         "                  past-end NAME | bad-args NAME | no-agent NAME |\n"
         "                  partial-write NAME | abandon-drain NAME |\n"
-        "                  map-hold NAME | park NAME LITENL |\n"
+        "                  map-hold NAME | map-loop NAME | park NAME LITENL |\n"
         "                  expect-after NAME ERRNO SECONDS READY_FILE\n");
     return 100;
   }
