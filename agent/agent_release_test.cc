@@ -51,8 +51,8 @@ std::unique_ptr<Agent> MakeAgent(const std::string& address,
   o.revoker.retry_after_timeout = absl::Milliseconds(20);
   return std::make_unique<Agent>(
       o, module,
-      lite::v1::ClusterManager::NewStub(grpc::CreateChannel(
-          address, grpc::InsecureChannelCredentials())));
+      lite::v1::ClusterManager::NewStub(
+          grpc::CreateChannel(address, grpc::InsecureChannelCredentials())));
 }
 
 uint64_t CounterValue(const Agent& agent, const std::string& name) {
@@ -191,8 +191,9 @@ TEST_F(AgentReleaseTest, AnUnmapOfTheDrainedGrantCompletesTheRevocation) {
   const lite::v1::Grant grant = MapOne();
   module_.SetRevokeTimeouts(grant.grant_id(), 1000000);  // Never drains.
   mgr().Push(Revoked(1, grant, /*ack=*/true));
-  ASSERT_TRUE(Eventually(
-      [&] { return CounterValue(*agent_, "agent.grant_revokes_timed_out") > 0; }));
+  ASSERT_TRUE(Eventually([&] {
+    return CounterValue(*agent_, "agent.grant_revokes_timed_out") > 0;
+  }));
   EXPECT_TRUE(Acks(mgr()).empty());
   // lite.ko gives the parked grant back once it drained.
   lite::v1::Credentials creds;
@@ -224,7 +225,7 @@ TEST_F(AgentReleaseTest, ReleaseFreesOrQuarantinesOnlyWhenAsked) {
   EXPECT_EQ(module_.ListHostedLmrs()->size(), 2u);
   mgr().Push(Release(10, lmr1, /*quarantine=*/false));
   mgr().Push(Release(11, lmr2, /*quarantine=*/true));
-  mgr().Push(Release(12, lmr2, /*quarantine=*/false));        // Gone now.
+  mgr().Push(Release(12, lmr2, /*quarantine=*/false));      // Gone now.
   mgr().Push(Release(13, (uint64_t{2} << 32) | 1, false));  // Not ours.
   ASSERT_TRUE(Eventually([&] { return ResultFor(mgr(), 13).has_value(); }));
   EXPECT_EQ(ResultFor(mgr(), 10)->status_code(), 0);
@@ -233,9 +234,9 @@ TEST_F(AgentReleaseTest, ReleaseFreesOrQuarantinesOnlyWhenAsked) {
   EXPECT_EQ(ResultFor(mgr(), 13)->status_code(), grpc::INVALID_ARGUMENT);
   EXPECT_TRUE(module_.ListHostedLmrs()->empty());
   EXPECT_EQ(CallCount(module_, absl::StrFormat("FreeLmrMemory %#x", lmr1)), 1);
-  EXPECT_EQ(CallCount(module_,
-                      absl::StrFormat("FreeLmrMemory %#x quarantine", lmr2)),
-            1);
+  EXPECT_EQ(
+      CallCount(module_, absl::StrFormat("FreeLmrMemory %#x quarantine", lmr2)),
+      1);
   EXPECT_EQ(CounterValue(*agent_, "agent.lmrs_released"), 1u);
   EXPECT_EQ(CounterValue(*agent_, "agent.lmrs_quarantined"), 1u);
 }

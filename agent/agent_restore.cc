@@ -163,9 +163,10 @@ absl::Status Agent::ReRegister(const lite::v1::NodeCaller& caller,
     // Freed, but no manager will fence it under another id: nobody can
     // prove that no holder still reaches it, so it is never reused.
     counters_.Add("agent.lmrs_quarantined");
-    LITE_LOG_WARNING("LMR %#x was releasing and this node's id changed; "
-                     "quarantining its memory",
-                     lmr.lmr_id());
+    LITE_LOG_WARNING(
+        "LMR %#x was releasing and this node's id changed; "
+        "quarantining its memory",
+        lmr.lmr_id());
     if (absl::Status f = module_->FreeLmrMemory(lmr.lmr_id(), true); !f.ok()) {
       ModuleError("quarantining a releasing LMR", f);
     }

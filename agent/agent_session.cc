@@ -1,9 +1,8 @@
 // Agent: one Session stream with the manager — heartbeats up (HeartbeatLoop),
 // events (ApplyEvent, strictly in sequence order) and node-addressed
 // requests (HandleRequest) down. See agent.h for the life cycle.
-#include <cerrno>
-
 #include <algorithm>
+#include <cerrno>
 #include <utility>
 #include <vector>
 
@@ -366,10 +365,10 @@ bool Agent::ApplyEvent(const lite::v1::Event& event, const PeerSecrets& secrets,
         counters_.Add("agent.lmrs_releasing");
         absl::MutexLock lock(&mu_);
         releasing_lmrs_.insert(r.lmr_id());
-        LITE_LOG_INFO("LMR '%s' (%#x) is releasing (%s); its memory waits "
-                      "for the holders' acknowledgements",
-                      r.name(), r.lmr_id(),
-                      lite::v1::RemovalCause_Name(r.cause()));
+        LITE_LOG_INFO(
+            "LMR '%s' (%#x) is releasing (%s); its memory waits "
+            "for the holders' acknowledgements",
+            r.name(), r.lmr_id(), lite::v1::RemovalCause_Name(r.cause()));
         break;
       }
       // HOME_FAILED / HOME_LEFT concern an incarnation of this node that is
@@ -493,13 +492,12 @@ void Agent::ReportPeerFailure(const PeerConnectionFailed& failed) {
   session_->reports.push_back(*std::move(report));
 }
 
-
 absl::Status Agent::ReleaseLmrMemory(
     uint32_t self, const lite::v1::ReleaseLmrMemory& release) {
   const uint64_t lmr_id = release.lmr_id();
   if (lmr_id == 0 || (lmr_id >> 32) != self) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "lmr_id %#x is not an LMR of node %u", lmr_id, self));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("lmr_id %#x is not an LMR of node %u", lmr_id, self));
   }
   // lite.ko frees (or quarantines) once the grants on this node into it are
   // gone and the connections to removed peers are torn down.

@@ -678,7 +678,8 @@ absl::StatusOr<ModuleMessage> NetlinkModule::Receive() {
     }
     if (const auto* lost = std::get_if<genl::LmrLostEvent>(&**n)) {
       ++lmr_lost_events_;
-      return ModuleMessage(LmrLost{lost->lmr_id, static_cast<int>(lost->reason)});
+      return ModuleMessage(
+          LmrLost{lost->lmr_id, static_cast<int>(lost->reason)});
     }
     const genl::Event& e = std::get<genl::Event>(**n);
     if (e.type == genl::EventType::kPeerFailed) {

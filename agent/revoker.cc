@@ -30,8 +30,7 @@ void Revoker::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void Revoker::Revoke(uint64_t grant_id, uint64_t holder_incarnation,
-                     bool ack) {
+void Revoker::Revoke(uint64_t grant_id, uint64_t holder_incarnation, bool ack) {
   // Before anything else: a map answer for this grant still on its way to
   // lite.ko must not be installed.
   gate_->Mark(grant_id);

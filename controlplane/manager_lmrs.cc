@@ -253,8 +253,9 @@ absl::StatusOr<lite::v1::RegisterLmrResponse> ManagerState::RegisterLmr(
       lmr.set_state(lite::v1::LMR_STATE_RELEASING);
       std::map<uint64_t, std::pair<uint32_t, uint64_t>> pending;
       for (uint64_t grant_id : store_->GrantIdsForLmr(lmr.lmr_id())) {
-        auto holder = RevokeGrantLocked(
-            grant_id, lite::v1::REMOVAL_CAUSE_LMR_FREED, /*ack_requested=*/true);
+        auto holder =
+            RevokeGrantLocked(grant_id, lite::v1::REMOVAL_CAUSE_LMR_FREED,
+                              /*ack_requested=*/true);
         if (holder.has_value()) pending.emplace(grant_id, *holder);
       }
       lite::v1::RegisterLmrResponse response;

@@ -40,7 +40,8 @@ std::string LmrText(uint64_t lmr_id) {
 absl::Status ManagerState::CheckBindingLocked(const SessionBinding& binding) {
   LITE_RETURN_IF_ERROR(CheckRunningLocked());
   auto it = live_.find(binding.node_id);
-  if (it == live_.end() || it->second.member.incarnation() != binding.incarnation) {
+  if (it == live_.end() ||
+      it->second.member.incarnation() != binding.incarnation) {
     return StaleIncarnationError(
         *store_->GetNode(binding.node_id), binding.incarnation,
         it == live_.end() ? 0 : it->second.member.incarnation());
@@ -95,7 +96,8 @@ void ManagerState::AdvanceReleaseLocked(uint64_t lmr_id, absl::Time now) {
   if (it == releases_.end()) return;
   Release& r = it->second;
   // Until recovery ends more revoking grants may be restored into it.
-  if (recovering_) return SetReleaseTimerLocked(lmr_id, r, absl::InfiniteFuture());
+  if (recovering_)
+    return SetReleaseTimerLocked(lmr_id, r, absl::InfiniteFuture());
   if (r.request_id != 0) {
     if (now < r.request_deadline) {
       return SetReleaseTimerLocked(lmr_id, r, r.request_deadline);
@@ -143,8 +145,8 @@ void ManagerState::AdvanceReleaseLocked(uint64_t lmr_id, absl::Time now) {
   lite::v1::ManagerMessage message;
   auto* request = message.mutable_request();
   request->set_request_id(r.request_id);
-  request->set_deadline_ms(
-      static_cast<uint64_t>(absl::ToInt64Milliseconds(options_.request_timeout)));
+  request->set_deadline_ms(static_cast<uint64_t>(
+      absl::ToInt64Milliseconds(options_.request_timeout)));
   request->mutable_release_lmr_memory()->set_lmr_id(lmr_id);
   request->mutable_release_lmr_memory()->set_quarantine(r.quarantine);
   SetReleaseTimerLocked(lmr_id, r, r.request_deadline);
@@ -157,7 +159,8 @@ void ManagerState::DropReleaseLocked(uint64_t lmr_id) {
   Release& r = it->second;
   SetReleaseTimerLocked(lmr_id, r, absl::InfiniteFuture());
   if (r.request_id != 0) release_requests_.erase(r.request_id);
-  for (const auto& [grant_id, holder] : r.pending) pending_acks_.erase(grant_id);
+  for (const auto& [grant_id, holder] : r.pending)
+    pending_acks_.erase(grant_id);
   releases_.erase(it);
 }
 
@@ -284,7 +287,8 @@ absl::Status ManagerState::GrantRevokeAck(const SessionBinding& binding,
     const uint64_t lmr_id = it->second;
     Release& r = releases_.at(lmr_id);
     const auto holder = r.pending.at(grant_id);
-    if (holder.first != binding.node_id || holder.second != binding.incarnation) {
+    if (holder.first != binding.node_id ||
+        holder.second != binding.incarnation) {
       return absl::InvalidArgumentError(absl::StrCat(
           "grant ", IdHex(grant_id), " was revoked from node ", holder.first,
           " incarnation ", holder.second, ", not from this session's"));
@@ -314,10 +318,10 @@ absl::Status ManagerState::LmrLost(const SessionBinding& binding,
   LITE_RETURN_IF_ERROR(ValidateLmrLost(report));
   const uint64_t lmr_id = report.lmr_id();
   if (static_cast<uint32_t>(lmr_id >> 32) != binding.node_id) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "lmr_lost names ", LmrText(lmr_id), ", which is homed on node ",
-        lmr_id >> 32, "; node ", binding.node_id,
-        " may only report its own LMRs"));
+    return absl::PermissionDeniedError(
+        absl::StrCat("lmr_lost names ", LmrText(lmr_id),
+                     ", which is homed on node ", lmr_id >> 32, "; node ",
+                     binding.node_id, " may only report its own LMRs"));
   }
   Locked lock(this);
   LITE_RETURN_IF_ERROR(CheckBindingLocked(binding));

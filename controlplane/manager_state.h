@@ -331,8 +331,7 @@ class ManagerState {
   // time out, retry) and re-arms its timer.
   void AdvanceReleaseLocked(uint64_t lmr_id, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void SetReleaseTimerLocked(uint64_t lmr_id, Release& release,
-                             absl::Time when)
+  void SetReleaseTimerLocked(uint64_t lmr_id, Release& release, absl::Time when)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void DropReleaseLocked(uint64_t lmr_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The answer to a ReleaseLmrMemory (HandleResult).

@@ -479,9 +479,7 @@ absl::StatusOr<LmrMemory> Client::AllocLmr(const LmrAllocRequest& request) {
 absl::Status Client::FreeLmr(uint64_t lmr_id, bool quarantine) {
   Request r;
   r.cmd = LITE_CMD_LMR_FREE;
-  r.build = [&](nl_msg* msg) {
-    return EncodeLmrFree(msg, lmr_id, quarantine);
-  };
+  r.build = [&](nl_msg* msg) { return EncodeLmrFree(msg, lmr_id, quarantine); };
   return Transact(r);
 }
 

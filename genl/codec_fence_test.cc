@@ -68,8 +68,7 @@ TEST(FenceCodecTest, MalformedLmrLostIsABadMessage) {
   MsgPtr zero_id = NewMessage(LITE_CMD_EVENT_LMR_LOST);
   nla_put_u64(zero_id.get(), LITE_ATTR_LMR_ID, 0);
   nla_put_u32(zero_id.get(), LITE_ATTR_REASON, ENODEV);
-  EXPECT_EQ(ErrnoOf(DecodeLmrLost(nlmsg_hdr(zero_id.get())).status()),
-            EBADMSG);
+  EXPECT_EQ(ErrnoOf(DecodeLmrLost(nlmsg_hdr(zero_id.get())).status()), EBADMSG);
   MsgPtr bad_reason = NewMessage(LITE_CMD_EVENT_LMR_LOST);
   nla_put_u64(bad_reason.get(), LITE_ATTR_LMR_ID, 5);
   nla_put_u32(bad_reason.get(), LITE_ATTR_REASON, 0);

@@ -613,8 +613,7 @@ bool IsNotification(const nlmsghdr* msg) {
   if (!cmd.ok()) return false;
   return *cmd == LITE_CMD_UPCALL || *cmd == LITE_CMD_EVENT_PEER_CONNECTED ||
          *cmd == LITE_CMD_EVENT_PEER_FAILED ||
-         *cmd == LITE_CMD_EVENT_PEER_REMOVED ||
-         *cmd == LITE_CMD_EVENT_LMR_LOST;
+         *cmd == LITE_CMD_EVENT_PEER_REMOVED || *cmd == LITE_CMD_EVENT_LMR_LOST;
 }
 
 absl::StatusOr<Notification> DecodeNotification(const nlmsghdr* msg) {
