@@ -46,10 +46,13 @@ enum lite_link_layer {
 /* lite_device_info.flags */
 enum lite_device_flags {
 	/*
-	 * The device's protection domain has the global memory key: one rkey
-	 * that covers all of the node's memory, so LMRs need no per-region
-	 * registration. Without it LITE cannot serve remote memory on the
-	 * device; global_key_errno says why.
+	 * The device's memory keys are ready in the module's key_mode:
+	 * key_mode=global, the protection domain has the global memory key,
+	 * one rkey that covers all of the node's memory, so LMRs need no
+	 * per-region registration; key_mode=lmr, the device can register a
+	 * memory region per LMR (fast registration on a private queue pair;
+	 * EOPNOTSUPP on a device without it, iWARP included). Without it LITE
+	 * cannot serve remote memory on the device; global_key_errno says why.
 	 */
 	LITE_DEVICE_GLOBAL_KEY_READY = 1U << 0,
 };
@@ -506,7 +509,8 @@ enum lite_genl_cmd {
 	 * LITE_ATTR_NODE_ID, LITE_ATTR_INCARNATION and LITE_ATTR_IPV4_ADDR once
 	 * the identity is set, and LITE_ATTR_NODE_NAME if it has a name;
 	 * LITE_ATTR_AGENT_PORTID while an agent is attached, to callers with
-	 * CAP_NET_ADMIN only.
+	 * CAP_NET_ADMIN only; LITE_ATTR_KEY_MODE (enum lite_key_mode, the
+	 * key_mode module parameter).
 	 * Errors: EINVAL  an attribute was given; ENOMEM.
 	 */
 	LITE_CMD_NODE_GET,
@@ -609,13 +613,25 @@ enum lite_genl_cmd {
 	 *
 	 * LITE_CMD_LMR_ALLOC (CAP_NET_ADMIN): LITE_ATTR_LMR_ID, LITE_ATTR_NAME,
 	 * LITE_ATTR_SIZE, LITE_ATTR_UID, LITE_ATTR_GID, LITE_ATTR_MODE (all
-	 * required). Reply: LITE_ATTR_MEMORY_KEY and LITE_ATTR_CHUNKS.
+	 * required). Reply: LITE_ATTR_MEMORY_KEY and LITE_ATTR_CHUNKS. With
+	 * key_mode=global the key is the device's global rkey and the chunks
+	 * are the DMA addresses of the memory's chunks. With key_mode=lmr the
+	 * LMR is its own memory region: the key is its rkey, and
+	 * LITE_ATTR_CHUNKS holds one chunk, the region's start address and
+	 * LITE_ATTR_SIZE bytes (the region's addresses are contiguous whatever
+	 * the pages); the same in LITE_CMD_LMR_GET. A peer posts with that key
+	 * at those addresses in both modes.
 	 * Errors: EPERM, EBUSY as above; EINVAL bad or missing attribute;
-	 *         ENXIO node identity not set; ENODEV no RDMA device with the
-	 *         global key under the node's address; EEXIST lmr_id is hosted
-	 *         already; ENOSPC over the quota; ENOMEM; EAGAIN (or another
-	 *         netlink error) the reply could not be queued to the sender:
-	 *         the allocation was undone, nothing is hosted under lmr_id.
+	 *         ENXIO node identity not set; ENODEV no RDMA device with its
+	 *         memory keys ready (lite_device_info.flags) under the node's
+	 *         address; EEXIST lmr_id is hosted already; ENOSPC over the
+	 *         quota; ENOMEM (also, key_mode=lmr: more pages than one memory
+	 *         region of the device takes, max_fast_reg_page_list_len pages
+	 *         of at most 4 MiB); EIO, ETIMEDOUT (key_mode=lmr) the region's
+	 *         registration work request failed or did not complete;
+	 *         EAGAIN (or another netlink error) the reply could not be
+	 *         queued to the sender: the allocation was undone, nothing is
+	 *         hosted under lmr_id.
 	 * An LMR is hosted (listed, counted against the quota, mappable) only
 	 * once its reply is queued, so an error never leaves memory behind.
 	 */
@@ -628,7 +644,13 @@ enum lite_genl_cmd {
 	 * its file closed, and its operations have ended). Until then it
 	 * still counts against lmr_quota_mib: the free makes room only when
 	 * the pages go. A later LMR_ALLOC or MAP answer for the id sees it
-	 * gone at once.
+	 * gone at once. Before anything changes, the command waits until
+	 * every connection closed so far (a removed peer's, say) has had its
+	 * QP destroyed, so a holder the manager counts as acknowledged because
+	 * it failed has no QP left into this node when the pages go. With
+	 * key_mode=lmr the LMR's memory region is invalidated and deregistered
+	 * before its pages are freed: a work request with its old key fails
+	 * at the poster (remote access error) instead of reaching them.
 	 * With LITE_ATTR_QUARANTINE (flag) the pages are never given back to
 	 * the kernel while lite.ko is loaded: the cluster manager could not
 	 * prove that no node can still reach them (a holder neither
@@ -636,8 +658,11 @@ enum lite_genl_cmd {
 	 * The LMR leaves the table as above; its memory stays counted against
 	 * lmr_quota_mib and in debugfs (lmrs_quarantined, quarantined_bytes),
 	 * a warning names it, and it is freed at module unload, after every
-	 * queue pair is gone.
-	 * Errors: EPERM, EBUSY, EINVAL; ENOENT not hosted here.
+	 * queue pair is gone. It does not wait for closed connections; with
+	 * key_mode=lmr its region is invalidated at once.
+	 * Errors: EPERM, EBUSY, EINVAL (also a QUARANTINE flag with a payload);
+	 *         ENOENT not hosted here; EINTR a fatal signal while waiting
+	 *         for closed connections (nothing freed).
 	 */
 	LITE_CMD_LMR_FREE,
 
