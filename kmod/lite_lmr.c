@@ -42,78 +42,16 @@
 #include "lite_internal.h"
 #include "lite_conn.h"
 #include "lite_grant.h"
-
-/*
- * Chunks are at most the largest order the page allocator gives: 4 MiB
- * with 4 KiB pages and the default configuration. Not from MAX_ORDER: until
- * 6.4 it was one past that order, 6.4 made it the order itself, and 6.8
- * renamed it MAX_PAGE_ORDER. MAX_ORDER_NR_PAGES, the pages of the largest
- * block, has meant the same in all of them.
- */
-#define LITE_LMR_MAX_ORDER	ilog2(MAX_ORDER_NR_PAGES)
-#define LITE_LMR_CHUNK_MAX	(PAGE_SIZE << LITE_LMR_MAX_ORDER)
-
-/*
- * LMR ids are u64 and index lite_lmrs (and grant ids the grant table): an
- * xarray index is an unsigned long, so a 32-bit kernel would alias ids.
- * Kbuild refuses such a kernel with a message; this is the backstop.
- */
-static_assert(sizeof(unsigned long) >= sizeof(u64),
-	      "lite.ko needs a 64-bit kernel (u64 xarray indexes)");
+#include "lite_lmr.h"
 
 /* Chunks of one LMR: what a map answer and the LMR_ALLOC reply carry. */
 #define LITE_LMR_CHUNKS_MAX \
 	min_t(u64, LITE_CHUNKS_PER_NEST, LITE_NL_CHUNKS_FIT)
 
-struct lite_lmr_chunk {
-	struct page *page;
-	u64 dma;
-	u64 length;		/* bytes of the LMR in it (<= the block) */
-	unsigned int order;
-};
-
-struct lite_lmr {
-	struct kref ref;
-	struct list_head all;		/* lite_lmrs_all, under lite_lmr_dma_lock */
-	/* Under lite_lmr_mutex. */
-	u64 lmr_id;
-	u64 epoch;
-	/* Fixed once hosted. */
-	u64 size;
-	u32 uid, gid, mode;
-	u32 memory_key;
-	char name[LITE_NAME_BUF];
-	/*
-	 * Set by LMR_FREE under lite_grants_mutex, in the pass that revokes
-	 * the grants into it: a grant installed later is refused (see
-	 * lite_grant_install()), so none escapes the revoke.
-	 */
-	bool unhosted;
-	/* Committed: its size is in lite_lmr_bytes until it is released. */
-	bool counted;
-	/*
-	 * The device the chunks are mapped on: changed under
-	 * lite_lmr_unmap_mutex and lite_lmr_dma_lock, read under either.
-	 */
-	struct lite_device *ldev;
-	/* key_mode=lmr: the LMR's region (under lite_lmr_unmap_mutex) and its start. */
-	struct ib_mr *mr;
-	u64 iova;
-	/* Its region could not be deregistered: the pages are never freed. */
-	bool leak;
-	/* lite_lmrs_quarantined, under lite_lmr_mutex. */
-	struct list_head quarantine;
-	/* Device removal's list of the LMRs it lost, and their ids. */
-	struct list_head lost;
-	u64 lost_id;
-	u32 nr_mapped;
-	u32 nr_chunks;
-	struct lite_lmr_chunk chunks[];
-};
-
 /* lmr id -> struct lite_lmr; changed under lite_lmr_mutex. */
-static DEFINE_XARRAY(lite_lmrs);
-static DEFINE_MUTEX(lite_lmr_mutex);
+DEFINE_XARRAY(lite_lmrs);
+/* The table, every LMR's id and epoch, and the quarantine list. */
+DEFINE_MUTEX(lite_lmr_mutex);
 /*
  * Bytes of every committed LMR whose pages are not freed yet: hosted ones
  * and freed ones a revoked grant still holds. Counted at commit (under
@@ -123,20 +61,20 @@ static DEFINE_MUTEX(lite_lmr_mutex);
  */
 static atomic64_t lite_lmr_bytes = ATOMIC64_INIT(0);
 
-static LIST_HEAD(lite_lmrs_all);	/* every LMR with memory, hosted or not */
-static DEFINE_SPINLOCK(lite_lmr_dma_lock);
+LIST_HEAD(lite_lmrs_all);	/* every LMR with memory, hosted or not */
+DEFINE_SPINLOCK(lite_lmr_dma_lock);
 /*
  * Serializes taking an LMR's region and DMA mappings down (the last put,
  * LMR_FREE's quarantine, device removal), which sleeps for the region's
  * invalidation, so device removal returns only once none is left on the
  * device. Taken after lite_lmr_mutex, before lite_lmr_dma_lock.
  */
-static DEFINE_MUTEX(lite_lmr_unmap_mutex);
+DEFINE_MUTEX(lite_lmr_unmap_mutex);
 /* Freed with LITE_ATTR_QUARANTINE: pages kept until unload (lite_lmr_exit()). */
-static LIST_HEAD(lite_lmrs_quarantined);
+LIST_HEAD(lite_lmrs_quarantined);
 
 /* Unmaps the chunks mapped on lmr->ldev; returns the device's reference. */
-static struct lite_device *lite_lmr_unmap_locked(struct lite_lmr *lmr)
+struct lite_device *lite_lmr_unmap_locked(struct lite_lmr *lmr)
 {
 	struct lite_device *ldev = lmr->ldev;
 	u32 i;
@@ -151,23 +89,6 @@ static struct lite_device *lite_lmr_unmap_locked(struct lite_lmr *lmr)
 	lmr->nr_mapped = 0;
 	lmr->ldev = NULL;
 	return ldev;
-}
-
-/*
- * Invalidates and deregisters the LMR's region, if it has one. Under
- * lite_lmr_unmap_mutex, which keeps lmr->ldev. If that fails the pages
- * stay reachable: they are never freed.
- */
-static void lite_lmr_mr_drop(struct lite_lmr *lmr)
-{
-	struct ib_mr *mr = lmr->mr;
-
-	lockdep_assert_held(&lite_lmr_unmap_mutex);
-	if (!mr)
-		return;
-	lmr->mr = NULL;
-	if (lite_mr_unregister(lmr->ldev, mr))
-		lmr->leak = true;
 }
 
 /* Process context: invalidates, unmaps and frees the memory. */
@@ -346,59 +267,6 @@ static int lite_lmr_fill(struct lite_lmr *lmr, u32 max_chunks,
 	return 0;
 }
 
-
-/*
- * key_mode=lmr: one region's page size must divide every chunk but the
- * last, so it is the smallest chunk's block. The chunks are held to at
- * least the smallest order whose blocks make no more pages than one region
- * of @ldev takes (and that the device supports as a page size): the least
- * memory rounded up, at most one block of that order.
- */
-static int lite_lmr_floor(struct lite_device *ldev, u64 size,
-			  unsigned int *floor)
-{
-	unsigned int o;
-
-	for (o = 0; o <= LITE_LMR_MAX_ORDER; o++) {
-		if (!(ldev->ibdev->attrs.page_size_cap & (PAGE_SIZE << o)))
-			continue;
-		if (DIV_ROUND_UP_ULL(size, PAGE_SIZE << o) <= ldev->max_fr_pages) {
-			*floor = o;
-			return 0;
-		}
-	}
-	return -ENOMEM;
-}
-
-/* key_mode=lmr: the chunks become one region, valid on return. */
-static int lite_lmr_register(struct lite_lmr *lmr, unsigned int floor)
-{
-	unsigned int page_size = PAGE_SIZE << floor;
-	struct scatterlist *sgl;
-	struct ib_mr *mr;
-	u32 i;
-
-	sgl = kvmalloc_array(lmr->nr_chunks, sizeof(*sgl), GFP_KERNEL);
-	if (!sgl)
-		return -ENOMEM;
-	sg_init_table(sgl, lmr->nr_chunks);
-	for (i = 0; i < lmr->nr_chunks; i++) {
-		sg_set_page(&sgl[i], lmr->chunks[i].page, lmr->chunks[i].length, 0);
-		sg_dma_address(&sgl[i]) = lmr->chunks[i].dma;
-		sg_dma_len(&sgl[i]) = lmr->chunks[i].length;
-	}
-	mr = lite_mr_register(lmr->ldev, sgl, lmr->nr_chunks, page_size,
-			      DIV_ROUND_UP_ULL(lmr->size, page_size));
-	kvfree(sgl);
-	if (IS_ERR(mr))
-		return PTR_ERR(mr);
-	/* Device removal waits for lite_lmr_mutex: nobody else looks yet. */
-	lmr->mr = mr;
-	lmr->memory_key = mr->rkey;
-	lmr->iova = mr->iova;
-	return 0;
-}
-
 /* Under lite_lmr_mutex: a new LMR, hosted, or an error with a message. */
 static int lite_lmr_create_locked(const struct lite_lmr_args *a,
 				  struct genl_info *info, struct lite_lmr **out)
@@ -436,12 +304,12 @@ static int lite_lmr_create_locked(const struct lite_lmr_args *a,
 		return ret;
 	}
 	if (ret) {
-		GENL_SET_ERR_MSG(info, "no RDMA device with its memory keys ready has the node address");
+		GENL_SET_ERR_MSG(info, "no RDMA device with keys ready has the node address");
 		return ret;
 	}
 	if (lite_key_mode == LITE_KEY_MODE_LMR &&
 	    lite_lmr_floor(ldev, a->size, &floor)) {
-		GENL_SET_ERR_MSG(info, "an LMR this large needs more pages than one memory region of the device takes");
+		GENL_SET_ERR_MSG(info, "too large for one memory region of the RDMA device");
 		lite_device_put(ldev);
 		return -ENOMEM;
 	}
@@ -587,26 +455,6 @@ static void lite_lmr_unhost_locked(struct lite_lmr *lmr)
 	lite_uncount(LITE_CNT_LMRS);
 }
 
-/*
- * LMR_FREE with LITE_ATTR_QUARANTINE: out of the table and its grants
- * revoked like any free, its region invalidated (lmr mode), but the
- * table's reference moves to lite_lmrs_quarantined, so its pages stay
- * allocated, and counted, until lite_lmr_exit().
- */
-static void lite_lmr_quarantine(struct lite_lmr *lmr)
-{
-	mutex_lock(&lite_lmr_unmap_mutex);
-	lite_lmr_mr_drop(lmr);
-	mutex_unlock(&lite_lmr_unmap_mutex);
-	mutex_lock(&lite_lmr_mutex);
-	list_add_tail(&lmr->quarantine, &lite_lmrs_quarantined);
-	mutex_unlock(&lite_lmr_mutex);
-	lite_count(LITE_CNT_LMRS_QUARANTINED);
-	lite_count_add(LITE_CNT_QUARANTINED_BYTES, lmr->size);
-	pr_warn("LMR %llu (%s) quarantined: its %llu bytes stay allocated until lite.ko is unloaded\n",
-		lmr->lmr_id, lmr->name, lmr->size);
-}
-
 int lite_nl_lmr_free(struct sk_buff *skb, struct genl_info *info)
 {
 	struct lite_lmr *lmr;
@@ -632,7 +480,7 @@ int lite_nl_lmr_free(struct sk_buff *skb, struct genl_info *info)
 	if (!quarantine) {
 		ret = lite_conns_wait_closed();
 		if (ret) {
-			GENL_SET_ERR_MSG(info, "interrupted waiting for closed connections' QPs to be destroyed; nothing freed");
+			GENL_SET_ERR_MSG(info, "interrupted waiting for closed QPs; nothing freed");
 			return ret;
 		}
 	}
@@ -752,74 +600,6 @@ int lite_nl_lmr_dump(struct sk_buff *skb, struct netlink_callback *cb)
 out:
 	mutex_unlock(&lite_lmr_mutex);
 	return ret ? ret : skb->len;
-}
-
-/*
- * Takes down every region and DMA mapping on @ldev, one LMR at a time (the
- * region's invalidation sleeps). No QP on the device is left but the
- * private one, so the order of the two does not matter here. An LMR whose
- * last reference is gone waits in lite_lmr_release() for the mutex, so it
- * is still there.
- */
-static void lite_lmrs_unmap_device(struct lite_device *ldev)
-{
-	struct lite_device *put;
-	struct lite_lmr *lmr, *found;
-
-	lockdep_assert_held(&lite_lmr_unmap_mutex);
-	do {
-		found = NULL;
-		spin_lock(&lite_lmr_dma_lock);
-		list_for_each_entry(lmr, &lite_lmrs_all, all) {
-			if (lmr->ldev == ldev) {
-				found = lmr;
-				break;
-			}
-		}
-		spin_unlock(&lite_lmr_dma_lock);
-		if (!found)
-			break;
-		lite_lmr_mr_drop(found);
-		spin_lock(&lite_lmr_dma_lock);
-		put = lite_lmr_unmap_locked(found);
-		spin_unlock(&lite_lmr_dma_lock);
-		lite_device_put(put);
-		cond_resched();
-	} while (found);
-}
-
-void lite_lmrs_device_removed(struct lite_device *ldev)
-{
-	struct lite_lmr *lmr, *tmp;
-	unsigned long idx;
-	LIST_HEAD(lost);
-
-	/* Waits for an allocation mapping chunks on the device right now. */
-	mutex_lock(&lite_lmr_mutex);
-	xa_for_each(&lite_lmrs, idx, lmr) {
-		if (lmr->ldev != ldev)
-			continue;
-		kref_get(&lmr->ref);
-		lmr->lost_id = lmr->lmr_id;
-		list_add_tail(&lmr->lost, &lost);
-	}
-	mutex_lock(&lite_lmr_unmap_mutex);
-	lite_lmrs_unmap_device(ldev);
-	mutex_unlock(&lite_lmr_unmap_mutex);
-	mutex_unlock(&lite_lmr_mutex);
-
-	/*
-	 * Every grant into them is stale now: revoke this node's, then tell
-	 * the agent (no lock held: the event takes lite_lock and sleeps).
-	 */
-	list_for_each_entry_safe(lmr, tmp, &lost, lost) {
-		list_del(&lmr->lost);
-		lite_grants_revoke_lmr(lmr->lost_id, lmr);
-		pr_warn("LMR %llu (%s) lost: its RDMA device %s was removed; memory kept until LMR_FREE\n",
-			lmr->lost_id, lmr->name, dev_name(&ldev->ibdev->dev));
-		lite_nl_lmr_lost_event(lmr->lost_id, ENODEV);
-		lite_lmr_put(lmr);
-	}
 }
 
 /* Module unload: no netlink command or open file is left. */

@@ -18,6 +18,9 @@
  * operations complete in the requester. One work request at a time
  * (ctx->mutex), each signaled and waited for, so the completion is always
  * the one being waited for.
+ *
+ * The second half (below) is the hosted LMR's side: its region made from
+ * its chunks, dropped before its pages go, quarantine, and device removal.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,6 +30,7 @@
 #include <rdma/ib_cache.h>
 
 #include "lite_internal.h"
+#include "lite_lmr.h"
 
 /* Local work requests complete in microseconds; this only catches a hang. */
 #define LITE_MR_WR_TIMEOUT_MS	5000
@@ -288,4 +292,162 @@ int lite_mr_unregister(struct lite_device *ldev, struct ib_mr *mr)
 		pr_err("%s: cannot deregister rkey 0x%x (%d)\n",
 		       dev_name(&ldev->ibdev->dev), rkey, ret);
 	return ret;
+}
+
+/* The regions of hosted LMRs, quarantine and device removal. */
+
+/*
+ * Invalidates and deregisters the LMR's region, if it has one. Under
+ * lite_lmr_unmap_mutex, which keeps lmr->ldev. If that fails the pages
+ * stay reachable: they are never freed.
+ */
+void lite_lmr_mr_drop(struct lite_lmr *lmr)
+{
+	struct ib_mr *mr = lmr->mr;
+
+	lockdep_assert_held(&lite_lmr_unmap_mutex);
+	if (!mr)
+		return;
+	lmr->mr = NULL;
+	if (lite_mr_unregister(lmr->ldev, mr))
+		lmr->leak = true;
+}
+
+/*
+ * key_mode=lmr: one region's page size must divide every chunk but the
+ * last, so it is the smallest chunk's block. The chunks are held to at
+ * least the smallest order whose blocks make no more pages than one region
+ * of @ldev takes (and that the device supports as a page size): the least
+ * memory rounded up, at most one block of that order.
+ */
+int lite_lmr_floor(struct lite_device *ldev, u64 size, unsigned int *floor)
+{
+	unsigned int o;
+
+	for (o = 0; o <= LITE_LMR_MAX_ORDER; o++) {
+		if (!(ldev->ibdev->attrs.page_size_cap & (PAGE_SIZE << o)))
+			continue;
+		if (DIV_ROUND_UP_ULL(size, PAGE_SIZE << o) <= ldev->max_fr_pages) {
+			*floor = o;
+			return 0;
+		}
+	}
+	return -ENOMEM;
+}
+
+/* key_mode=lmr: the chunks become one region, valid on return. */
+int lite_lmr_register(struct lite_lmr *lmr, unsigned int floor)
+{
+	unsigned int page_size = PAGE_SIZE << floor;
+	struct scatterlist *sgl;
+	struct ib_mr *mr;
+	u32 i;
+
+	sgl = kvmalloc_array(lmr->nr_chunks, sizeof(*sgl), GFP_KERNEL);
+	if (!sgl)
+		return -ENOMEM;
+	sg_init_table(sgl, lmr->nr_chunks);
+	for (i = 0; i < lmr->nr_chunks; i++) {
+		sg_set_page(&sgl[i], lmr->chunks[i].page, lmr->chunks[i].length, 0);
+		sg_dma_address(&sgl[i]) = lmr->chunks[i].dma;
+		sg_dma_len(&sgl[i]) = lmr->chunks[i].length;
+	}
+	mr = lite_mr_register(lmr->ldev, sgl, lmr->nr_chunks, page_size,
+			      DIV_ROUND_UP_ULL(lmr->size, page_size));
+	kvfree(sgl);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	/* Device removal waits for lite_lmr_mutex: nobody else looks yet. */
+	lmr->mr = mr;
+	lmr->memory_key = mr->rkey;
+	lmr->iova = mr->iova;
+	return 0;
+}
+
+/*
+ * LMR_FREE with LITE_ATTR_QUARANTINE: out of the table and its grants
+ * revoked like any free, its region invalidated (lmr mode), but the
+ * table's reference moves to lite_lmrs_quarantined, so its pages stay
+ * allocated, and counted, until lite_lmr_exit().
+ */
+void lite_lmr_quarantine(struct lite_lmr *lmr)
+{
+	mutex_lock(&lite_lmr_unmap_mutex);
+	lite_lmr_mr_drop(lmr);
+	mutex_unlock(&lite_lmr_unmap_mutex);
+	mutex_lock(&lite_lmr_mutex);
+	list_add_tail(&lmr->quarantine, &lite_lmrs_quarantined);
+	mutex_unlock(&lite_lmr_mutex);
+	lite_count(LITE_CNT_LMRS_QUARANTINED);
+	lite_count_add(LITE_CNT_QUARANTINED_BYTES, lmr->size);
+	pr_warn("LMR %llu (%s) quarantined: its %llu bytes stay allocated until lite.ko is unloaded\n",
+		lmr->lmr_id, lmr->name, lmr->size);
+}
+
+/*
+ * Takes down every region and DMA mapping on @ldev, one LMR at a time (the
+ * region's invalidation sleeps). No QP on the device is left but the
+ * private one, so the order of the two does not matter here. An LMR whose
+ * last reference is gone waits in lite_lmr_release() for the mutex, so it
+ * is still there.
+ */
+static void lite_lmrs_unmap_device(struct lite_device *ldev)
+{
+	struct lite_device *put;
+	struct lite_lmr *lmr, *found;
+
+	lockdep_assert_held(&lite_lmr_unmap_mutex);
+	do {
+		found = NULL;
+		spin_lock(&lite_lmr_dma_lock);
+		list_for_each_entry(lmr, &lite_lmrs_all, all) {
+			if (lmr->ldev == ldev) {
+				found = lmr;
+				break;
+			}
+		}
+		spin_unlock(&lite_lmr_dma_lock);
+		if (!found)
+			break;
+		lite_lmr_mr_drop(found);
+		spin_lock(&lite_lmr_dma_lock);
+		put = lite_lmr_unmap_locked(found);
+		spin_unlock(&lite_lmr_dma_lock);
+		lite_device_put(put);
+		cond_resched();
+	} while (found);
+}
+
+void lite_lmrs_device_removed(struct lite_device *ldev)
+{
+	struct lite_lmr *lmr, *tmp;
+	unsigned long idx;
+	LIST_HEAD(lost);
+
+	/* Waits for an allocation mapping chunks on the device right now. */
+	mutex_lock(&lite_lmr_mutex);
+	xa_for_each(&lite_lmrs, idx, lmr) {
+		if (lmr->ldev != ldev)
+			continue;
+		kref_get(&lmr->ref);
+		lmr->lost_id = lmr->lmr_id;
+		list_add_tail(&lmr->lost, &lost);
+	}
+	mutex_lock(&lite_lmr_unmap_mutex);
+	lite_lmrs_unmap_device(ldev);
+	mutex_unlock(&lite_lmr_unmap_mutex);
+	mutex_unlock(&lite_lmr_mutex);
+
+	/*
+	 * Every grant into them is stale now: revoke this node's, then tell
+	 * the agent (no lock held: the event takes lite_lock and sleeps).
+	 */
+	list_for_each_entry_safe(lmr, tmp, &lost, lost) {
+		list_del(&lmr->lost);
+		lite_grants_revoke_lmr(lmr->lost_id, lmr);
+		pr_warn("LMR %llu (%s) lost: its RDMA device %s was removed; memory kept until LMR_FREE\n",
+			lmr->lost_id, lmr->name, dev_name(&ldev->ibdev->dev));
+		lite_nl_lmr_lost_event(lmr->lost_id, ENODEV);
+		lite_lmr_put(lmr);
+	}
 }
