@@ -9,6 +9,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/percpu.h>
+#include <linux/seq_file.h>
 
 #include "lite_internal.h"
 
@@ -114,6 +115,15 @@ static void lite_debugfs_ops_init(struct dentry *root)
 					   &lite_ops_stat_fops);
 }
 
+/* key_mode: "global" or "lmr" (the module parameter, for one look at debugfs). */
+static int lite_key_mode_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%s\n", lite_key_mode_name());
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(lite_key_mode);
+
 /* Counters are diagnostics: the module works without them. */
 void lite_debugfs_init(void)
 {
@@ -125,6 +135,8 @@ void lite_debugfs_init(void)
 					   lite_debugfs_dir, &lite_counters[i],
 					   &lite_counter_fops);
 	lite_debugfs_ops_init(lite_debugfs_dir);
+	debugfs_create_file("key_mode", 0444, lite_debugfs_dir, NULL,
+			    &lite_key_mode_fops);
 }
 
 void lite_debugfs_exit(void)
