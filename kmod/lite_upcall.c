@@ -13,6 +13,13 @@
  *    finds no such upcall (ENOENT), and the agent gives a map's grant back.
  * If the waiter finds its upcall already taken it waits for that answer,
  * which is being written without blocking for long.
+ *
+ * A pending upcall counts against its user's share (max_upcalls_per_uid,
+ * EDQUOT) before the node's (LITE_UPCALLS_MAX, EAGAIN), and a MAP reserves
+ * its grant against max_grants_per_uid (lite_file.c) before it is sent.
+ * What a call leaves behind is charged to the caller's memcg: the record
+ * here, and the grant, which the agent's answer allocates in the caller's
+ * memcg (docs/datapath.md, "Per-user limits").
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
