@@ -227,6 +227,37 @@ TEST_F(ReleaseTest, TheRecordGoesWithItsHome) {
   EXPECT_EQ(state_->counters().lmrs_releasing, 0u);
 }
 
+TEST_F(ReleaseTest, AHomesNewIncarnationReleasesWhatTheOldOneWasReleasing) {
+  const lite::v1::Lmr lmr = Register(a_, "f", 0666, Creds(1000, 100));
+  Map(b_, "f", Creds(2000, 100), true, false);
+  ASSERT_TRUE(Free("f").ok());
+  lite::v1::EvictNodeRequest evict;
+  evict.set_node_id(a_.id);
+  ASSERT_TRUE(state_->EvictNode(evict).ok());
+  EXPECT_FALSE(Listed(lmr.lmr_id()).has_value());
+  // The new incarnation's agent removed every peer from lite.ko before it
+  // took the new identity, so nothing is pending: released at once.
+  a_ = JoinAndOpen("alpha", 1);
+  lite::v1::RegisterLmrRequest request;
+  *request.mutable_caller() = a_.caller();
+  *request.mutable_owner() = Creds(1000, 100);
+  request.set_name("f");
+  request.set_size_bytes(lmr.size_bytes());
+  request.set_mode(0666);
+  *request.mutable_chunks() = lmr.chunks();
+  request.set_memory_key(lmr.memory_key());
+  request.set_lmr_id(lmr.lmr_id());
+  request.set_releasing(true);
+  Drain(*a_.outbox);
+  ASSERT_TRUE(state_->RegisterLmr(request).ok());
+  std::vector<lite::v1::NodeRequest> sent = Releases(a_);
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].release_lmr_memory().lmr_id(), lmr.lmr_id());
+  EXPECT_FALSE(sent[0].release_lmr_memory().quarantine());
+  // Its name stayed free.
+  EXPECT_NE(Register(a_, "f", 0600, Creds(1000, 100)).lmr_id(), 0u);
+}
+
 TEST_F(ReleaseTest, LostLmrIsRevokedRemovedAndReleased) {
   const lite::v1::Lmr lmr = Register(a_, "f", 0666, Creds(1000, 100));
   const lite::v1::Grant g1 = Map(b_, "f", Creds(2000, 100), true, false);
