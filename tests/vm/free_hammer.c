@@ -157,8 +157,9 @@ static int do_churn(struct lite_ctx *ctx, char **argv) {
   static uint8_t buf[FILL_BLOCK], got[FILL_BLOCK];
   if (count_new < 1 || count_new > 64 || size < FILL_BLOCK ||
       size % FILL_BLOCK) {
-    fprintf(stderr, "free_hammer: churn needs 1..64 LMRs of a multiple of "
-                    "64 KiB\n");
+    fprintf(stderr,
+            "free_hammer: churn needs 1..64 LMRs of a multiple of "
+            "64 KiB\n");
     return 2;
   }
   lite_handle_t *h = calloc(count_new, sizeof(*h));
@@ -167,8 +168,9 @@ static int do_churn(struct lite_ctx *ctx, char **argv) {
   for (int i = 0; i < count_new; i++) {
     snprintf(name, sizeof(name), "%s.%d", prefix, i);
     int rc = lite_alloc(ctx, name, size, 0600, 0, NULL);
-    if (!rc) rc = lite_map(ctx, name, LITE_ACCESS_READ | LITE_ACCESS_WRITE,
-                           &h[i], NULL);
+    if (!rc)
+      rc = lite_map(ctx, name, LITE_ACCESS_READ | LITE_ACCESS_WRITE, &h[i],
+                    NULL);
     for (uint64_t off = 0; !rc && off < size; off += FILL_BLOCK) {
       fill_block(buf, i, off, FILL_BLOCK);
       rc = lite_write(ctx, h[i], off, buf, FILL_BLOCK);
