@@ -532,6 +532,7 @@ km_reload() {
 	[[ -r /sys/module/lite/parameters/key_mode ]] && read -r have < /sys/module/lite/parameters/key_mode
 	check "parameters/key_mode reads $1" test "$have" = "$1"
 	check "NODE_GET's LITE_ATTR_KEY_MODE is $want" test "$(km_py node-key-mode)" = "$want"
+	check "debugfs key_mode reads $1" test "$(< /sys/kernel/debug/lite/key_mode)" = "$1"
 	check "node set" litenl_ok node set --id "$GUEST" --incarnation "$2" --addr "$ME"
 	check "peer add $other" litenl_ok peer add --id "$other" --incarnation "$2" --addr "10.211.0.$((10 + other))"
 	check "peer $other connected" vm_wait_until 30 peer_up "$other"
@@ -573,10 +574,11 @@ km_free() {  # km_free MODE (guest 1)
 # km_reader MODE INCARNATION KEY ADDR LEN (guest 2, spawned): a grant into
 # guest 1's lmr 60 READs, then (once km.go exists) READs again after the
 # home freed the LMR. No agent revokes this grant: only the NIC can refuse.
+# The files are per mode: a file left by the other mode's round must not
+# tell the host this round's reader is ready.
 km_reader() {
 	local out
-	rm -f /tmp/km.ready /tmp/km.go
-	out=$(km_py reader "$PROBE" 1 "$2" 60 km.60 "$3" "$4" "$5" /tmp/km.ready /tmp/km.go)
+	out=$(km_py reader "$PROBE" 1 "$2" 60 km.60 "$3" "$4" "$5" "/tmp/km.$1.ready" "/tmp/km.$1.go")
 	indent <<< "$out"
 	check "the grant READs before the free" has_text "$out" "first read: OK"
 	if [[ $1 == lmr ]]; then
@@ -739,9 +741,9 @@ key_modes() {
 		fi
 		job=$(vm_spawn 2 km_reader "$mode" "$inc" "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}")
 		check "key_mode=$mode: guest 2 READs through its grant" \
-			vm_wait_until 60 litevm exec -g 2 -t 20 -- "test -e /tmp/km.ready"
+			vm_wait_until 60 litevm exec -g 2 -t 20 -- "test -e /tmp/km.$mode.ready"
 		guest 1 km_free "$mode"
-		litevm exec -g 2 -t 20 -- "touch /tmp/km.go" || true
+		litevm exec -g 2 -t 20 -- "touch /tmp/km.$mode.go" || true
 		vm_join 2 "$job" "km_reader $mode"
 	done
 	guest 1 km_quarantine
