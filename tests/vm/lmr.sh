@@ -26,8 +26,15 @@
 #    the node listens again (LMR_ALLOC finds the device);
 #  - rmmod lite on a node whose LMR another node is writing (litemgr and
 #    two agents): clean, and the writer fails with an error, not a hang;
+#  - key modes (key_modes, guests 1 and 2): a READ through a grant no agent
+#    revokes, after the home freed the LMR, is served with key_mode=global
+#    and refused (ESTALE) with key_mode=lmr; one chunk per LMR in lmr mode;
+#    quarantine; EVENT_LMR_LOST when the device goes under a hosted LMR;
 #  - litevm's teardown fails the run on any BUG/WARNING/Oops/refcount line.
 # Usage: tests/vm/lmr.sh [--state DIR]    (needs root and tools/setup.sh)
+#        LMR_ONLY=key_modes tests/vm/lmr.sh  one host-side function only;
+#        LMR_ONLY=key_mode_cost ...          the key-mode measurement
+#                                            (docs/datapath.md "Key modes")
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
