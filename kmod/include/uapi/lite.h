@@ -660,7 +660,7 @@ enum lite_genl_cmd {
 	 * a warning names it, and it is freed at module unload, after every
 	 * queue pair is gone. It does not wait for closed connections; with
 	 * key_mode=lmr its region is invalidated at once.
-	 * Errors: EPERM, EBUSY, EINVAL (also a QUARANTINE flag with a payload);
+	 * Errors: EPERM, EBUSY, EINVAL; ERANGE a QUARANTINE flag with a payload;
 	 *         ENOENT not hosted here; EINTR a fatal signal while waiting
 	 *         for closed connections (nothing freed).
 	 */
