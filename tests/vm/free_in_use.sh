@@ -139,6 +139,23 @@ judge_writer() {  # GUEST LINE
 		ms_le "$(field "$line" max_ms)" "$WRITE_BOUND_MS"
 }
 
+# fence_logged NAME: litemgr revoked NAME's three grants (one per writer)
+# and waited for their acknowledgements, then the home freed the memory.
+fence_logged() {
+	local log=$LITE_VM_STATE/litemgr.log releasing id freed
+	releasing=$(grep -m 1 "'$1' is releasing" "$log" || true)
+	echo "$releasing" | indent
+	check "$1 went RELEASING with 3 revoked grants to be acknowledged" \
+		has_text "$releasing" "is releasing: 3 revoked grants"
+	id=$(grep -o "LMR 0x[0-9a-f]*" <<< "$releasing" || true)
+	freed=
+	vm_wait_until 20 grep -q "freed the memory of $id\$" "$log" &&
+		freed=$(grep -m 1 "freed the memory of $id\$" "$log")
+	echo "$freed" | indent
+	check "... and its home freed the memory afterwards (not quarantined)" \
+		test -n "$id" -a -n "$freed"
+}
+
 one_mode() {  # MODE
 	local mode=$1 victim=fiu.$1.victim g out unmap
 	local -A jobs=()
@@ -170,6 +187,8 @@ one_mode() {  # MODE
 		judge_writer "$g" "$(grep '^ops=' <<< "$out" || echo "$out")"
 	done
 
+	echo "== the manager: the home freed the pages only after the holders' acknowledgements"
+	fence_logged "$victim"
 	echo "== the home: the old memory was given back, not quarantined"
 	guest 3 chunks "fiu.$mode.new" /tmp/fiu.new.chunks
 	guest 3 reused /tmp/fiu.victim.chunks /tmp/fiu.new.chunks
