@@ -104,6 +104,35 @@ if [[ ${1-} == --inside ]]; then
 			"$(litevm exec -g "$g" -- "rdma resource show qp" | grep -c ' type RC state RTS ')"
 	done
 
+	section "node1 frees an LMR while node1 and node3 write into it: a fenced free"
+	run 1 "$liteop" alloc demo.fence 4M --home node2 --mode 0666 > /dev/null
+	ready=/tmp/demo.fence.ready
+	# free_hammer write: 8 B .. 1 MiB WRITEs without pause; it stops 1.5 s
+	# after its first failure and prints what it saw.
+	writers=()
+	for g in 1 3; do
+		writers[g]=$(litevm spawn -g "$g" -t 120 -- \
+			"$LITE_BIN/tests/vm/free_hammer write demo.fence 60 1500 $ready")
+	done
+	for g in 1 3; do
+		for _ in $(seq 300); do
+			litevm exec -g "$g" -t 20 -- "test -e $ready" > /dev/null 2>&1 && break
+			sleep 0.2
+		done
+	done
+	run 1 "$liteop" free demo.fence
+	for g in 1 3; do
+		printf '    %s writer: %s\n' "$(name "$g")" \
+			"$(litevm wait -g "$g" -t 90 "${writers[g]}" 2>&1 | grep '^ops=' | cut -d' ' -f2,3,5 || true)"
+	done
+	echo "    litemgr: the pages went back only after every holder said its writes had ended:"
+	grep -E "'demo.fence' is releasing|the memory of LMR $(grep -o "LMR 0x[0-9a-f]* 'demo.fence'" \
+		"$LITE_VM_STATE/litemgr.log" | head -n 1 | cut -d' ' -f2)" "$LITE_VM_STATE/litemgr.log" |
+		cut -d' ' -f1,3- | indent
+	printf '    node2 key_mode=%s, quarantined LMRs: %s\n' \
+		"$(litevm exec -g 2 -- "cat /sys/module/lite/parameters/key_mode")" \
+		"$(litevm exec -g 2 -- "cat /sys/kernel/debug/lite/lmrs_quarantined")"
+
 	section "LITE vs native RDMA (perftest), node1 -> node2 (guests 1, 2), same run"
 	run 1 "$liteop" alloc demo.bench 1M --home node2 --mode 0600 > /dev/null
 	"$repo/tools/bench/compare" --lmr demo.bench --server 2 --client 1 --iters 500 | indent
@@ -161,7 +190,7 @@ if [[ -n ${LITE_BIN-} ]]; then
 else
 	echo "demo: building lite.ko and tools (bazel)" >&2
 	bazel build //kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl \
-		//tools/litenl //tools/liteop //tools/bench:lite-bench //tests/vm:peer_loop \
+		//tools/litenl //tools/liteop //tools/bench:lite-bench //tests/vm:peer_loop //tests/vm:free_hammer \
 		2> /tmp/lite-demo-build.log ||
 		{ cat /tmp/lite-demo-build.log >&2; exit 1; }
 	# The real output directory, not the bazel-bin symlink another build may repoint.
