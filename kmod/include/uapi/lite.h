@@ -757,11 +757,13 @@ enum lite_genl_cmd {
 
 	/*
 	 * LITE_CMD_GRANT_GET (CAP_NET_ADMIN),
-	 * dump only: every grant an
-	 * application on this node holds and has not unmapped, revoked or not,
-	 * in grant id order: the attributes of a MAP answer plus LITE_ATTR_UID,
-	 * LITE_ATTR_GID, LITE_ATTR_PID (the requester) and LITE_ATTR_REVOKED
-	 * (flag, when revoked).
+	 * dump only: every grant on this node, in grant id order: those an
+	 * application holds (revoked or not) and those unmapped while
+	 * operations were in flight (parked: revoked, still draining; gone
+	 * once their UNMAP upcall is sent, GRANT_REVOKE above). Each: the
+	 * attributes of a MAP answer plus LITE_ATTR_UID, LITE_ATTR_GID,
+	 * LITE_ATTR_PID (the requester) and LITE_ATTR_REVOKED (flag, when
+	 * revoked).
 	 */
 	LITE_CMD_GRANT_GET,
 
