@@ -496,6 +496,8 @@ const char *lite_errno_name(int err) {
       return "EINVAL";
     case EMFILE:
       return "EMFILE";
+    case EDQUOT:
+      return "EDQUOT";
     case ENFILE:
       return "ENFILE";
     case ENOTTY:

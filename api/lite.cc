@@ -61,6 +61,7 @@ absl::StatusCode ErrnoToCode(int err) {
     case ENOSPC:
     case ENOMEM:
     case EMFILE:
+    case EDQUOT:
       return absl::StatusCode::kResourceExhausted;
     case ENOTTY:
       return absl::StatusCode::kUnimplemented;

@@ -27,7 +27,11 @@
  *            call (no such ioctl).
  * Control calls (lite_alloc, lite_map, lite_free) can also return:
  *   -ENOTCONN   no node agent (liteagent) is attached on this node;
- *   -EAGAIN     the agent cannot reach the cluster manager now;
+ *   -EAGAIN     the agent cannot reach the cluster manager now, or the
+ *               node has 1024 control calls waiting already;
+ *   -EDQUOT     the calling user's own share is used up: more than
+ *               lite.ko's max_upcalls_per_uid calls waiting, or (lite_map)
+ *               max_grants_per_uid grants held across all its contexts;
  *   -ETIMEDOUT  no answer within lite.ko's upcall_timeout_ms;
  *   -EINTR      a fatal signal arrived while waiting.
  * Operations (lite_read .. lite_cas) can also return:

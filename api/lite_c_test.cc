@@ -440,6 +440,7 @@ TEST(ErrnoNameTest, NamesPositiveAndNegative) {
   EXPECT_STREQ(lite_errno_name(EACCES), "EACCES");
   EXPECT_STREQ(lite_errno_name(-ESTALE), "ESTALE");
   EXPECT_STREQ(lite_errno_name(-EHOSTDOWN), "EHOSTDOWN");
+  EXPECT_STREQ(lite_errno_name(-EDQUOT), "EDQUOT");
   EXPECT_STREQ(lite_errno_name(0), "OK");
   EXPECT_STREQ(lite_errno_name(4000), "E?");
 }

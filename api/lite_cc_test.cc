@@ -39,6 +39,7 @@ TEST(ErrnoToCodeTest, DocumentedTable) {
       {ENOSPC, absl::StatusCode::kResourceExhausted},
       {ENOMEM, absl::StatusCode::kResourceExhausted},
       {EMFILE, absl::StatusCode::kResourceExhausted},
+      {EDQUOT, absl::StatusCode::kResourceExhausted},
       {ENOTTY, absl::StatusCode::kUnimplemented},
       {EINTR, absl::StatusCode::kCancelled},
       {EIO, absl::StatusCode::kInternal},
