@@ -152,7 +152,7 @@ cgroup_setup() {
 }
 
 grant_limits() {  # NAME LIMIT
-	local name=$1 limit=$2 g0 r0 m0 m1 grown
+	local name=$1 limit=$2 g0 r0 m0 m1 grown t0
 	echo "$limit" > "$PARAMS/max_grants_per_uid"
 	check "cgroup v2 with the memory controller, group $CG" cgroup_setup
 	check "alloc $name, 128 MiB, mode 0644 (root)" "$LITEOP" alloc "$name" 128M --mode 0644
@@ -182,9 +182,13 @@ grant_limits() {  # NAME LIMIT
 	check "... and no more" ask_is "map 1 $name 1" "mapped 0 EDQUOT"
 	check "uid 1000 closes the file with $((limit - 1)) handles" ask_is "close 0" "closed 0"
 	check "grants gauge back to +1" counter_is grants $((g0 + 1))
-	check "memory.current falls back (within 10 s)" \
-		vm_wait_until 10 mem_at_most $((m0 + grown / 4))
-	echo "        memory.current: $m0 -> $m1 -> $MEM"
+	# Grants go with kvfree_rcu(), which 6.1 batches for up to 5 s
+	# (KFREE_DRAIN_JIFFIES) before a grace period: a full test run saw the
+	# charge unchanged 10 s after the close under TCG.
+	t0=$SECONDS
+	check "memory.current falls back (within 30 s)" \
+		vm_wait_until 30 mem_at_most $((m0 + grown / 4))
+	echo "        memory.current: $m0 -> $m1 -> $MEM ($((SECONDS - t0)) s after the close)"
 	check "uid 1000 maps $((limit - 1)) again" \
 		ask_is "map 1 $name $((limit - 1))" "mapped $((limit - 1)) 0"
 	check "... and no more" ask_is "map 1 $name 1" "mapped 0 EDQUOT"
