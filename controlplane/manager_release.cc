@@ -9,6 +9,8 @@
 // until the home answers OK (or NOT_FOUND), or its incarnation ends.
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -33,6 +35,12 @@ absl::Duration ReleaseBackoff(int attempts) {
 
 std::string LmrText(uint64_t lmr_id) {
   return absl::StrCat("LMR ", IdHex(lmr_id));
+}
+
+// "node 3 ('node2')": operators know nodes by name, the manager by id.
+std::string NodeText(const Store& store, uint32_t node_id) {
+  std::optional<lite::v1::Member> member = store.GetNode(node_id);
+  return member ? NodeLabel(*member) : absl::StrCat("node ", node_id);
 }
 
 }  // namespace
@@ -103,9 +111,9 @@ void ManagerState::AdvanceReleaseLocked(uint64_t lmr_id, absl::Time now) {
       return SetReleaseTimerLocked(lmr_id, r, r.request_deadline);
     }
     LITE_LOG_WARNING(
-        "node %d did not answer the release of %s within %d ms; sending it "
+        "%s did not answer the release of %s within %d ms; sending it "
         "again",
-        r.home_node_id, LmrText(lmr_id),
+        NodeText(*store_, r.home_node_id), LmrText(lmr_id),
         absl::ToInt64Milliseconds(options_.request_timeout));
     release_requests_.erase(r.request_id);
     r.request_id = 0;
@@ -118,9 +126,9 @@ void ManagerState::AdvanceReleaseLocked(uint64_t lmr_id, absl::Time now) {
     }
     std::vector<std::string> holders;
     for (const auto& [grant_id, holder] : r.pending) {
-      holders.push_back(absl::StrCat("node ", holder.first, " incarnation ",
-                                     holder.second, " (grant ", IdHex(grant_id),
-                                     ")"));
+      holders.push_back(absl::StrCat(NodeText(*store_, holder.first),
+                                     " incarnation ", holder.second, " (grant ",
+                                     IdHex(grant_id), ")"));
     }
     LITE_LOG_WARNING(
         "%s: no acknowledgement within %d ms (--free_fence_timeout_ms) from "
@@ -180,7 +188,8 @@ absl::Status ManagerState::ReleaseResultLocked(
   const absl::Time now = clock_->Now();
   const int32_t code = result.status_code();
   if (code == 0 || code == static_cast<int32_t>(absl::StatusCode::kNotFound)) {
-    LITE_LOG_INFO("node %d %s the memory of %s%s", binding.node_id,
+    LITE_LOG_INFO("%s %s the memory of %s%s",
+                  NodeText(*store_, binding.node_id),
                   r.quarantine ? "quarantined" : "freed", LmrText(lmr_id),
                   code == 0 ? "" : " (it was not hosted any more)");
     ++counters_.lmrs_released;
@@ -189,8 +198,8 @@ absl::Status ManagerState::ReleaseResultLocked(
     return absl::OkStatus();
   }
   constexpr size_t kMaxAgentMessage = 1024;
-  LITE_LOG_WARNING("node %d could not release %s (code %d: %s); retrying",
-                   binding.node_id, LmrText(lmr_id), code,
+  LITE_LOG_WARNING("%s could not release %s (code %d: %s); retrying",
+                   NodeText(*store_, binding.node_id), LmrText(lmr_id), code,
                    result.status_message().substr(0, kMaxAgentMessage));
   ++counters_.release_retries;
   r.retry_at = now + ReleaseBackoff(r.attempts);
@@ -327,15 +336,15 @@ absl::Status ManagerState::LmrLost(const SessionBinding& binding,
   LITE_RETURN_IF_ERROR(CheckBindingLocked(binding));
   std::optional<lite::v1::Lmr> lmr = store_->GetLmr(lmr_id);
   if (!lmr.has_value() || lmr->state() == lite::v1::LMR_STATE_RELEASING) {
-    LITE_LOG_INFO("node %d lost %s, which is already gone or releasing",
-                  binding.node_id, LmrText(lmr_id));
+    LITE_LOG_INFO("%s lost %s, which is already gone or releasing",
+                  NodeText(*store_, binding.node_id), LmrText(lmr_id));
     return absl::OkStatus();
   }
   ++counters_.lmrs_lost;
-  LITE_LOG_WARNING("node %d lost LMR '%s' (%s): errno %d%s%s; removing it",
-                   binding.node_id, lmr->name(), IdHex(lmr_id),
-                   report.reason_errno(), report.detail().empty() ? "" : ": ",
-                   report.detail());
+  LITE_LOG_WARNING("%s lost LMR '%s' (%s): errno %d%s%s; removing it",
+                   NodeText(*store_, binding.node_id), lmr->name(),
+                   IdHex(lmr_id), report.reason_errno(),
+                   report.detail().empty() ? "" : ": ", report.detail());
   RemoveLmrLocked(lmr_id, lite::v1::REMOVAL_CAUSE_DEVICE_REMOVED,
                   /*release=*/true);
   return absl::OkStatus();
