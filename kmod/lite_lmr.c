@@ -50,7 +50,7 @@
 
 /* lmr id -> struct lite_lmr; changed under lite_lmr_mutex. */
 DEFINE_XARRAY(lite_lmrs);
-/* The table, every LMR's id and epoch, and the quarantine list. */
+/* The table, every LMR's id, epoch and releasing mark, the quarantine list. */
 DEFINE_MUTEX(lite_lmr_mutex);
 /*
  * Bytes of every committed LMR whose pages are not freed yet: hosted ones
@@ -380,7 +380,8 @@ static int lite_nl_put_lmr(struct sk_buff *msg, const struct lite_lmr *lmr,
 	     nla_put_u32(msg, LITE_ATTR_GID, lmr->gid) ||
 	     nla_put_u32(msg, LITE_ATTR_MODE, lmr->mode) ||
 	     nla_put_u64_64bit(msg, LITE_ATTR_EPOCH, lmr->epoch,
-			       LITE_ATTR_PAD)))
+			       LITE_ATTR_PAD) ||
+	     (lmr->releasing && nla_put_flag(msg, LITE_ATTR_RELEASING))))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -550,6 +551,9 @@ int lite_nl_lmr_update(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (info->attrs[LITE_ATTR_EPOCH])
 		lmr->epoch = epoch;
+	/* Sticky: a freed LMR never becomes live again under its id. */
+	if (nla_get_flag(info->attrs[LITE_ATTR_RELEASING]))
+		lmr->releasing = true;
 out:
 	mutex_unlock(&lite_lmr_mutex);
 	return ret;

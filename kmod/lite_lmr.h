@@ -46,6 +46,12 @@ struct lite_lmr {
 	/* Under lite_lmr_mutex. */
 	u64 lmr_id;
 	u64 epoch;
+	/*
+	 * The manager freed it and the home waits for LMR_FREE (LMR_UPDATE
+	 * with LITE_ATTR_RELEASING; never cleared). Only remembered for the
+	 * agent: a restarted one must not bring the LMR back as live.
+	 */
+	bool releasing;
 	/* Fixed once hosted. */
 	u64 size;
 	u32 uid, gid, mode;

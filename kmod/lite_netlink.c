@@ -114,6 +114,7 @@ static const struct nla_policy lite_nl_lmr_update_policy[LITE_ATTR_MAX + 1] = {
 	[LITE_ATTR_LMR_ID] = { .type = NLA_U64 },
 	[LITE_ATTR_NEW_LMR_ID] = { .type = NLA_U64 },
 	[LITE_ATTR_EPOCH] = { .type = NLA_U64 },
+	[LITE_ATTR_RELEASING] = { .type = NLA_FLAG },
 };
 
 static const struct nla_policy lite_nl_chunk_policy[LITE_CHUNK_ATTR_MAX + 1] = {

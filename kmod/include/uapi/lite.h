@@ -671,6 +671,12 @@ enum lite_genl_cmd {
 	 * LMR changed (after a manager restart it may get a new id and epoch).
 	 * LITE_ATTR_LMR_ID (required, the id it is hosted under now),
 	 * LITE_ATTR_NEW_LMR_ID and LITE_ATTR_EPOCH (optional).
+	 * LITE_ATTR_RELEASING (flag, optional): the manager has freed the LMR
+	 * and its home waits for LITE_CMD_LMR_FREE; sticky, nothing clears
+	 * it. lite.ko keeps hosting the memory as before (grants, MAP answers
+	 * and LMR_FREE unchanged); it only remembers, so an agent that
+	 * restarts before the free re-registers the LMR as releasing, never
+	 * as live. Without the flag the mark is left as it is.
 	 * Errors: EPERM, EBUSY, EINVAL; ENOENT not hosted; EEXIST the new id
 	 *         is another hosted LMR's.
 	 */
@@ -681,7 +687,8 @@ enum lite_genl_cmd {
 	 * dump only: one message per hosted LMR
 	 * in lmr id order: LITE_ATTR_LMR_ID, LITE_ATTR_NAME, LITE_ATTR_SIZE,
 	 * LITE_ATTR_UID, LITE_ATTR_GID, LITE_ATTR_MODE, LITE_ATTR_EPOCH (0
-	 * until set), LITE_ATTR_MEMORY_KEY, LITE_ATTR_CHUNKS. An LMR whose
+	 * until set), LITE_ATTR_MEMORY_KEY, LITE_ATTR_CHUNKS, and
+	 * LITE_ATTR_RELEASING (flag) once LMR_UPDATE set it. An LMR whose
 	 * chunks do not fit in one dump message goes on in the next ones:
 	 * the same attributes, LITE_ATTR_CHUNKS holding the following chunks
 	 * in order (GRANT_GET likewise, per grant). A chunk whose RDMA device
@@ -826,6 +833,7 @@ enum lite_genl_attr {
 	LITE_ATTR_PEER_REFUSALS,	/* u32: refusals since the peer was added (reply only) */
 	LITE_ATTR_QUARANTINE,		/* flag (LMR_FREE only) */
 	LITE_ATTR_KEY_MODE,		/* u32: enum lite_key_mode (NODE_GET reply only) */
+	LITE_ATTR_RELEASING,		/* flag (LMR_UPDATE, LMR_GET dump) */
 
 	__LITE_ATTR_MAX,
 	LITE_ATTR_MAX = __LITE_ATTR_MAX - 1
