@@ -485,11 +485,11 @@ absl::Status Client::FreeLmr(uint64_t lmr_id, bool quarantine) {
 
 absl::Status Client::UpdateLmr(uint64_t lmr_id,
                                std::optional<uint64_t> new_lmr_id,
-                               std::optional<uint64_t> epoch) {
+                               std::optional<uint64_t> epoch, bool releasing) {
   Request r;
   r.cmd = LITE_CMD_LMR_UPDATE;
   r.build = [&](nl_msg* msg) {
-    return EncodeLmrUpdate(msg, lmr_id, new_lmr_id, epoch);
+    return EncodeLmrUpdate(msg, lmr_id, new_lmr_id, epoch, releasing);
   };
   return Transact(r);
 }

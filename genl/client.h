@@ -86,8 +86,9 @@ class Client {
   absl::StatusOr<LmrMemory> AllocLmr(const LmrAllocRequest& request);
   // @quarantine: LITE_ATTR_QUARANTINE (the fence timed out).
   absl::Status FreeLmr(uint64_t lmr_id, bool quarantine = false);
+  // @releasing: LITE_ATTR_RELEASING, the manager freed it (sticky).
   absl::Status UpdateLmr(uint64_t lmr_id, std::optional<uint64_t> new_lmr_id,
-                         std::optional<uint64_t> epoch);
+                         std::optional<uint64_t> epoch, bool releasing = false);
   absl::StatusOr<std::vector<LmrInfo>> ListLmrs();
 
   // Grants applications on this node hold.

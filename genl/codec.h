@@ -83,9 +83,11 @@ absl::Status EncodeLmrAlloc(nl_msg* msg, const LmrAllocRequest& request);
 // With @quarantine, LITE_ATTR_QUARANTINE: the pages are never reused.
 absl::Status EncodeLmrFree(nl_msg* msg, uint64_t lmr_id,
                            bool quarantine = false);
+// With @releasing, LITE_ATTR_RELEASING (sticky: false leaves it as it is).
 absl::Status EncodeLmrUpdate(nl_msg* msg, uint64_t lmr_id,
                              std::optional<uint64_t> new_lmr_id,
-                             std::optional<uint64_t> epoch);
+                             std::optional<uint64_t> epoch,
+                             bool releasing = false);
 absl::Status EncodeGrantRevoke(nl_msg* msg, uint64_t grant_id);
 absl::Status EncodeUpcallCompletion(nl_msg* msg, const UpcallCompletion& c);
 // The attributes of a MAP answer (without the GRANT_GET-only ones).

@@ -1,5 +1,6 @@
-// The fenced free's messages: LMR_FREE with LITE_ATTR_QUARANTINE, and the
-// LMR_LOST event, built and parsed without the kernel.
+// The fenced free's messages: LMR_FREE with LITE_ATTR_QUARANTINE, the
+// LMR_LOST event, and LITE_ATTR_RELEASING in LMR_UPDATE and the LMR_GET dump,
+// built and parsed without the kernel.
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <netlink/attr.h>
@@ -8,7 +9,9 @@
 
 #include <cerrno>
 #include <memory>
+#include <optional>
 #include <variant>
+#include <vector>
 
 #include "genl/codec.h"
 #include "genl/errors.h"
@@ -74,6 +77,85 @@ TEST(FenceCodecTest, MalformedLmrLostIsABadMessage) {
   nla_put_u32(bad_reason.get(), LITE_ATTR_REASON, 0);
   EXPECT_EQ(ErrnoOf(DecodeLmrLost(nlmsg_hdr(bad_reason.get())).status()),
             EBADMSG);
+}
+
+TEST(FenceCodecTest, LmrUpdateCarriesTheReleasingFlagOnlyWhenAsked) {
+  MsgPtr plain = NewMessage(LITE_CMD_LMR_UPDATE);
+  ASSERT_TRUE(EncodeLmrUpdate(plain.get(), 7, std::nullopt, 3).ok());
+  EXPECT_EQ(nla_get_u64(Find(plain.get(), LITE_ATTR_EPOCH)), 3u);
+  EXPECT_EQ(Find(plain.get(), LITE_ATTR_RELEASING), nullptr);
+  MsgPtr freed = NewMessage(LITE_CMD_LMR_UPDATE);
+  ASSERT_TRUE(EncodeLmrUpdate(freed.get(), 7, std::nullopt, std::nullopt,
+                              /*releasing=*/true)
+                  .ok());
+  ASSERT_NE(Find(freed.get(), LITE_ATTR_LMR_ID), nullptr);
+  EXPECT_EQ(nla_get_u64(Find(freed.get(), LITE_ATTR_LMR_ID)), 7u);
+  EXPECT_EQ(Find(freed.get(), LITE_ATTR_EPOCH), nullptr);
+  EXPECT_EQ(Find(freed.get(), LITE_ATTR_NEW_LMR_ID), nullptr);
+  nlattr* flag = Find(freed.get(), LITE_ATTR_RELEASING);
+  ASSERT_NE(flag, nullptr);
+  EXPECT_EQ(nla_len(flag), 0);  // A flag: no payload.
+  MsgPtr zero = NewMessage(LITE_CMD_LMR_UPDATE);
+  EXPECT_EQ(ErrnoOf(EncodeLmrUpdate(zero.get(), 0, std::nullopt, std::nullopt,
+                                    /*releasing=*/true)),
+            EINVAL);
+}
+
+// One LMR_GET dump message as lite.ko writes it, with chunks [first, last)
+// of four 4 KiB ones.
+MsgPtr LmrDumpPart(int first, int last, bool releasing) {
+  MsgPtr msg = NewMessage(LITE_CMD_LMR_GET);
+  nl_msg* m = msg.get();
+  nla_put_u64(m, LITE_ATTR_LMR_ID, 11);
+  nla_put_string(m, LITE_ATTR_NAME, "freed");
+  nla_put_u64(m, LITE_ATTR_SIZE, 4 * 4096);
+  nla_put_u32(m, LITE_ATTR_UID, 0);
+  nla_put_u32(m, LITE_ATTR_GID, 0);
+  nla_put_u32(m, LITE_ATTR_MODE, 0600);
+  nla_put_u64(m, LITE_ATTR_EPOCH, 2);
+  nla_put_u32(m, LITE_ATTR_MEMORY_KEY, 0x99);
+  if (releasing) nla_put_flag(m, LITE_ATTR_RELEASING);
+  nlattr* all = nla_nest_start(m, LITE_ATTR_CHUNKS | NLA_F_NESTED);
+  for (int i = first; i < last; ++i) {
+    nlattr* one = nla_nest_start(m, LITE_ATTR_CHUNK | NLA_F_NESTED);
+    nla_put_u64(m, LITE_CHUNK_ATTR_ADDR, 0x10000 + i * 4096);
+    nla_put_u64(m, LITE_CHUNK_ATTR_LENGTH, 4096);
+    nla_nest_end(m, one);
+  }
+  nla_nest_end(m, all);
+  return msg;
+}
+
+TEST(FenceCodecTest, LmrDumpReportsTheReleasingFlag) {
+  absl::StatusOr<LmrInfo> live =
+      DecodeLmr(nlmsg_hdr(LmrDumpPart(0, 4, false).get()));
+  ASSERT_TRUE(live.ok()) << live.status();
+  EXPECT_FALSE(live->releasing);
+  absl::StatusOr<LmrInfo> freed =
+      DecodeLmr(nlmsg_hdr(LmrDumpPart(0, 4, true).get()));
+  ASSERT_TRUE(freed.ok()) << freed.status();
+  EXPECT_TRUE(freed->releasing);
+  EXPECT_EQ(freed->lmr_id, 11u);
+  EXPECT_EQ(freed->chunks.size(), 4u);
+}
+
+// lite.ko drops its lock between dump messages, so an LMR_UPDATE may mark
+// the LMR between two parts of it: the merged entry is releasing.
+TEST(FenceCodecTest, ReleasingInAContinuedDumpPartMarksTheWholeLmr) {
+  std::vector<LmrInfo> lmrs;
+  absl::StatusOr<LmrInfo> head =
+      DecodeLmr(nlmsg_hdr(LmrDumpPart(0, 2, false).get()), /*partial=*/true);
+  ASSERT_TRUE(head.ok()) << head.status();
+  ASSERT_TRUE(MergeLmrPart(&lmrs, *head).ok());
+  EXPECT_FALSE(lmrs.back().releasing);
+  absl::StatusOr<LmrInfo> tail =
+      DecodeLmr(nlmsg_hdr(LmrDumpPart(2, 4, true).get()), /*partial=*/true);
+  ASSERT_TRUE(tail.ok()) << tail.status();
+  ASSERT_TRUE(MergeLmrPart(&lmrs, *tail).ok());
+  ASSERT_EQ(lmrs.size(), 1u);
+  EXPECT_EQ(lmrs[0].chunks.size(), 4u);
+  EXPECT_TRUE(lmrs[0].releasing);
+  EXPECT_TRUE(CheckDumpComplete(lmrs).ok());
 }
 
 }  // namespace

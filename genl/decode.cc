@@ -69,6 +69,7 @@ const nla_policy* Policy() {
     p[LITE_ATTR_PEER_LAST_REFUSAL].type = NLA_U32;
     p[LITE_ATTR_PEER_REFUSED_BY].type = NLA_U32;
     p[LITE_ATTR_PEER_REFUSALS].type = NLA_U32;
+    p[LITE_ATTR_RELEASING].type = NLA_FLAG;
     return p;
   }();
   return policy;
@@ -571,6 +572,7 @@ absl::StatusOr<LmrInfo> DecodeLmr(const nlmsghdr* msg, bool partial) {
   l.epoch = nla_get_u64(a.tb[LITE_ATTR_EPOCH]);
   l.memory_key = nla_get_u32(a.tb[LITE_ATTR_MEMORY_KEY]);
   LITE_ASSIGN_OR_RETURN(l.chunks, GetChunks(a, l.size, partial));
+  l.releasing = a.tb[LITE_ATTR_RELEASING] != nullptr;
   return l;
 }
 
@@ -631,8 +633,13 @@ absl::StatusOr<Notification> DecodeNotification(const nlmsghdr* msg) {
 }
 
 absl::Status MergeLmrPart(std::vector<LmrInfo>* lmrs, LmrInfo part) {
-  return MergeParts(lmrs, std::move(part),
-                    [](const LmrInfo& l) { return l.lmr_id; });
+  const bool releasing = part.releasing;
+  LITE_RETURN_IF_ERROR(MergeParts(lmrs, std::move(part),
+                                  [](const LmrInfo& l) { return l.lmr_id; }));
+  // lite.ko drops its lock between dump messages and the mark is sticky:
+  // a continuation may be the first part to carry it.
+  if (releasing) lmrs->back().releasing = true;
+  return absl::OkStatus();
 }
 
 absl::Status MergeGrantPart(std::vector<GrantInfo>* grants, GrantInfo part) {

@@ -177,7 +177,7 @@ absl::Status EncodeLmrFree(nl_msg* msg, uint64_t lmr_id, bool quarantine) {
 
 absl::Status EncodeLmrUpdate(nl_msg* msg, uint64_t lmr_id,
                              std::optional<uint64_t> new_lmr_id,
-                             std::optional<uint64_t> epoch) {
+                             std::optional<uint64_t> epoch, bool releasing) {
   if (lmr_id == 0) return InvalidRequest("LMR id 0");
   if (new_lmr_id && *new_lmr_id == 0) return InvalidRequest("new LMR id 0");
   int err = nla_put_u64(msg, LITE_ATTR_LMR_ID, lmr_id);
@@ -185,6 +185,7 @@ absl::Status EncodeLmrUpdate(nl_msg* msg, uint64_t lmr_id,
     err = nla_put_u64(msg, LITE_ATTR_NEW_LMR_ID, *new_lmr_id);
   }
   if (!err && epoch) err = nla_put_u64(msg, LITE_ATTR_EPOCH, *epoch);
+  if (!err && releasing) err = nla_put_flag(msg, LITE_ATTR_RELEASING);
   return Put(err);
 }
 

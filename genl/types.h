@@ -100,6 +100,9 @@ struct LmrInfo {
   uint64_t epoch = 0;  // 0 until LITE_CMD_LMR_UPDATE set one
   uint32_t memory_key = 0;
   std::vector<Chunk> chunks;  // lengths add up to size
+  // LITE_ATTR_RELEASING: the manager freed it and the home waits for
+  // LMR_FREE; set by LITE_CMD_LMR_UPDATE, never cleared.
+  bool releasing = false;
 };
 
 // A grant: what LITE_CMD_UPCALL_COMPLETE installs for a MAP upcall, and what
