@@ -80,6 +80,12 @@ Agent::Agent(AgentOptions options, Module* module,
            "revocations completed by lite.ko's UNMAP upcall"},
           {"agent.lmrs_releasing",
            "LmrRemoved with release_follows for an LMR hosted here"},
+          {"agent.lmr_releasing_marks_failed",
+           "releasing LMRs lite.ko could not be told about (a restarted "
+           "agent would register them as live)"},
+          {"agent.lmrs_reregistered_releasing",
+           "LMRs lite.ko listed as releasing, registered again as releasing "
+           "after a (re)join"},
           {"agent.requests.release_lmr_memory",
            "ReleaseLmrMemory requests answered"},
           {"agent.lmrs_released", "LMR memory freed on the manager's request"},

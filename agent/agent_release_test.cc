@@ -1,7 +1,8 @@
 // The agent's half of the fenced free against a scripted manager and the
 // fake module: revocations off the session thread, asked again after
 // ETIMEDOUT and acknowledged once drained (or given back by an UNMAP),
-// ReleaseLmrMemory with and without quarantine, and LMR_LOST reported.
+// ReleaseLmrMemory with and without quarantine, LMR_LOST reported, and a
+// releasing LMR kept releasing across an agent restart.
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
@@ -239,6 +240,68 @@ TEST_F(AgentReleaseTest, ReleaseFreesOrQuarantinesOnlyWhenAsked) {
       1);
   EXPECT_EQ(CounterValue(*agent_, "agent.lmrs_released"), 1u);
   EXPECT_EQ(CounterValue(*agent_, "agent.lmrs_quarantined"), 1u);
+}
+
+// The home's agent restarts between LmrRemoved(release_follows) and the
+// release: lite.ko (here the fake module, which outlives the agent) still
+// says the LMR is releasing, so the new agent registers it as releasing —
+// the manager then neither takes its name nor announces it — and frees it
+// when the manager asks. An LMR that was not freed comes back live.
+TEST_F(AgentReleaseTest, ARestartedAgentRegistersAReleasingLmrAsReleasing) {
+  const uint64_t freed = (uint64_t{1} << 32) | 7;
+  const uint64_t kept = (uint64_t{1} << 32) | 8;
+  Host(1, freed);
+  Host(2, kept);
+  ManagerMessage removed;
+  removed.mutable_event()->set_sequence(1);
+  auto* r = removed.mutable_event()->mutable_lmr_removed();
+  r->set_lmr_id(freed);
+  r->set_home_node_id(1);
+  r->set_cause(lite::v1::REMOVAL_CAUSE_LMR_FREED);
+  r->set_release_follows(true);
+  mgr().Push(removed);
+  const std::string mark = absl::StrFormat("MarkLmrReleasing %#x", freed);
+  ASSERT_TRUE(Eventually([&] { return CallCount(module_, mark) == 1; }));
+  EXPECT_EQ(module_.ListHostedLmrs()->size(), 2u);  // Memory kept.
+
+  // The manager answers as litemgr does: a releasing registration is
+  // recorded RELEASING, a live one LIVE.
+  mgr().OnRegisterLmr([](const lite::v1::RegisterLmrRequest& req,
+                         lite::v1::RegisterLmrResponse* resp) {
+    lite::v1::Lmr* lmr = resp->mutable_lmr();
+    lmr->set_lmr_id(req.lmr_id());
+    lmr->set_name(req.name());
+    lmr->set_home_node_id(1);
+    lmr->set_size_bytes(req.size_bytes());
+    lmr->set_epoch(2);
+    lmr->set_state(req.releasing() ? lite::v1::LMR_STATE_RELEASING
+                                   : lite::v1::LMR_STATE_LIVE);
+    return grpc::Status::OK;
+  });
+  agent_->Shutdown();
+  agent_ = MakeAgent(server_.address(), &module_);
+  agent_->Start();
+  ASSERT_TRUE(server_.manager().WaitForSessions(2, kWait));
+  ASSERT_TRUE(Eventually([&] { return mgr().registers().size() == 2; }));
+  for (const lite::v1::RegisterLmrRequest& req : mgr().registers()) {
+    EXPECT_EQ(req.name(), "m");
+    EXPECT_EQ(req.releasing(), req.lmr_id() == freed) << req.lmr_id();
+  }
+  EXPECT_TRUE(Eventually([&] {
+    return CounterValue(*agent_, "agent.lmrs_reregistered_releasing") == 1;
+  }));
+  EXPECT_EQ(CounterValue(*agent_, "agent.lmrs_reregistered"), 2u);
+
+  // The old incarnation's failure implied every ack: released at once.
+  mgr().Push(Release(20, freed, /*quarantine=*/false));
+  ASSERT_TRUE(Eventually([&] { return ResultFor(mgr(), 20).has_value(); }));
+  EXPECT_EQ(ResultFor(mgr(), 20)->status_code(), 0);
+  auto hosted = module_.ListHostedLmrs();
+  ASSERT_EQ(hosted->size(), 1u);
+  EXPECT_EQ((*hosted)[0].lmr_id(), kept);
+  EXPECT_NE((*hosted)[0].state(), lite::v1::LMR_STATE_RELEASING);
+  EXPECT_EQ(CallCount(module_, absl::StrFormat("FreeLmrMemory %#x", freed)), 1);
+  EXPECT_EQ(CounterValue(*agent_, "agent.lmrs_released"), 1u);
 }
 
 TEST_F(AgentReleaseTest, ALostLmrIsReportedToTheManager) {

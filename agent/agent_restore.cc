@@ -154,9 +154,13 @@ absl::Status Agent::ReRegister(const lite::v1::NodeCaller& caller,
   // The id keeps its home part only if this node kept its id; otherwise the
   // LMR is registered as new and gets a fresh id.
   const bool keeps_id = (lmr.lmr_id() >> 32) == caller.node_id();
+  // Freed by the manager and not released yet: this process saw the
+  // LmrRemoved, or an earlier one did and told lite.ko (an agent restart).
+  const bool marked = lmr.state() == lite::v1::LMR_STATE_RELEASING;
   bool releasing;
   {
     absl::MutexLock lock(&mu_);
+    if (marked) releasing_lmrs_.insert(lmr.lmr_id());
     releasing = releasing_lmrs_.contains(lmr.lmr_id());
   }
   if (releasing && !keeps_id) {
@@ -193,8 +197,10 @@ absl::Status Agent::ReRegister(const lite::v1::NodeCaller& caller,
       releasing_lmrs_.insert(lmr.lmr_id());
     }
     counters_.Add("agent.lmrs_reregistered");
-    LITE_LOG_INFO("re-registered LMR '%s' as %#x (epoch %u)", lmr.name(),
-                  resp.lmr().lmr_id(), resp.lmr().epoch());
+    if (releasing) counters_.Add("agent.lmrs_reregistered_releasing");
+    LITE_LOG_INFO("re-registered LMR '%s' as %#x (epoch %u)%s", lmr.name(),
+                  resp.lmr().lmr_id(), resp.lmr().epoch(),
+                  releasing ? ", releasing" : "");
     if (absl::Status u = module_->UpdateHostedLmr(lmr.lmr_id(), resp.lmr());
         !u.ok()) {
       ModuleError("recording a re-registered LMR", u);

@@ -363,12 +363,23 @@ bool Agent::ApplyEvent(const lite::v1::Event& event, const PeerSecrets& secrets,
       if (r.release_follows()) {
         // The fenced free: the memory stays until ReleaseLmrMemory.
         counters_.Add("agent.lmrs_releasing");
-        absl::MutexLock lock(&mu_);
-        releasing_lmrs_.insert(r.lmr_id());
+        {
+          absl::MutexLock lock(&mu_);
+          releasing_lmrs_.insert(r.lmr_id());
+        }
         LITE_LOG_INFO(
             "LMR '%s' (%#x) is releasing (%s); its memory waits "
             "for the holders' acknowledgements",
             r.name(), r.lmr_id(), lite::v1::RemovalCause_Name(r.cause()));
+        // releasing_lmrs_ dies with this process; lite.ko's mark does not,
+        // so an agent restarted before the release re-registers the LMR as
+        // releasing instead of bringing it back under its name. Without the
+        // mark only that case goes wrong: not worth failing the session.
+        if (absl::Status m = module_->MarkLmrReleasing(r.lmr_id()); !m.ok()) {
+          counters_.Add("agent.lmr_releasing_marks_failed");
+          ModuleError(absl::StrFormat("marking LMR %#x releasing", r.lmr_id()),
+                      m);
+        }
         break;
       }
       // HOME_FAILED / HOME_LEFT concern an incarnation of this node that is

@@ -255,10 +255,26 @@ absl::Status FakeModule::UpdateHostedLmr(uint64_t lmr_id,
   *updated.mutable_chunks() = it->second.chunks();
   updated.set_memory_key(it->second.memory_key());
   updated.set_origin(it->second.origin());
+  // As LITE_ATTR_RELEASING: a record may set the mark, never clear it.
+  if (it->second.state() == lite::v1::LMR_STATE_RELEASING) {
+    updated.set_state(lite::v1::LMR_STATE_RELEASING);
+  }
   hosted_.erase(it);
   hosted_[updated.lmr_id()] = updated;
   RecordCall(absl::StrFormat("UpdateHostedLmr %#x %#x epoch %u", lmr_id,
                              updated.lmr_id(), updated.epoch()));
+  return absl::OkStatus();
+}
+
+absl::Status FakeModule::MarkLmrReleasing(uint64_t lmr_id) {
+  absl::MutexLock lock(&mu_);
+  auto it = hosted_.find(lmr_id);
+  if (it == hosted_.end()) {
+    return absl::NotFoundError(
+        absl::StrFormat("LMR %#x is not hosted here", lmr_id));
+  }
+  it->second.set_state(lite::v1::LMR_STATE_RELEASING);
+  RecordCall(absl::StrFormat("MarkLmrReleasing %#x", lmr_id));
   return absl::OkStatus();
 }
 

@@ -61,6 +61,7 @@ class FakeModule final : public Module {
   absl::Status FreeLmrMemory(uint64_t lmr_id, bool quarantine) override;
   absl::Status UpdateHostedLmr(uint64_t lmr_id,
                                const lite::v1::Lmr& lmr) override;
+  absl::Status MarkLmrReleasing(uint64_t lmr_id) override;
   absl::StatusOr<std::vector<lite::v1::Lmr>> ListHostedLmrs() override;
   absl::Status RevokeGrant(uint64_t grant_id) override;
   absl::StatusOr<std::vector<lite::v1::Grant>> ListGrants() override;

@@ -95,6 +95,32 @@ TEST(FakeModuleTest, UpdateHostedLmrKeepsTheModulesChunks) {
   EXPECT_TRUE(absl::IsNotFound(m.UpdateHostedLmr(5, record)));
 }
 
+// As LITE_ATTR_RELEASING: set by a mark or a RELEASING record, listed,
+// never cleared by a later record.
+TEST(FakeModuleTest, TheReleasingMarkIsListedAndSticky) {
+  FakeModule m;
+  ASSERT_TRUE(m.AllocateLmrMemory(Alloc(5, 4096)).ok());
+  ASSERT_TRUE(m.AllocateLmrMemory(Alloc(6, 4096)).ok());
+  EXPECT_TRUE(absl::IsNotFound(m.MarkLmrReleasing(9)));
+  ASSERT_TRUE(m.MarkLmrReleasing(5).ok());
+  lite::v1::Lmr live;
+  live.set_lmr_id(5);
+  live.set_size_bytes(4096);
+  live.set_epoch(4);
+  live.set_state(lite::v1::LMR_STATE_LIVE);
+  ASSERT_TRUE(m.UpdateHostedLmr(5, live).ok());
+  lite::v1::Lmr freed = live;
+  freed.set_lmr_id(6);
+  freed.set_state(lite::v1::LMR_STATE_RELEASING);
+  ASSERT_TRUE(m.UpdateHostedLmr(6, freed).ok());
+  auto hosted = m.ListHostedLmrs();
+  ASSERT_TRUE(hosted.ok());
+  ASSERT_EQ(hosted->size(), 2u);
+  EXPECT_EQ((*hosted)[0].epoch(), 4u);
+  EXPECT_EQ((*hosted)[0].state(), lite::v1::LMR_STATE_RELEASING);
+  EXPECT_EQ((*hosted)[1].state(), lite::v1::LMR_STATE_RELEASING);
+}
+
 TEST(FakeModuleTest, UpcallRoundTrip) {
   FakeModule m;
   uint64_t reg = m.InjectUpcall(

@@ -176,11 +176,18 @@ class Module {
   virtual absl::Status FreeLmrMemory(uint64_t lmr_id, bool quarantine) = 0;
   // Records the manager's view of a hosted LMR (its id, epoch, ...), e.g.
   // after an allocation is announced or after a re-registration gave the LMR
-  // a new id. NOT_FOUND if lmr_id is not hosted here.
+  // a new id. NOT_FOUND if lmr_id is not hosted here. A record in state
+  // LMR_STATE_RELEASING also marks the LMR releasing (MarkLmrReleasing).
   virtual absl::Status UpdateHostedLmr(uint64_t lmr_id,
                                        const lite::v1::Lmr& lmr) = 0;
+  // The manager freed a hosted LMR and its memory waits for
+  // ReleaseLmrMemory (LMR_UPDATE with LITE_ATTR_RELEASING). Sticky: nothing
+  // clears it. lite.ko remembers it across agent restarts, the agent does
+  // not, so a restarted agent re-registers the LMR as releasing instead of
+  // bringing it back to life. NOT_FOUND if lmr_id is not hosted here.
+  virtual absl::Status MarkLmrReleasing(uint64_t lmr_id) = 0;
   // Every LMR this node hosts, for re-registration after a manager restart
-  // or a rejoin.
+  // or a rejoin; state LMR_STATE_RELEASING for one marked releasing.
   virtual absl::StatusOr<std::vector<lite::v1::Lmr>> ListHostedLmrs() = 0;
 
   // ---- Grants held by applications on this node ----

@@ -237,6 +237,7 @@ lite::v1::Lmr LmrFromGenl(const genl::LmrInfo& info, uint32_t home_node_id) {
     *lmr.add_chunks() = std::move(chunk);
   }
   lmr.set_memory_key(info.memory_key);
+  if (info.releasing) lmr.set_state(lite::v1::LMR_STATE_RELEASING);
   // lite.ko hosts only memory it allocated (there is no register upcall).
   lmr.set_origin(lite::v1::LMR_ORIGIN_ALLOCATED);
   return lmr;
@@ -590,9 +591,19 @@ absl::Status NetlinkModule::UpdateHostedLmr(uint64_t lmr_id,
   }
   std::optional<uint64_t> new_id;
   if (lmr.lmr_id() != lmr_id) new_id = lmr.lmr_id();
-  return ModuleStatus(client_->UpdateLmr(lmr_id, new_id, lmr.epoch()),
-                      absl::StrFormat("updating LMR %#x (now %#x, epoch %u)",
-                                      lmr_id, lmr.lmr_id(), lmr.epoch()));
+  const bool releasing = lmr.state() == lite::v1::LMR_STATE_RELEASING;
+  return ModuleStatus(
+      client_->UpdateLmr(lmr_id, new_id, lmr.epoch(), releasing),
+      absl::StrFormat("updating LMR %#x (now %#x, epoch %u%s)", lmr_id,
+                      lmr.lmr_id(), lmr.epoch(),
+                      releasing ? ", releasing" : ""));
+}
+
+absl::Status NetlinkModule::MarkLmrReleasing(uint64_t lmr_id) {
+  if (lmr_id == 0) return absl::InvalidArgumentError("LMR id 0");
+  return ModuleStatus(client_->UpdateLmr(lmr_id, std::nullopt, std::nullopt,
+                                         /*releasing=*/true),
+                      absl::StrFormat("marking LMR %#x releasing", lmr_id));
 }
 
 absl::StatusOr<std::vector<lite::v1::Lmr>> NetlinkModule::ListHostedLmrs() {
