@@ -100,7 +100,8 @@ absl::Status LmrUpdate(const cli::Args& a) {
   LITE_ASSIGN_OR_RETURN(std::optional<uint64_t> epoch, Optional(a, "epoch"));
   absl::StatusOr<std::unique_ptr<genl::Client>> client = OpenClient(a);
   if (!client.ok()) return Failed("lmr update", client.status());
-  return Failed("lmr update", (*client)->UpdateLmr(id, new_id, epoch));
+  return Failed("lmr update",
+                (*client)->UpdateLmr(id, new_id, epoch, a.Has("releasing")));
 }
 
 constexpr char kListNote[] =
@@ -140,18 +141,20 @@ absl::Status LmrList(const cli::Args& a) {
                       {"mode", l.mode},
                       {"epoch", l.epoch},
                       {"memory_key", l.memory_key},
+                      {"releasing", l.releasing},
                       {"chunks", ChunksJson(l.chunks)}});
     }
     out << cli::JsonLine({{"lmrs", std::move(list)}}) << "\n";
     return absl::OkStatus();
   }
-  out << absl::StrFormat("%-20s %-24s %-12s %-6s %-6s %-5s %-8s %-10s %s\n",
-                         "LMR", "NAME", "SIZE", "UID", "GID", "MODE", "EPOCH",
-                         "KEY", "CHUNKS");
+  out << absl::StrFormat(
+      "%-20s %-24s %-12s %-6s %-6s %-5s %-8s %-10s %-6s %s\n", "LMR", "NAME",
+      "SIZE", "UID", "GID", "MODE", "EPOCH", "KEY", "CHUNKS", "STATE");
   for (const genl::LmrInfo& l : *lmrs) {
-    out << absl::StrFormat("%-20u %-24s %-12u %-6u %-6u %04o  %-8u 0x%-8x %u\n",
-                           l.lmr_id, l.name, l.size, l.uid, l.gid, l.mode,
-                           l.epoch, l.memory_key, l.chunks.size());
+    out << absl::StrFormat(
+        "%-20u %-24s %-12u %-6u %-6u %04o  %-8u 0x%-8x %-6u %s\n", l.lmr_id,
+        l.name, l.size, l.uid, l.gid, l.mode, l.epoch, l.memory_key,
+        l.chunks.size(), l.releasing ? "releasing" : "live");
     if (a.Has("chunks")) PrintChunks(out, l.chunks);
   }
   return absl::OkStatus();
@@ -262,12 +265,17 @@ std::vector<cli::Command> LmrCommands() {
                 .flags = {{.name = "id", .value = "N", .help = "the LMR's id"}},
                 .run = LmrFree},
                {.name = "update",
-                .usage = "lmr update --id N [--new-id M] [--epoch E]",
-                .summary = "Change a hosted LMR's id or epoch",
+                .usage = "lmr update --id N [--new-id M] [--epoch E] "
+                         "[--releasing]",
+                .summary = "Change a hosted LMR's id or epoch, or mark it "
+                           "releasing",
                 .flags =
                     {{.name = "id", .value = "N", .help = "the LMR's id"},
                      {.name = "new-id", .value = "M", .help = "its new id"},
-                     {.name = "epoch", .value = "E", .help = "its new epoch"}},
+                     {.name = "epoch", .value = "E", .help = "its new epoch"},
+                     {.name = "releasing",
+                      .help = "the manager freed it (LITE_ATTR_RELEASING; "
+                              "cannot be undone)"}},
                 .run = LmrUpdate},
                {.name = "list",
                 .usage = "lmr list [-o table|json] [--chunks]",
