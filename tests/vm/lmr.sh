@@ -107,6 +107,11 @@ lmr_netlink() {
 	check "debugfs lmr_bytes" counter_is lmr_bytes $((4096 + 67108864 + 100))
 	check "lmr update --new-id 10 --epoch 7" litenl_ok lmr update --id 1 --new-id 10 --epoch 7
 	check "lmr list shows id 10, epoch 7" has '"lmr_id": 10, "name": "small.one", "size": 4096, "uid": 0, "gid": 0, "mode": 416, "epoch": 7' lmr list -o json
+	check "lmr list: live LMRs are not releasing" has '"releasing": false' lmr list -o json
+	check "lmr update --releasing" litenl_ok lmr update --id 10 --releasing
+	check "lmr update --epoch 8 without the flag" litenl_ok lmr update --id 10 --epoch 8
+	check "lmr list: 10 still releasing (sticky: only 10 was marked)" has '"releasing": true' lmr list -o json
+	check "lmr list table: STATE releasing" has ' releasing' lmr list
 	check "lmr update unknown: ENOENT" expect_err ENOENT "no LMR" lmr update --id 1 --epoch 1
 	check "lmr update onto another's id: EEXIST" expect_err EEXIST "another hosted LMR" lmr update --id 10 --new-id 2
 	check "lmr free unknown: ENOENT" expect_err ENOENT "no LMR" lmr free --id 99
