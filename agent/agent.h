@@ -112,6 +112,11 @@ class Agent final : public CallerSource {
   absl::Status Restore(const lite::v1::JoinResponse& join);
   absl::Status ReRegister(const lite::v1::NodeCaller& caller,
                           const lite::v1::Lmr& lmr);
+  // One RestoreGrant call to the manager (a grant lite.ko holds, or, with
+  // `revoking`, one it still drains after a revocation).
+  absl::Status RestoreGrant(const lite::v1::NodeCaller& caller,
+                            const lite::v1::Grant& grant, bool revoking,
+                            lite::v1::RestoreGrantResponse* resp);
   absl::Status RestoreGrants(const lite::v1::NodeCaller& caller,
                              bool manager_recovering);
   SessionEnd RunSession(const lite::v1::JoinResponse& join,

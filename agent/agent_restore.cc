@@ -241,6 +241,19 @@ absl::Status Agent::ReRegister(const lite::v1::NodeCaller& caller,
   }
 }
 
+absl::Status Agent::RestoreGrant(const lite::v1::NodeCaller& caller,
+                                 const lite::v1::Grant& grant, bool revoking,
+                                 lite::v1::RestoreGrantResponse* resp) {
+  lite::v1::RestoreGrantRequest req;
+  *req.mutable_caller() = caller;
+  *req.mutable_grant() = grant;
+  req.set_revoking(revoking);
+  grpc::ClientContext ctx;
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + options_.rpc_timeout));
+  ContextRegistry::Scoped scoped(&contexts_, &ctx);
+  return FromGrpcStatus(stub_->RestoreGrant(&ctx, req, resp));
+}
+
 absl::Status Agent::RestoreGrants(const lite::v1::NodeCaller& caller,
                                   bool manager_recovering) {
   absl::StatusOr<std::vector<lite::v1::Grant>> grants = module_->ListGrants();
@@ -264,16 +277,8 @@ absl::Status Agent::RestoreGrants(const lite::v1::NodeCaller& caller,
   }
   for (const lite::v1::Grant& g : *revoking) {
     if (manager_recovering) {
-      lite::v1::RestoreGrantRequest req;
-      *req.mutable_caller() = caller;
-      *req.mutable_grant() = g;
-      req.set_revoking(true);
-      grpc::ClientContext ctx;
-      ctx.set_deadline(absl::ToChronoTime(absl::Now() + options_.rpc_timeout));
-      ContextRegistry::Scoped scoped(&contexts_, &ctx);
       lite::v1::RestoreGrantResponse resp;
-      const absl::Status s =
-          FromGrpcStatus(stub_->RestoreGrant(&ctx, req, &resp));
+      const absl::Status s = RestoreGrant(caller, g, /*revoking=*/true, &resp);
       if (!s.ok() && absl::IsUnavailable(s)) return s;
       if (!s.ok()) {
         LITE_LOG_WARNING("revoking grant %#x not restored: %s", g.grant_id(),
@@ -289,15 +294,8 @@ absl::Status Agent::RestoreGrants(const lite::v1::NodeCaller& caller,
                     "the manager's recovery window is over"));
       continue;
     }
-    lite::v1::RestoreGrantRequest req;
-    *req.mutable_caller() = caller;
-    *req.mutable_grant() = g;
-    grpc::ClientContext ctx;
-    ctx.set_deadline(absl::ToChronoTime(absl::Now() + options_.rpc_timeout));
-    ContextRegistry::Scoped scoped(&contexts_, &ctx);
     lite::v1::RestoreGrantResponse resp;
-    const absl::Status s =
-        FromGrpcStatus(stub_->RestoreGrant(&ctx, req, &resp));
+    const absl::Status s = RestoreGrant(caller, g, /*revoking=*/false, &resp);
     switch (s.code()) {
       case absl::StatusCode::kOk:
         if (resp.revoked()) {
