@@ -244,12 +244,28 @@ probe_after() {
 	echo "$job"
 }
 
+set_param() {  # NAME VALUE: a writable lite.ko parameter
+	local got=
+	echo "$2" > "/sys/module/lite/parameters/$1" 2> /dev/null || true
+	read -r got < "/sys/module/lite/parameters/$1" || true
+	check "lite.ko's $1 is $2 (got '$got')" test "$got" = "$2"
+}
+
 host_main() {
 	local n1 n2 n3 chunks start out1 out2 rc sum1 sum2 job
 	NODES=$VM_GUESTS
 	# shellcheck source=tools/vm/litecluster.sh
 	source "$VM_REPO/tools/vm/litecluster.sh"
 	echo "== cluster: litemgr on the host, liteagent --module=netlink on 3 guests"
+	# lite.ko's peer_timeout_ms 5000 here, not the 1000 default (set before
+	# the peers connect: the RC timers are read then). Serving the 64 MiB
+	# READ below, a TCG guest's rxe can keep its only vCPU in softirq for
+	# over a second: a full test run saw node2's QP give up on node3 after
+	# 1 s and, node3's agent starved of heartbeats for 5 s as well, the
+	# manager fail node3 mid-suite. Fast failure is peer_failure.sh's
+	# subject, with the default.
+	guests "1 set_param peer_timeout_ms 5000" "2 set_param peer_timeout_ms 5000" \
+		"3 set_param peer_timeout_ms 5000"
 	# shellcheck disable=SC2119  # litecluster.sh's default lease is meant
 	lc_start
 	n1=$(lc_node_id 1) n2=$(lc_node_id 2) n3=$(lc_node_id 3)
