@@ -614,15 +614,8 @@ absl::Status ManagerState::Heartbeat(const SessionBinding& binding,
         binding.node_id, " incarnation ", binding.incarnation));
   }
   Locked lock(this);
-  LITE_RETURN_IF_ERROR(CheckRunningLocked());
-  auto it = live_.find(binding.node_id);
-  if (it == live_.end() ||
-      it->second.member.incarnation() != binding.incarnation) {
-    return StaleIncarnationError(
-        *store_->GetNode(binding.node_id), binding.incarnation,
-        it == live_.end() ? 0 : it->second.member.incarnation());
-  }
-  Live& live = it->second;
+  LITE_RETURN_IF_ERROR(CheckBindingLocked(binding));
+  Live& live = live_.at(binding.node_id);
   const absl::Time now = clock_->Now();
   RenewLeaseLocked(live, now);
   ++counters_.heartbeats;
