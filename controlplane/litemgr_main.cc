@@ -23,6 +23,7 @@
 #include "controlplane/lease_timer.h"
 #include "controlplane/manager_state.h"
 #include "controlplane/memory_store.h"
+#include "controlplane/operator_service.h"
 #include "controlplane/pair_secrets.h"
 #include "controlplane/service.h"
 
@@ -153,6 +154,7 @@ int Main() {
   RealClock clock;
   ManagerState state(options, &clock, std::make_unique<MemoryStore>());
   ClusterManagerService service(&state);
+  ClusterOperatorService operator_service(&state);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
@@ -160,6 +162,7 @@ int Main() {
   builder.AddListeningPort(absl::GetFlag(FLAGS_listen),
                            grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(&service);
+  builder.RegisterService(&operator_service);
   // Agents may keep their connection alive with pings; do not punish them.
   builder.AddChannelArgument(
       GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
@@ -171,6 +174,8 @@ int Main() {
   }
   server->GetHealthCheckService()->SetServingStatus(
       lite::v1::ClusterManager::service_full_name(), true);
+  server->GetHealthCheckService()->SetServingStatus(
+      lite::v1::ClusterOperator::service_full_name(), true);
   LeaseTimer timer(&state);
 
   const std::string port_file = absl::GetFlag(FLAGS_port_file);

@@ -1,8 +1,9 @@
-// lite.v1.ClusterManager over gRPC: a thin layer that moves messages between
-// the network and ManagerState. Uses gRPC's callback API so that thousands of
-// sessions cost no thread each. Session and Watch are raw (ByteBuffer)
-// methods so that each event is serialized once for all sessions, and Join is
-// raw so that its member list is copied pre-encoded.
+// lite.v1.ClusterManager (the nodes' service) over gRPC: a thin layer that
+// moves messages between the network and ManagerState. Uses gRPC's callback
+// API so that thousands of sessions cost no thread each. Session is a raw
+// (ByteBuffer) method so that each event is serialized once for all
+// sessions, and Join is raw so that its member list is copied pre-encoded.
+// The operators' service is operator_service.h.
 #ifndef LITE_CONTROLPLANE_SERVICE_H_
 #define LITE_CONTROLPLANE_SERVICE_H_
 
@@ -16,20 +17,13 @@ namespace lite::controlplane {
 
 namespace internal {
 using CM = lite::v1::ClusterManager;
-// Every method on the callback API; Join, Session and Watch raw.
+// Every method on the callback API; Join and Session raw.
 using ClusterManagerBase =
     CM::WithRawCallbackMethod_Join<CM::WithRawCallbackMethod_Session<
         CM::WithCallbackMethod_Leave<CM::WithCallbackMethod_RegisterLmr<
             CM::WithCallbackMethod_AllocLmr<CM::WithCallbackMethod_MapLmr<
                 CM::WithCallbackMethod_UnmapLmr<CM::WithCallbackMethod_FreeLmr<
-                    CM::WithCallbackMethod_RestoreGrant<
-                        CM::WithCallbackMethod_ListNodes<
-                            CM::WithCallbackMethod_ListLmrs<
-                                CM::WithCallbackMethod_ListGrants<
-                                    CM::WithCallbackMethod_DrainNode<
-                                        CM::WithCallbackMethod_EvictNode<
-                                            CM::WithRawCallbackMethod_Watch<
-                                                CM::Service>>>>>>>>>>>>>>>;
+                    CM::WithCallbackMethod_RestoreGrant<CM::Service>>>>>>>>>;
 }  // namespace internal
 
 class ClusterManagerService final : public internal::ClusterManagerBase {
@@ -68,29 +62,6 @@ class ClusterManagerService final : public internal::ClusterManagerBase {
       grpc::CallbackServerContext* context,
       const lite::v1::RestoreGrantRequest* request,
       lite::v1::RestoreGrantResponse* response) override;
-  grpc::ServerUnaryReactor* ListNodes(
-      grpc::CallbackServerContext* context,
-      const lite::v1::ListNodesRequest* request,
-      lite::v1::ListNodesResponse* response) override;
-  grpc::ServerUnaryReactor* ListLmrs(
-      grpc::CallbackServerContext* context,
-      const lite::v1::ListLmrsRequest* request,
-      lite::v1::ListLmrsResponse* response) override;
-  grpc::ServerUnaryReactor* ListGrants(
-      grpc::CallbackServerContext* context,
-      const lite::v1::ListGrantsRequest* request,
-      lite::v1::ListGrantsResponse* response) override;
-  grpc::ServerUnaryReactor* DrainNode(
-      grpc::CallbackServerContext* context,
-      const lite::v1::DrainNodeRequest* request,
-      lite::v1::DrainNodeResponse* response) override;
-  grpc::ServerUnaryReactor* EvictNode(
-      grpc::CallbackServerContext* context,
-      const lite::v1::EvictNodeRequest* request,
-      lite::v1::EvictNodeResponse* response) override;
-  grpc::ServerWriteReactor<grpc::ByteBuffer>* Watch(
-      grpc::CallbackServerContext* context,
-      const grpc::ByteBuffer* request) override;
 
  private:
   ManagerState* const state_;

@@ -16,6 +16,7 @@
 #include "controlplane/clock.h"
 #include "controlplane/lease_timer.h"
 #include "controlplane/memory_store.h"
+#include "controlplane/operator_service.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "lite/v1/manager.grpc.pb.h"
 
@@ -38,11 +39,13 @@ class ServiceTest : public ::testing::Test {
     state_ = std::make_unique<ManagerState>(options, &clock_,
                                             std::make_unique<MemoryStore>());
     service_ = std::make_unique<ClusterManagerService>(state_.get());
+    operator_service_ = std::make_unique<ClusterOperatorService>(state_.get());
     grpc::EnableDefaultHealthCheckService(true);
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
                              &port_);
     builder.RegisterService(service_.get());
+    builder.RegisterService(operator_service_.get());
     server_ = builder.BuildAndStart();
     ASSERT_NE(server_, nullptr);
     server_->GetHealthCheckService()->SetServingStatus(
@@ -51,6 +54,7 @@ class ServiceTest : public ::testing::Test {
     channel_ = grpc::CreateChannel(absl::StrCat("127.0.0.1:", port_),
                                    grpc::InsecureChannelCredentials());
     stub_ = lite::v1::ClusterManager::NewStub(channel_);
+    operator_stub_ = lite::v1::ClusterOperator::NewStub(channel_);
   }
 
   void TearDown() override {
@@ -92,11 +96,13 @@ class ServiceTest : public ::testing::Test {
   RealClock clock_;
   std::unique_ptr<ManagerState> state_;
   std::unique_ptr<ClusterManagerService> service_;
+  std::unique_ptr<ClusterOperatorService> operator_service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<LeaseTimer> timer_;
   int port_ = 0;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<lite::v1::ClusterManager::Stub> stub_;
+  std::unique_ptr<lite::v1::ClusterOperator::Stub> operator_stub_;
 };
 
 TEST_F(ServiceTest, SessionAcksHeartbeatsAndDeliversEvents) {
@@ -181,7 +187,7 @@ TEST_F(ServiceTest, StreamErrorsCarryExactCodes) {
   // None of these touched the real node.
   lite::v1::ListNodesResponse nodes;
   grpc::ClientContext list_context;
-  ASSERT_TRUE(stub_->ListNodes(&list_context, {}, &nodes).ok());
+  ASSERT_TRUE(operator_stub_->ListNodes(&list_context, {}, &nodes).ok());
   EXPECT_EQ(nodes.nodes(0).state(), lite::v1::NODE_STATE_ALIVE);
 }
 
@@ -258,7 +264,7 @@ TEST_F(ServiceTest, ClientCancellingItsSessionFailsTheNode) {
   const lite::v1::JoinResponse a = Join("alpha", 1);
   const lite::v1::JoinResponse b = Join("beta", 2);
   grpc::ClientContext watch_context;
-  auto watch = stub_->Watch(&watch_context, lite::v1::WatchRequest());
+  auto watch = operator_stub_->Watch(&watch_context, lite::v1::WatchRequest());
   watch->WaitForInitialMetadata();
   auto* context = new grpc::ClientContext;
   auto stream = stub_->Session(context);

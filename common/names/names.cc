@@ -11,6 +11,7 @@ const size_t kMaxLmrNameLength = LITE_NAME_MAX;
 const size_t kMaxNodeNameLength = LITE_NODE_NAME_MAX;
 const uint64_t kMaxLmrSizeBytes = LITE_LMR_SIZE_MAX;
 const int kMaxLmrChunks = LITE_CHUNKS_MAX;
+const int kMaxSupplementaryGroups = LITE_GROUPS_MAX;
 
 namespace {
 

@@ -132,7 +132,7 @@ class Ticker {
 // Records when each node's MemberFailed arrives on a Watch stream.
 class FailureWatch {
  public:
-  explicit FailureWatch(lite::v1::ClusterManager::Stub* stub) {
+  explicit FailureWatch(lite::v1::ClusterOperator::Stub* stub) {
     reader_ = stub->Watch(&context_, lite::v1::WatchRequest());
     reader_->WaitForInitialMetadata();
     thread_ = std::thread([this] { Run(); });
@@ -497,7 +497,9 @@ int Main(const char* argv0) {
   int failures = absl::GetFlag(FLAGS_failures);
   if (failures <= 0) failures = std::min(100, std::max(10, nodes / 10));
   failures = std::min(failures, nodes - 1);
-  FailureWatch watch(stubs[0].get());
+  std::unique_ptr<lite::v1::ClusterOperator::Stub> operator_stub =
+      lite::v1::ClusterOperator::NewStub(channels[0]);
+  FailureWatch watch(operator_stub.get());
   std::vector<SimAgent*> victims;
   for (int i = 0; i < failures; ++i) {
     // Spread over the population, never agent 0 (it holds LMR 0).

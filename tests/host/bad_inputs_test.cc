@@ -80,14 +80,24 @@ class BadInputsTest : public ::testing::Test {
     return c;
   }
 
-  template <typename Req, typename Resp>
-  grpc::Status Call(grpc::Status (lite::v1::ClusterManager::Stub::*method)(
-                        grpc::ClientContext*, const Req&, Resp*),
+  lite::v1::ClusterOperator::Stub* ops() { return cluster_.operator_stub(); }
+  lite::v1::ClusterManager::Stub* StubFor(lite::v1::ClusterManager::Stub*) {
+    return mgr();
+  }
+  lite::v1::ClusterOperator::Stub* StubFor(lite::v1::ClusterOperator::Stub*) {
+    return ops();
+  }
+
+  // One unary call on the node service or the operator service, by method.
+  template <typename Stub, typename Req, typename Resp>
+  grpc::Status Call(grpc::Status (Stub::*method)(grpc::ClientContext*,
+                                                 const Req&, Resp*),
                     const Req& req, Resp* resp = nullptr) {
     grpc::ClientContext ctx;
     ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
     Resp local;
-    return (mgr()->*method)(&ctx, req, resp != nullptr ? resp : &local);
+    Stub* stub = StubFor(static_cast<Stub*>(nullptr));
+    return (stub->*method)(&ctx, req, resp != nullptr ? resp : &local);
   }
 
   // Opens a Session, sends `first`, and returns how the manager ended it.
@@ -170,6 +180,7 @@ class BadInputsTest : public ::testing::Test {
 
 TEST_F(BadInputsTest, EachBadInputGetsItsExactCode) {
   using S = lite::v1::ClusterManager::Stub;
+  using O = lite::v1::ClusterOperator::Stub;
   std::vector<Case> cases;
   auto add = [&](std::string what, std::function<grpc::Status()> call,
                  StatusCode want) {
@@ -497,7 +508,7 @@ TEST_F(BadInputsTest, EachBadInputGetsItsExactCode) {
       [&] {
         lite::v1::DrainNodeRequest r;
         r.set_node_name("n2");
-        return Call(&S::DrainNode, r);
+        return Call(&O::DrainNode, r);
       },
       StatusCode::OK);
   add(
@@ -511,7 +522,7 @@ TEST_F(BadInputsTest, EachBadInputGetsItsExactCode) {
       [&] {
         lite::v1::ListNodesRequest r;
         r.set_page_size(-1);
-        return Call(&S::ListNodes, r);
+        return Call(&O::ListNodes, r);
       },
       StatusCode::INVALID_ARGUMENT);
   add(
@@ -519,7 +530,7 @@ TEST_F(BadInputsTest, EachBadInputGetsItsExactCode) {
       [&] {
         lite::v1::ListNodesRequest r;
         r.set_page_size(10001);
-        return Call(&S::ListNodes, r);
+        return Call(&O::ListNodes, r);
       },
       StatusCode::INVALID_ARGUMENT);
   add(
@@ -527,12 +538,12 @@ TEST_F(BadInputsTest, EachBadInputGetsItsExactCode) {
       [&] {
         lite::v1::ListLmrsRequest r;
         r.set_page_token("not-a-token");
-        return Call(&S::ListLmrs, r);
+        return Call(&O::ListLmrs, r);
       },
       StatusCode::INVALID_ARGUMENT);
   add(
       "DrainNode: neither id nor name",
-      [&] { return Call(&S::DrainNode, lite::v1::DrainNodeRequest()); },
+      [&] { return Call(&O::DrainNode, lite::v1::DrainNodeRequest()); },
       StatusCode::INVALID_ARGUMENT);
   add(
       "DrainNode: both id and name",
@@ -540,7 +551,7 @@ TEST_F(BadInputsTest, EachBadInputGetsItsExactCode) {
         lite::v1::DrainNodeRequest r;
         r.set_node_id(n1_.node_id());
         r.set_node_name("n1");
-        return Call(&S::DrainNode, r);
+        return Call(&O::DrainNode, r);
       },
       StatusCode::INVALID_ARGUMENT);
   add(
@@ -548,7 +559,7 @@ TEST_F(BadInputsTest, EachBadInputGetsItsExactCode) {
       [&] {
         lite::v1::DrainNodeRequest r;
         r.set_node_name("ghost");
-        return Call(&S::DrainNode, r);
+        return Call(&O::DrainNode, r);
       },
       StatusCode::NOT_FOUND);
   add(
@@ -557,7 +568,7 @@ TEST_F(BadInputsTest, EachBadInputGetsItsExactCode) {
         lite::v1::EvictNodeRequest r;
         r.set_node_name("n2");
         r.set_reason(std::string(257, 'r'));
-        return Call(&S::EvictNode, r);
+        return Call(&O::EvictNode, r);
       },
       StatusCode::INVALID_ARGUMENT);
   add(
@@ -565,7 +576,7 @@ TEST_F(BadInputsTest, EachBadInputGetsItsExactCode) {
       [&] {
         lite::v1::EvictNodeRequest r;
         r.set_node_name("gone");
-        return Call(&S::EvictNode, r);
+        return Call(&O::EvictNode, r);
       },
       StatusCode::FAILED_PRECONDITION);
   add(
@@ -573,7 +584,7 @@ TEST_F(BadInputsTest, EachBadInputGetsItsExactCode) {
       [&] {
         lite::v1::EvictNodeRequest r;
         r.set_node_id(999);
-        return Call(&S::EvictNode, r);
+        return Call(&O::EvictNode, r);
       },
       StatusCode::NOT_FOUND);
 

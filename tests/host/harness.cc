@@ -231,6 +231,7 @@ absl::Status Cluster::StartManager(const ManagerConfig& config, int port) {
   if (!bound.ok()) return bound.status();
   manager_port_ = *bound;
   manager_stub_ = Dial<lite::v1::ClusterManager>(manager_port_);
+  operator_stub_ = Dial<lite::v1::ClusterOperator>(manager_port_);
   return absl::OkStatus();
 }
 
@@ -346,7 +347,7 @@ absl::StatusOr<std::vector<lite::v1::Member>> Cluster::Nodes() {
   grpc::ClientContext ctx;
   Arm(&ctx);
   lite::v1::ListNodesResponse resp;
-  grpc::Status s = manager_stub_->ListNodes(&ctx, {}, &resp);
+  grpc::Status s = operator_stub_->ListNodes(&ctx, {}, &resp);
   if (!s.ok()) return FromGrpcStatus(s);
   if (!resp.next_page_token().empty()) {
     return absl::InternalError("more than one page of nodes");
@@ -359,7 +360,7 @@ absl::StatusOr<std::vector<lite::v1::Lmr>> Cluster::Lmrs() {
   grpc::ClientContext ctx;
   Arm(&ctx);
   lite::v1::ListLmrsResponse resp;
-  grpc::Status s = manager_stub_->ListLmrs(&ctx, {}, &resp);
+  grpc::Status s = operator_stub_->ListLmrs(&ctx, {}, &resp);
   if (!s.ok()) return FromGrpcStatus(s);
   return std::vector<lite::v1::Lmr>(resp.lmrs().begin(), resp.lmrs().end());
 }
@@ -368,7 +369,7 @@ absl::StatusOr<std::vector<lite::v1::Grant>> Cluster::Grants() {
   grpc::ClientContext ctx;
   Arm(&ctx);
   lite::v1::ListGrantsResponse resp;
-  grpc::Status s = manager_stub_->ListGrants(&ctx, {}, &resp);
+  grpc::Status s = operator_stub_->ListGrants(&ctx, {}, &resp);
   if (!s.ok()) return FromGrpcStatus(s);
   return std::vector<lite::v1::Grant>(resp.grants().begin(),
                                       resp.grants().end());

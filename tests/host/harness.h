@@ -115,6 +115,9 @@ class Cluster {
   // Forgets the manager process (after it was killed and reaped).
   void DropManager() { manager_.reset(); }
   lite::v1::ClusterManager::Stub* manager_stub() { return manager_stub_.get(); }
+  lite::v1::ClusterOperator::Stub* operator_stub() {
+    return operator_stub_.get();
+  }
 
   // Starts (or restarts, after the old one died) agent `name` with RDMA
   // address 127.0.0.1:(17000 + index).
@@ -168,6 +171,7 @@ class Cluster {
   int manager_port_ = 0;
   int manager_starts_ = 0;
   std::unique_ptr<lite::v1::ClusterManager::Stub> manager_stub_;
+  std::unique_ptr<lite::v1::ClusterOperator::Stub> operator_stub_;
   std::map<std::string, AgentProc> agents_;
   std::unique_ptr<Process> watch_;
   int ctl_runs_ = 0;

@@ -162,7 +162,7 @@ TEST_F(MembershipTest, EveryAgentAppliesTheSameEventsInTheManagersOrder) {
         grpc::ClientContext ctx;
         ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(2)));
         lite::v1::ListNodesResponse nodes;
-        if (!cluster_.manager_stub()->ListNodes(&ctx, {}, &nodes).ok()) {
+        if (!cluster_.operator_stub()->ListNodes(&ctx, {}, &nodes).ok()) {
           return false;
         }
         last = nodes.event_sequence();

@@ -1,4 +1,4 @@
-// litectl end to end, in-process, against a canned ClusterManager and
+// litectl end to end, in-process, against a canned ClusterOperator and
 // NodeAgent: output formats, paging, the one-line error contract, exit
 // codes, and the --manager / $LITE_MANAGER precedence.
 #include <gmock/gmock.h>
@@ -33,7 +33,7 @@ lite::v1::Member Node(uint32_t id, std::string name) {
   return m;
 }
 
-class CannedManager final : public lite::v1::ClusterManager::Service {
+class CannedManager final : public lite::v1::ClusterOperator::Service {
  public:
   grpc::Status ListNodes(grpc::ServerContext*,
                          const lite::v1::ListNodesRequest* req,

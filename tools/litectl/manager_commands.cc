@@ -1,5 +1,5 @@
 // litectl subcommands that talk to the cluster manager
-// (lite.v1.ClusterManager).
+// (lite.v1.ClusterOperator).
 #include <functional>
 #include <limits>
 #include <map>
@@ -21,13 +21,13 @@
 namespace lite::litectl {
 namespace {
 
-using lite::v1::ClusterManager;
+using lite::v1::ClusterOperator;
 
 // A listing that never ends (a manager bug) must not hang litectl.
 constexpr int kMaxPages = 100000;
 
-std::unique_ptr<ClusterManager::Stub> ManagerStub(const Context& ctx) {
-  return ClusterManager::NewStub(ctx.Dial(ctx.manager));
+std::unique_ptr<ClusterOperator::Stub> ManagerStub(const Context& ctx) {
+  return ClusterOperator::NewStub(ctx.Dial(ctx.manager));
 }
 
 // Reads every page of a listing into `all`. `call` makes one call for the
@@ -57,7 +57,7 @@ absl::Status ReadAllPages(
 }
 
 absl::StatusOr<lite::v1::ListNodesResponse> AllNodes(
-    const Context& ctx, ClusterManager::Stub* stub) {
+    const Context& ctx, ClusterOperator::Stub* stub) {
   lite::v1::ListNodesResponse all;
   absl::Status s =
       ReadAllPages<lite::v1::ListNodesRequest, lite::v1::ListNodesResponse>(
@@ -126,7 +126,7 @@ absl::Status NodeSelector(const cli::Args& args, uint32_t* id,
 // A node given to a filter flag (--home, --holder): all digits is an id,
 // anything else a name the manager knows (looked up in ListNodes).
 absl::StatusOr<uint32_t> ResolveNode(const Context& ctx,
-                                     ClusterManager::Stub* stub,
+                                     ClusterOperator::Stub* stub,
                                      absl::string_view flag,
                                      const std::string& text) {
   LITE_ASSIGN_OR_RETURN(cli::NodeRef node, cli::ParseNode(flag, text));

@@ -834,6 +834,12 @@ enum lite_genl_attr {
 	LITE_ATTR_QUARANTINE,		/* flag (LMR_FREE only) */
 	LITE_ATTR_KEY_MODE,		/* u32: enum lite_key_mode (NODE_GET reply only) */
 	LITE_ATTR_RELEASING,		/* flag (LMR_UPDATE, LMR_GET dump) */
+	/*
+	 * binary: the caller's supplementary groups as u32s in host order,
+	 * at most LITE_GROUPS_MAX (upcalls that carry LITE_ATTR_UID/GID)
+	 */
+	LITE_ATTR_GROUPS,
+	LITE_ATTR_GROUPS_TRUNCATED,	/* flag: the caller had more groups */
 
 	__LITE_ATTR_MAX,
 	LITE_ATTR_MAX = __LITE_ATTR_MAX - 1
@@ -860,6 +866,14 @@ enum lite_chunk_attr {
  */
 #define LITE_CHUNKS_MAX		4096
 #define LITE_CHUNKS_PER_NEST	2048
+
+/*
+ * Most supplementary groups an upcall carries for its caller. A caller with
+ * more sends the first LITE_GROUPS_MAX and LITE_ATTR_GROUPS_TRUNCATED; the
+ * manager then never grants by the "other" class to a caller it cannot place
+ * in the LMR's group (the group class might have allowed less).
+ */
+#define LITE_GROUPS_MAX		256
 
 /*
  * How peers reach hosted LMR memory (the key_mode module parameter).
