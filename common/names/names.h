@@ -19,10 +19,10 @@ namespace lite::names {
 
 // lite.ko's limits. Constant-initialized: safe to read from any static
 // initializer (flag defaults).
-extern const size_t kMaxLmrNameLength;   // LITE_NAME_MAX: 128
-extern const size_t kMaxNodeNameLength;  // LITE_NODE_NAME_MAX: 64
-extern const uint64_t kMaxLmrSizeBytes;  // LITE_LMR_SIZE_MAX: 64 GiB
-extern const int kMaxLmrChunks;          // LITE_CHUNKS_MAX: 4096
+extern const size_t kMaxLmrNameLength;     // LITE_NAME_MAX: 128
+extern const size_t kMaxNodeNameLength;    // LITE_NODE_NAME_MAX: 64
+extern const uint64_t kMaxLmrSizeBytes;    // LITE_LMR_SIZE_MAX: 64 GiB
+extern const int kMaxLmrChunks;            // LITE_CHUNKS_MAX: 4096
 extern const int kMaxSupplementaryGroups;  // LITE_GROUPS_MAX: 256
 
 // 1..kMaxLmrNameLength characters from [A-Za-z0-9._:/-], the first a letter
