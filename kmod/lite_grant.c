@@ -10,6 +10,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cred.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
@@ -35,6 +36,9 @@ static void lite_grant_release(struct kref *ref)
 	/* Counted against its user until it is really gone (parked too). */
 	if (grant->user)
 		lite_user_uncharge_grant(grant->user);
+	/* Any context: the last put kvfree()s, which defers a vfree. */
+	if (grant->groups)
+		put_group_info(grant->groups);
 	kvfree_rcu(grant, rcu);
 }
 

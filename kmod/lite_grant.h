@@ -68,6 +68,7 @@ struct lite_grant {
 	struct rcu_head rcu;
 	struct lite_lmr *hosted;	/* the LMR when hosted here, with a ref */
 	u32 uid, gid, pid;		/* who mapped it */
+	struct group_info *groups;	/* its supplementary groups, or NULL */
 	struct lite_user *user;		/* its per-user charge until freed, or NULL */
 	u64 incarnation;		/* the holder's (this node's) */
 	s64 granted_at_ms;

@@ -73,6 +73,7 @@ struct lite_upcall {
 	u32 kind;			/* enum lite_upcall_kind */
 	u32 portid;			/* the agent it went to */
 	u32 uid, gid, pid;
+	struct group_info *groups;	/* the caller's supplementary groups */
 	struct lite_user *user;		/* @uid's accounting, with a reference */
 	/*
 	 * MAP: the grant reserved for the answer (a charge of @user), until
@@ -121,6 +122,7 @@ static void lite_upcall_release(struct kref *ref)
 		lite_user_uncharge_grant(up->grant_charge);
 	mem_cgroup_put(up->memcg);
 	lite_user_put(up->user);
+	put_group_info(up->groups);
 	kfree(up);
 }
 
@@ -148,6 +150,8 @@ static struct lite_upcall *lite_upcall_new(u32 kind)
 		kfree(up);
 		return NULL;
 	}
+	/* A reference, not a copy: the cred's own list, shared. */
+	up->groups = get_current_groups();
 	return up;
 }
 
@@ -236,6 +240,33 @@ void lite_upcalls_agent_gone(u32 portid)
 static bool lite_upcall_withdraw(struct lite_upcall *up);
 
 /*
+ * LITE_ATTR_GROUPS (the first LITE_GROUPS_MAX of @gi, in the initial user
+ * namespace like the uid and gid) and LITE_ATTR_GROUPS_TRUNCATED if there
+ * were more: the manager's group class looks at them (uapi/lite.h). Written
+ * in place in the message, no copy.
+ */
+static int lite_upcall_put_groups(struct sk_buff *msg,
+				  const struct group_info *gi)
+{
+	int ngroups = gi ? gi->ngroups : 0;
+	int n = min_t(int, ngroups, LITE_GROUPS_MAX);
+	struct nlattr *attr;
+	u32 *out;
+	int i;
+
+	attr = nla_reserve(msg, LITE_ATTR_GROUPS, n * sizeof(u32));
+	if (!attr)
+		return -EMSGSIZE;
+	out = nla_data(attr);
+	for (i = 0; i < n; i++)
+		out[i] = from_kgid_munged(&init_user_ns, gi->gid[i]);
+	if (ngroups > LITE_GROUPS_MAX &&
+	    nla_put_flag(msg, LITE_ATTR_GROUPS_TRUNCATED))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/*
  * A new upcall message for @up: puts it on the list (giving it its id and
  * the agent's port) and starts the message with the common attributes.
  */
@@ -280,7 +311,8 @@ static struct sk_buff *lite_upcall_start(struct lite_upcall *up, void **hdr)
 	    nla_put_u32(msg, LITE_ATTR_UPCALL_KIND, up->kind) ||
 	    nla_put_u32(msg, LITE_ATTR_UID, up->uid) ||
 	    nla_put_u32(msg, LITE_ATTR_GID, up->gid) ||
-	    nla_put_u32(msg, LITE_ATTR_PID, up->pid)) {
+	    nla_put_u32(msg, LITE_ATTR_PID, up->pid) ||
+	    lite_upcall_put_groups(msg, up->groups)) {
 		/* Off the pending list too, or it would stay there for good. */
 		lite_upcall_withdraw(up);
 		nlmsg_free(msg);
@@ -544,6 +576,7 @@ void lite_upcall_unmap(const struct lite_grant *grant)
 	    nla_put_u32(msg, LITE_ATTR_UID, grant->uid) ||
 	    nla_put_u32(msg, LITE_ATTR_GID, grant->gid) ||
 	    nla_put_u32(msg, LITE_ATTR_PID, grant->pid) ||
+	    lite_upcall_put_groups(msg, grant->groups) ||
 	    nla_put_u64_64bit(msg, LITE_ATTR_GRANT_ID, grant->grant_id,
 			      LITE_ATTR_PAD))
 		goto drop;
@@ -630,6 +663,7 @@ static int lite_upcall_complete_map(struct genl_info *info,
 	g->uid = up->uid;
 	g->gid = up->gid;
 	g->pid = up->pid;
+	g->groups = get_group_info(up->groups);
 	/*
 	 * Memory hosted here stays until operations on it are done. The home
 	 * checks the answer against the LMR itself rather than trust the

@@ -435,9 +435,12 @@ struct lite_atomic {
  * otherwise), and so do the dumps of LMRs and grants (LMR_GET, GRANT_GET:
  * memory keys, chunk addresses, other users' ids), whatever peer_auth
  * says. NODE_GET and PEER_GET are open to any user and leave out
- * what is not theirs to see (the agent's netlink port); nothing returns a
- * pair secret. While an agent is attached (LITE_CMD_AGENT_ATTACH), only the
- * agent's own socket may change state: others get EBUSY. The agent stays
+ * what is not theirs to see (the agent's netlink port); neither carries a
+ * memory key, a chunk address or a grant, and nothing returns a pair
+ * secret. Upcalls and events go only to the attached agent and to members
+ * of the events group, both CAP_NET_ADMIN. While an agent is attached
+ * (LITE_CMD_AGENT_ATTACH), only the agent's own socket may change state:
+ * others get EBUSY. The agent stays
  * attached until it detaches or its netlink socket is closed (also when the
  * process dies). Peers and their connections outlive the agent: the data
  * path never waits on the control plane.
@@ -683,7 +686,8 @@ enum lite_genl_cmd {
 	LITE_CMD_LMR_UPDATE,
 
 	/*
-	 * LITE_CMD_LMR_GET (CAP_NET_ADMIN),
+	 * LITE_CMD_LMR_GET (CAP_NET_ADMIN: EPERM for any other caller, since
+	 * it returns memory keys and chunk addresses),
 	 * dump only: one message per hosted LMR
 	 * in lmr id order: LITE_ATTR_LMR_ID, LITE_ATTR_NAME, LITE_ATTR_SIZE,
 	 * LITE_ATTR_UID, LITE_ATTR_GID, LITE_ATTR_MODE, LITE_ATTR_EPOCH (0
@@ -702,7 +706,10 @@ enum lite_genl_cmd {
 	 * never 0, unique among pending upcalls), LITE_ATTR_UPCALL_KIND,
 	 * LITE_ATTR_UID, LITE_ATTR_GID, LITE_ATTR_PID (taken from the calling
 	 * task: effective ids in the initial user namespace, pid in the initial
-	 * pid namespace), and per kind:
+	 * pid namespace), LITE_ATTR_GROUPS (its supplementary groups, mapped
+	 * like the gid; empty when it has none) and LITE_ATTR_GROUPS_TRUNCATED
+	 * when it had more than LITE_GROUPS_MAX (UNMAP: the requester's, as
+	 * they were at its MAP), and per kind:
 	 *   ALLOC  LITE_ATTR_NAME, LITE_ATTR_SIZE, LITE_ATTR_MODE,
 	 *          LITE_ATTR_NODE_ID (the home node; 0 = this node)
 	 *   MAP    LITE_ATTR_NAME, LITE_ATTR_ACCESS
@@ -721,7 +728,8 @@ enum lite_genl_cmd {
 	 *   MAP    the grant: LITE_ATTR_GRANT_ID, LITE_ATTR_LMR_ID,
 	 *          LITE_ATTR_NAME, LITE_ATTR_NODE_ID (home), LITE_ATTR_ACCESS,
 	 *          LITE_ATTR_EPOCH, LITE_ATTR_SIZE, LITE_ATTR_MEMORY_KEY,
-	 *          LITE_ATTR_CHUNKS (lengths adding up to the size),
+	 *          LITE_ATTR_CHUNKS (lengths adding up to the size, no
+	 *          address + length wrapping around),
 	 *          LITE_ATTR_INCARNATION (the holder's, this node's) and
 	 *          LITE_ATTR_GRANTED_AT_MS; lite.ko puts it behind a new handle.
 	 * Errors: EPERM, EINVAL; EBUSY not the attached agent; ENOENT no such
@@ -763,7 +771,8 @@ enum lite_genl_cmd {
 	LITE_CMD_GRANT_REVOKE,
 
 	/*
-	 * LITE_CMD_GRANT_GET (CAP_NET_ADMIN),
+	 * LITE_CMD_GRANT_GET (CAP_NET_ADMIN: EPERM for any other caller, since
+	 * a grant holds its home's memory key and chunk addresses),
 	 * dump only: every grant on this node, in grant id order: those an
 	 * application holds (revoked or not) and those unmapped while
 	 * operations were in flight (parked: revoked, still draining; gone
@@ -880,7 +889,9 @@ enum lite_chunk_attr {
  * GLOBAL: one DMA memory region per RDMA device covers all of the node's
  * memory; every LMR's LITE_ATTR_MEMORY_KEY is its rkey. LMR: every hosted
  * LMR is its own fast-registered memory region with its own rkey, which is
- * invalidated before its pages are freed, so the NIC refuses a stale grant.
+ * invalidated before its pages are freed, so the NIC refuses a stale grant,
+ * and which reaches only that LMR's pages, so the NIC also refuses a grant
+ * whose key and addresses do not belong together. LMR is the default.
  */
 enum lite_key_mode {
 	LITE_KEY_MODE_GLOBAL = 1,
