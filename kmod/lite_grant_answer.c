@@ -39,7 +39,10 @@ static int lite_nl_get_home(struct genl_info *info, u32 *out)
 	return 0;
 }
 
-/* The chunks of a MAP answer: 1..LITE_CHUNKS_MAX, lengths adding up to size. */
+/*
+ * The chunks of a MAP answer: 1..LITE_CHUNKS_MAX, lengths adding up to size,
+ * none wrapping around.
+ */
 static int lite_nl_grant_chunks(struct genl_info *info, struct lite_grant *g,
 				u32 nr)
 {
@@ -69,6 +72,16 @@ static int lite_nl_grant_chunks(struct genl_info *info, struct lite_grant *g,
 		if (!c->length || c->length > g->size - offset) {
 			NL_SET_ERR_MSG_ATTR(info->extack, chunk,
 					    "LITE_ATTR_CHUNK: length 0, or the lengths add up to more than LITE_ATTR_SIZE");
+			return -EINVAL;
+		}
+		/*
+		 * No range that wraps around the address space: whatever the
+		 * key mode, no home registered one, and a work request's
+		 * address past the wrap would reach the bottom of memory.
+		 */
+		if (c->addr + c->length < c->addr) {
+			NL_SET_ERR_MSG_ATTR(info->extack, chunk,
+					    "LITE_ATTR_CHUNK: address + length wraps around");
 			return -EINVAL;
 		}
 		offset += c->length;
