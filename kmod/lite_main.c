@@ -134,9 +134,11 @@ MODULE_PARM_DESC(peer_auth,
  * How peers reach LMR memory (enum lite_key_mode, docs/datapath.md "Key
  * modes"): global, one DMA memory region per device covering all memory;
  * lmr, one fast-registered region per LMR, invalidated before its pages go.
+ * lmr is the default: its key reaches only its LMR's pages, so a forged
+ * grant (a compromised manager's) cannot aim RDMA elsewhere on the home.
  * Read-only: every LMR and device is set up for one mode.
  */
-#define LITE_KEY_MODE_DEFAULT LITE_KEY_MODE_GLOBAL
+#define LITE_KEY_MODE_DEFAULT LITE_KEY_MODE_LMR
 unsigned int lite_key_mode = LITE_KEY_MODE_DEFAULT;
 
 static const char * const lite_key_mode_names[] = {
@@ -172,7 +174,7 @@ static const struct kernel_param_ops lite_key_mode_ops = {
 };
 
 module_param_cb(key_mode, &lite_key_mode_ops, &lite_key_mode, 0444);
-MODULE_PARM_DESC(key_mode, "how peers reach LMR memory: global (one DMA memory region per device) or lmr (one fast-registered region per LMR, invalidated before its pages are freed); default global");
+MODULE_PARM_DESC(key_mode, "how peers reach LMR memory: global (one DMA memory region per device) or lmr (one fast-registered region per LMR, invalidated before its pages are freed, and the NIC keeps every key to its LMR); default lmr");
 
 const char *lite_key_mode_name(void)
 {
