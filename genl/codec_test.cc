@@ -512,6 +512,8 @@ void PutUpcallHeader(nl_msg* msg, uint64_t id, uint32_t kind) {
   nla_put_u32(msg, LITE_ATTR_UID, 1000);
   nla_put_u32(msg, LITE_ATTR_GID, 100);
   nla_put_u32(msg, LITE_ATTR_PID, 777);
+  const uint32_t groups[] = {100, 2000};
+  nla_put(msg, LITE_ATTR_GROUPS, sizeof(groups), groups);
 }
 
 TEST(DecodeUpcallTest, EveryKind) {
@@ -529,6 +531,8 @@ TEST(DecodeUpcallTest, EveryKind) {
     EXPECT_EQ(u->uid, 1000u);
     EXPECT_EQ(u->gid, 100u);
     EXPECT_EQ(u->pid, 777u);
+    EXPECT_EQ(u->groups, (std::vector<uint32_t>{100, 2000}));
+    EXPECT_FALSE(u->groups_truncated);
     EXPECT_EQ(u->name, "buf");
     EXPECT_EQ(u->size, 8192u);
     EXPECT_EQ(u->mode, 0644u);
@@ -822,6 +826,45 @@ TEST(PeerRefusalTest, MalformedRefusalsAreRejected) {
     nla_put_u16(msg.get(), LITE_ATTR_PEER_REFUSALS, 1);  // u32 expected
     EXPECT_THAT(DecodePeer(nlmsg_hdr(msg.get())), FailsWith(EIO));
   }
+}
+
+// The caller's groups: none, the most lite.ko sends with the truncated flag,
+// and every malformed list refused (the agent would otherwise speak for a
+// caller with groups it does not have).
+TEST(DecodeUpcallTest, SupplementaryGroups) {
+  auto upcall = [](const void* groups, int len, bool truncated) {
+    MsgPtr msg = NewMessage(LITE_CMD_UPCALL);
+    nla_put_u64(msg.get(), LITE_ATTR_UPCALL_ID, 9);
+    nla_put_u32(msg.get(), LITE_ATTR_UPCALL_KIND, LITE_UPCALL_FREE);
+    nla_put_u32(msg.get(), LITE_ATTR_UID, 1000);
+    nla_put_u32(msg.get(), LITE_ATTR_GID, 100);
+    nla_put_u32(msg.get(), LITE_ATTR_PID, 777);
+    if (len >= 0) nla_put(msg.get(), LITE_ATTR_GROUPS, len, groups);
+    if (truncated) nla_put_flag(msg.get(), LITE_ATTR_GROUPS_TRUNCATED);
+    nla_put_string(msg.get(), LITE_ATTR_NAME, "buf");
+    return DecodeUpcall(nlmsg_hdr(msg.get()));
+  };
+  auto none = upcall(nullptr, 0, false);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_TRUE(none->groups.empty());
+  EXPECT_FALSE(none->groups_truncated);
+
+  std::vector<uint32_t> most(LITE_GROUPS_MAX);
+  for (size_t i = 0; i < most.size(); ++i) most[i] = 5000 + i;
+  auto full = upcall(most.data(), most.size() * 4, true);
+  ASSERT_TRUE(full.ok()) << full.status();
+  EXPECT_EQ(full->groups, most);
+  EXPECT_TRUE(full->groups_truncated);
+
+  EXPECT_EQ(ErrnoOf(upcall(nullptr, -1, false).status()), EBADMSG);  // none
+  std::vector<uint32_t> too_many(LITE_GROUPS_MAX + 1, 7);
+  EXPECT_EQ(
+      ErrnoOf(upcall(too_many.data(), too_many.size() * 4, false).status()),
+      EBADMSG);
+  const uint32_t ragged[] = {1, 2};
+  EXPECT_EQ(ErrnoOf(upcall(ragged, 6, false).status()), EBADMSG);
+  const uint32_t invalid[] = {100, UINT32_MAX};
+  EXPECT_EQ(ErrnoOf(upcall(invalid, sizeof(invalid), false).status()), EBADMSG);
 }
 
 }  // namespace

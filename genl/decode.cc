@@ -8,10 +8,12 @@
 #include <netlink/netlink.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <initializer_list>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -70,6 +72,8 @@ const nla_policy* Policy() {
     p[LITE_ATTR_PEER_REFUSED_BY].type = NLA_U32;
     p[LITE_ATTR_PEER_REFUSALS].type = NLA_U32;
     p[LITE_ATTR_RELEASING].type = NLA_FLAG;
+    // LITE_ATTR_GROUPS: binary, checked by GetGroups.
+    p[LITE_ATTR_GROUPS_TRUNCATED].type = NLA_FLAG;
     return p;
   }();
   return policy;
@@ -591,6 +595,30 @@ absl::StatusOr<GrantInfo> DecodeGrant(const nlmsghdr* msg, bool partial) {
   return g;
 }
 
+namespace {
+
+// LITE_ATTR_GROUPS: whole u32s, at most LITE_GROUPS_MAX, none (gid_t)-1.
+absl::Status GetGroups(const Attrs& a, std::vector<uint32_t>* groups) {
+  auto* attr = const_cast<nlattr*>(a.tb[LITE_ATTR_GROUPS]);
+  const int len = nla_len(attr);
+  if (len % sizeof(uint32_t) != 0 ||
+      len / sizeof(uint32_t) > static_cast<size_t>(LITE_GROUPS_MAX)) {
+    return BadMessage(absl::StrFormat(
+        "LITE_ATTR_GROUPS has %d bytes (valid: a multiple of 4, at most %d)",
+        len, LITE_GROUPS_MAX * 4));
+  }
+  groups->resize(len / sizeof(uint32_t));
+  if (len > 0) std::memcpy(groups->data(), nla_data(attr), len);
+  for (uint32_t g : *groups) {
+    if (g == UINT32_MAX) {
+      return BadMessage("LITE_ATTR_GROUPS holds gid 4294967295");
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<UpcallRequest> DecodeUpcall(const nlmsghdr* msg) {
   LITE_ASSIGN_OR_RETURN(Attrs a, Parse(msg));
   LITE_RETURN_IF_ERROR(CheckCmd(a, LITE_CMD_UPCALL, "LITE_CMD_UPCALL"));
@@ -601,10 +629,13 @@ absl::StatusOr<UpcallRequest> DecodeUpcall(const nlmsghdr* msg) {
       Require(a, {{LITE_ATTR_UPCALL_KIND, "LITE_ATTR_UPCALL_KIND"},
                   {LITE_ATTR_UID, "LITE_ATTR_UID"},
                   {LITE_ATTR_GID, "LITE_ATTR_GID"},
-                  {LITE_ATTR_PID, "LITE_ATTR_PID"}}));
+                  {LITE_ATTR_PID, "LITE_ATTR_PID"},
+                  {LITE_ATTR_GROUPS, "LITE_ATTR_GROUPS"}}));
   u.uid = nla_get_u32(a.tb[LITE_ATTR_UID]);
   u.gid = nla_get_u32(a.tb[LITE_ATTR_GID]);
   u.pid = nla_get_u32(a.tb[LITE_ATTR_PID]);
+  LITE_RETURN_IF_ERROR(GetGroups(a, &u.groups));
+  u.groups_truncated = a.tb[LITE_ATTR_GROUPS_TRUNCATED] != nullptr;
   LITE_RETURN_IF_ERROR(
       DecodeUpcallKind(a, nla_get_u32(a.tb[LITE_ATTR_UPCALL_KIND]), &u));
   return u;

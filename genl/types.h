@@ -141,6 +141,10 @@ struct UpcallRequest {
   uint32_t uid = 0;
   uint32_t gid = 0;
   uint32_t pid = 0;
+  // The caller's supplementary groups (at most LITE_GROUPS_MAX; for kUnmap
+  // the requester's at its map), and whether it had more than were sent.
+  std::vector<uint32_t> groups;
+  bool groups_truncated = false;
   std::string name;           // kAlloc, kMap, kFree
   uint64_t size = 0;          // kAlloc
   uint32_t mode = 0;          // kAlloc
