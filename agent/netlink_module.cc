@@ -160,6 +160,9 @@ absl::StatusOr<Upcall> UpcallFromGenl(const genl::UpcallRequest& r) {
   u.credentials.set_uid(r.uid);
   u.credentials.set_gid(r.gid);
   u.credentials.set_pid(r.pid);
+  // Copied to every request made for the application (MapLmr's group class).
+  for (uint32_t g : r.groups) u.credentials.add_groups(g);
+  u.credentials.set_groups_truncated(r.groups_truncated);
   switch (r.kind) {
     case genl::UpcallKind::kAlloc:
       u.request = AllocUpcall{.name = r.name,

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <string>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kmod/include/uapi/lite.h"
 
@@ -61,6 +62,8 @@ TEST(UpcallTest, EveryKindFromTheKernel) {
   r.uid = 1000;
   r.gid = 100;
   r.pid = 4242;
+  r.groups = {100, 2000, 3000};
+  r.groups_truncated = true;
   r.kind = genl::UpcallKind::kAlloc;
   r.name = "buf";
   r.size = 1 << 20;
@@ -72,6 +75,8 @@ TEST(UpcallTest, EveryKindFromTheKernel) {
   EXPECT_EQ(u->credentials.uid(), 1000u);
   EXPECT_EQ(u->credentials.gid(), 100u);
   EXPECT_EQ(u->credentials.pid(), 4242u);
+  EXPECT_THAT(u->credentials.groups(), ::testing::ElementsAre(100, 2000, 3000));
+  EXPECT_TRUE(u->credentials.groups_truncated());
   const auto* alloc = std::get_if<AllocUpcall>(&u->request);
   ASSERT_NE(alloc, nullptr);
   EXPECT_EQ(alloc->name, "buf");
@@ -90,8 +95,12 @@ TEST(UpcallTest, EveryKindFromTheKernel) {
 
   r.kind = genl::UpcallKind::kUnmap;
   r.grant_id = 0x200000001ULL;
+  r.groups.clear();
+  r.groups_truncated = false;
   u = UpcallFromGenl(r);
   ASSERT_TRUE(u.ok());
+  EXPECT_TRUE(u->credentials.groups().empty());
+  EXPECT_FALSE(u->credentials.groups_truncated());
   ASSERT_TRUE(std::holds_alternative<UnmapUpcall>(u->request));
   EXPECT_EQ(std::get<UnmapUpcall>(u->request).grant_id, 0x200000001ULL);
 
