@@ -1,7 +1,10 @@
 #include "controlplane/access.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/names/names.h"
 
 namespace lite::controlplane {
 
@@ -15,18 +18,49 @@ std::string ModeString(uint32_t mode) {
   return out;
 }
 
+absl::Status CheckGroups(const lite::v1::Credentials& credentials) {
+  if (credentials.groups_size() > names::kMaxSupplementaryGroups) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "credentials carry %d supplementary groups; at most %d (the rest is "
+        "said by groups_truncated)",
+        credentials.groups_size(), names::kMaxSupplementaryGroups));
+  }
+  for (uint32_t gid : credentials.groups()) {
+    if (gid == UINT32_MAX) {
+      return absl::InvalidArgumentError(
+          "credentials' supplementary group 4294967295 ((gid_t)-1) is not a "
+          "group");
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckAccess(const std::string& what, uint32_t mode,
                          uint32_t owner_uid, uint32_t owner_gid,
                          const lite::v1::Credentials& requester,
                          const lite::v1::Access& access) {
+  if (absl::Status s = CheckGroups(requester); !s.ok()) return s;
+  const auto& groups = requester.groups();
+  const bool in_group =
+      requester.gid() == owner_gid ||
+      std::find(groups.begin(), groups.end(), owner_gid) != groups.end();
   int shift;
   const char* class_name;
   if (requester.uid() == owner_uid) {
     shift = 6;
     class_name = "owner";
-  } else if (requester.gid() == owner_gid) {
+  } else if (in_group) {
     shift = 3;
     class_name = "group";
+  } else if (requester.groups_truncated()) {
+    // "other" might allow more than the group class the caller may be in.
+    return absl::PermissionDeniedError(absl::StrFormat(
+        "uid %d gid %d may not use %s: it is owned by uid %d gid %d, the "
+        "caller has more than %d supplementary groups and gid %d is not "
+        "among those sent, so whether the group class (which may allow less "
+        "than other) applies is unknown",
+        requester.uid(), requester.gid(), what, owner_uid, owner_gid,
+        names::kMaxSupplementaryGroups, owner_gid));
   } else {
     shift = 0;
     class_name = "other";

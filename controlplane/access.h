@@ -1,7 +1,7 @@
 // Unix-style access checks for LMRs: the owner class if the requester's uid
-// is the owner's, else the group class if its gid is the owner's group, else
-// other; only the read (4) and write (2) bits count. No root override: the
-// mode is the whole policy.
+// is the owner's, else the group class if its gid or one of its
+// supplementary groups is the owner's group, else other; only the read (4)
+// and write (2) bits count. No root override: the mode is the whole policy.
 #ifndef LITE_CONTROLPLANE_ACCESS_H_
 #define LITE_CONTROLPLANE_ACCESS_H_
 
@@ -13,9 +13,19 @@
 
 namespace lite::controlplane {
 
+// OK if `credentials`' supplementary groups are well formed: at most
+// names::kMaxSupplementaryGroups of them, none 0xFFFFFFFF ((gid_t)-1);
+// otherwise INVALID_ARGUMENT saying which rule failed.
+absl::Status CheckGroups(const lite::v1::Credentials& credentials);
+
 // OK if `mode` lets `requester` have `access` to an LMR owned by
 // owner_uid/owner_gid; otherwise PERMISSION_DENIED saying which class applied
-// and what it allows. `what` names the object in the message ("LMR 'x'").
+// and what it allows. A requester that is neither the owner nor, as far as
+// its groups tell, in the owner's group, and whose groups were truncated
+// (Credentials.groups_truncated), is refused (PERMISSION_DENIED) whatever
+// "other" allows: the group class might have applied and allowed less.
+// INVALID_ARGUMENT if its groups are malformed (CheckGroups). `what` names
+// the object in the message ("LMR 'x'").
 absl::Status CheckAccess(const std::string& what, uint32_t mode,
                          uint32_t owner_uid, uint32_t owner_gid,
                          const lite::v1::Credentials& requester,
