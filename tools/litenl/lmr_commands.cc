@@ -20,19 +20,24 @@ namespace {
 
 using cli::Json;
 
+// Chunks by offset and length only. No memory key or chunk address is ever
+// printed (issue #10, docs/security.md: they stay in kernels); a test that
+// needs them reads them as root with tests/vm/keymode.py lmr-keys.
 Json ChunksJson(const std::vector<genl::Chunk>& chunks) {
   Json list = Json::array();
-  for (const genl::Chunk& c : chunks) {
-    list.push_back({{"addr", c.addr}, {"length", c.length}});
-  }
+  for (const genl::Chunk& c : chunks) list.push_back({{"length", c.length}});
   return list;
 }
 
+// A chunk whose RDMA device was removed has address 0 (uapi LMR_GET): that
+// much is said, as "unreachable", without printing any address.
 void PrintChunks(std::ostream& out, const std::vector<genl::Chunk>& chunks) {
   uint64_t offset = 0;
+  size_t i = 0;
   for (const genl::Chunk& c : chunks) {
-    out << absl::StrFormat("    chunk at %u: addr 0x%x, %u bytes\n", offset,
-                           c.addr, c.length);
+    out << absl::StrFormat("    chunk %u at offset %u: %u bytes%s\n", i++,
+                           offset, c.length,
+                           c.addr == 0 ? ", unreachable (device removed)" : "");
     offset += c.length;
   }
 }
@@ -74,15 +79,13 @@ absl::Status LmrAlloc(const cli::Args& a) {
   absl::StatusOr<genl::LmrMemory> mem = (*client)->AllocLmr(r);
   if (!mem.ok()) return Failed("lmr alloc", mem.status());
   if (a.output() == cli::Output::kJson) {
-    a.out() << cli::JsonLine({{"lmr_id", r.lmr_id},
-                              {"memory_key", mem->memory_key},
-                              {"chunks", ChunksJson(mem->chunks)}})
+    a.out() << cli::JsonLine(
+                   {{"lmr_id", r.lmr_id}, {"chunks", ChunksJson(mem->chunks)}})
             << "\n";
     return absl::OkStatus();
   }
-  a.out() << absl::StrFormat("lmr %u: %u bytes, memory key 0x%x, %u chunk(s)\n",
-                             r.lmr_id, r.size, mem->memory_key,
-                             mem->chunks.size());
+  a.out() << absl::StrFormat("lmr %u: %u bytes, %u chunk(s)\n", r.lmr_id,
+                             r.size, mem->chunks.size());
   PrintChunks(a.out(), mem->chunks);
   return absl::OkStatus();
 }
@@ -105,8 +108,9 @@ absl::Status LmrUpdate(const cli::Args& a) {
 }
 
 constexpr char kListNote[] =
-    "They show memory keys, chunk addresses and other users' ids: lite.ko "
-    "lists them to CAP_NET_ADMIN only (EPERM otherwise). "
+    "lite.ko lists LMRs and grants (with memory keys, chunk addresses and "
+    "other users' ids) to CAP_NET_ADMIN only (EPERM otherwise); litenl "
+    "prints neither keys nor addresses, only sizes and chunk lengths. "
     "With -o json each result is one JSON line; 64-bit values "
     "(incarnations, LMR and grant ids) are JSON numbers, not strings as in "
     "litectl.";
@@ -140,21 +144,20 @@ absl::Status LmrList(const cli::Args& a) {
                       {"gid", l.gid},
                       {"mode", l.mode},
                       {"epoch", l.epoch},
-                      {"memory_key", l.memory_key},
                       {"releasing", l.releasing},
                       {"chunks", ChunksJson(l.chunks)}});
     }
     out << cli::JsonLine({{"lmrs", std::move(list)}}) << "\n";
     return absl::OkStatus();
   }
-  out << absl::StrFormat(
-      "%-20s %-24s %-12s %-6s %-6s %-5s %-8s %-10s %-6s %s\n", "LMR", "NAME",
-      "SIZE", "UID", "GID", "MODE", "EPOCH", "KEY", "CHUNKS", "STATE");
+  out << absl::StrFormat("%-20s %-24s %-12s %-6s %-6s %-5s %-8s %-6s %s\n",
+                         "LMR", "NAME", "SIZE", "UID", "GID", "MODE", "EPOCH",
+                         "CHUNKS", "STATE");
   for (const genl::LmrInfo& l : *lmrs) {
-    out << absl::StrFormat(
-        "%-20u %-24s %-12u %-6u %-6u %04o  %-8u 0x%-8x %-6u %s\n", l.lmr_id,
-        l.name, l.size, l.uid, l.gid, l.mode, l.epoch, l.memory_key,
-        l.chunks.size(), l.releasing ? "releasing" : "live");
+    out << absl::StrFormat("%-20u %-24s %-12u %-6u %-6u %04o  %-8u %-6u %s\n",
+                           l.lmr_id, l.name, l.size, l.uid, l.gid, l.mode,
+                           l.epoch, l.chunks.size(),
+                           l.releasing ? "releasing" : "live");
     if (a.Has("chunks")) PrintChunks(out, l.chunks);
   }
   return absl::OkStatus();
@@ -196,7 +199,6 @@ absl::Status GrantList(const cli::Args& a) {
                       {"access", g.access},
                       {"epoch", g.epoch},
                       {"size", g.size},
-                      {"memory_key", g.memory_key},
                       {"incarnation", g.holder_incarnation},
                       {"granted_at_ms", g.granted_at_ms},
                       {"uid", g.uid},
@@ -239,8 +241,9 @@ std::vector<cli::Command> LmrCommands() {
                 .summary = "Host memory for an LMR on this node",
                 .details =
                     "Zeroed, DMA-mapped memory for LMR N on this node (what "
-                    "the agent does when the manager asks); prints the "
-                    "memory key and chunks.",
+                    "the agent does when the manager asks); prints its "
+                    "chunks' count (and, with -o json, their lengths), "
+                    "never the memory key or chunk addresses.",
                 .flags = {{.name = "id", .value = "N", .help = "the LMR's id"},
                           {.name = "name",
                            .value = "NAME",
