@@ -24,6 +24,19 @@ measurement). Numbers of commands and attributes come from LITE_NUMS
   keymode.py summarize FILE
       key_mode_cost's lines (round=R mode=M [size=S] NAME=US...) as a
       markdown table: per metric and mode the median and min-max
+  keymode.py lmr-keys
+      LMR_GET (root only: EPERM otherwise, printed as "errno 1 ..." with
+      exit status 1): per hosted LMR "lmr ID NAME key=0xKEY chunks=N", then
+      "chunk ID 0xADDR LENGTH" per chunk. litenl prints no keys or chunk
+      addresses; tests that need them read them here, as root
+  keymode.py grant PROBE HOME INCARNATION LMR NAME KEY SIZE CHUNKS OPS
+      as this node's agent: runs PROBE (a command line: grant_probe NAME,
+      maybe behind setpriv), prints the MAP upcall's credentials
+      ("upcall uid=U gid=G groups=A,B truncated=0|1"), answers it with a
+      grant into LMR on node HOME with KEY, SIZE and CHUNKS
+      ("0xADDR:LEN,..."), as a compromised manager could, prints
+      "map answer: errno N MESSAGE; probe map: ...", then sends each of
+      OPS ("r OFF;w OFF;...") to the probe and prints its answers
   keymode.py timing SIZE COUNT
       COUNT LMR_ALLOC + LMR_FREE pairs of SIZE bytes; prints
       "alloc_p50_us=... free_p50_us=... pair_p50_us=... pair_min_us=...
@@ -33,6 +46,7 @@ Exit status: 0, or 1 when a request failed unexpectedly.
 import collections
 import os
 import select
+import shlex
 import socket
 import statistics
 import struct
@@ -40,8 +54,37 @@ import subprocess
 import sys
 import time
 
-N = {k: int(v) for k, v in (a.split("=") for a in os.environ["LITE_NUMS"].split())}
-GENL_ID_CTRL, NLMSG_ERROR, NESTED = 0x10, 2, 0x8000
+
+
+def lite_nums():
+    """NAME=NUMBER of the uapi header's enums, as lmr.sh's lite_nums."""
+    header = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          "../../kmod/include/uapi/lite.h")
+    nums, on, n = {}, False, -1
+    for line in open(header):
+        w = line.split()
+        if line.startswith(("enum lite_genl_cmd ", "enum lite_genl_attr ",
+                            "enum lite_chunk_attr ", "enum lite_upcall_kind ")):
+            on, n = True, -1
+            continue
+        if on and line.startswith("};"):
+            on = False
+        if on and w and w[0].startswith("LITE_"):
+            name = w[0].rstrip(",")
+            if len(w) > 2 and w[1] == "=":
+                if not w[2].rstrip(",").isdigit():
+                    continue
+                n = int(w[2].rstrip(","))
+            else:
+                n += 1
+            nums[name] = n
+    return nums
+
+
+# LITE_NUMS from lmr.sh, or read from the header (other suites).
+N = ({k: int(v) for k, v in (a.split("=") for a in os.environ["LITE_NUMS"].split())}
+     if os.environ.get("LITE_NUMS") else lite_nums())
+GENL_ID_CTRL, NLMSG_ERROR, NLMSG_DONE, NESTED = 0x10, 2, 3, 0x8000
 SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, NETLINK_EXT_ACK, NETLINK_CAP_ACK = 270, 1, 11, 10
 
 
@@ -135,6 +178,27 @@ class Genl:
                     self.keep(typ, p)
         raise SystemExit("no answer to command %d" % cmd)
 
+    def dump(self, cmd):
+        """(errno, extack message, replies) of a dump request."""
+        self.seq += 1
+        payload = struct.pack("BBH", cmd, 1, 0)
+        self.s.send(struct.pack("IHHII", 16 + len(payload), self.family, 1 | 0x300, self.seq, 0) +
+                    payload)
+        replies, deadline = [], time.monotonic() + 30
+        while time.monotonic() < deadline:
+            for typ, sq, p in self.recv(1):
+                if sq != self.seq:
+                    self.keep(typ, p)
+                elif typ == NLMSG_DONE:
+                    return 0, "", replies
+                elif typ == NLMSG_ERROR:
+                    err = -struct.unpack_from("i", p)[0]
+                    ext = attrs(p, 20)
+                    return err, ext.get(1, [b""])[0].rstrip(b"\0").decode(), replies
+                elif typ == self.family:
+                    replies.append(attrs(p, 4))
+        raise SystemExit("no end to dump %d" % cmd)
+
     def wait_upcall(self, kind, secs=10):
         deadline = time.monotonic() + secs
         while time.monotonic() < deadline:
@@ -185,6 +249,83 @@ def reader(g, probe, home, inc, lmr, name, key, addr, length, ready, go):
     p.stdin.write("r\n")
     p.stdin.flush()
     print("stale read: " + errno_name(p.stdout.readline().strip()))
+    p.stdin.close()
+    p.wait()
+    g.request(C("AGENT_DETACH"))
+    return 0
+
+
+def get_u(a, name, fmt="I"):
+    return struct.unpack(fmt, a[A(name)][0])[0]
+
+
+def chunk_list(a):
+    out = []
+    for c in a.get(A("CHUNKS"), []):
+        for ca in attrs(c).get(A("CHUNK"), []):
+            ca = attrs(ca)
+            out.append((struct.unpack("Q", ca[N["LITE_CHUNK_ATTR_ADDR"]][0])[0],
+                        struct.unpack("Q", ca[N["LITE_CHUNK_ATTR_LENGTH"]][0])[0]))
+    return out
+
+
+def lmr_keys(g):
+    err, msg, rep = g.dump(C("LMR_GET"))
+    if err:
+        print("errno %d %s" % (err, msg))
+        return 1
+    lmrs = collections.OrderedDict()  # a long chunk list goes on in more messages
+    for a in rep:
+        lmr = get_u(a, "LMR_ID", "Q")
+        if lmr not in lmrs:
+            lmrs[lmr] = (a[A("NAME")][0].rstrip(b"\0").decode(), get_u(a, "MEMORY_KEY"), [])
+        lmrs[lmr][2].extend(chunk_list(a))
+    for lmr, (name, key, chunks) in lmrs.items():
+        print("lmr %d %s key=0x%x chunks=%d" % (lmr, name, key, len(chunks)))
+        for addr, length in chunks:
+            print("chunk %d 0x%x %d" % (lmr, addr, length))
+    return 0
+
+
+def grant(g, probe, home, inc, lmr, name, key, size, chunks, ops):
+    err, msg, _ = g.request(C("AGENT_ATTACH"))
+    if err:
+        print("AGENT_ATTACH: errno %d %s" % (err, msg))
+        return 1
+    p = subprocess.Popen(shlex.split(probe), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True)
+    up = g.wait_upcall(N["LITE_UPCALL_MAP"])
+    if not up:
+        print("no MAP upcall")
+        p.kill()
+        return 1
+    groups = up.get(A("GROUPS"), [b""])[0]
+    print("upcall uid=%d gid=%d groups=%s truncated=%d" % (
+        get_u(up, "UID"), get_u(up, "GID"),
+        ",".join(str(x) for x in struct.unpack("%dI" % (len(groups) // 4), groups)),
+        A("GROUPS_TRUNCATED") in up))
+    nest = b"".join(attr(A("CHUNK") | NESTED,
+                         attr(N["LITE_CHUNK_ATTR_ADDR"], struct.pack("Q", a)) +
+                         attr(N["LITE_CHUNK_ATTR_LENGTH"], struct.pack("Q", n)))
+                    for a, n in chunks)
+    grant_id = (1 << 32) | (time.monotonic_ns() & 0xffffffff) | 1
+    body = (attr(A("UPCALL_ID"), up[A("UPCALL_ID")][0]) + u32("ERRNO", 0) +
+            u64("GRANT_ID", grant_id) + u64("LMR_ID", lmr) + attr(A("NAME"), name.encode() + b"\0") +
+            u32("NODE_ID", home) + u32("ACCESS", 3) + u64("EPOCH", inc) + u64("SIZE", size) +
+            u32("MEMORY_KEY", key) + attr(A("CHUNKS") | NESTED, nest) +
+            u64("INCARNATION", inc) + u64("GRANTED_AT_MS", 1))
+    err, msg, _ = g.request(C("UPCALL_COMPLETE"), body)
+    if err:
+        print("map answer: errno %d %s" % (err, msg))
+        p.kill()
+        p.wait()
+        return 0
+    line = p.stdout.readline().strip()
+    print("map answer: errno %d %s; probe %s" % (err, msg, line))
+    for op in (o.strip() for o in ops.split(";") if o.strip()):
+        p.stdin.write(op + "\n")
+        p.stdin.flush()
+        print("%s: %s" % (op, p.stdout.readline().strip()))
     p.stdin.close()
     p.wait()
     g.request(C("AGENT_DETACH"))
@@ -269,6 +410,13 @@ def main(argv):
             print("lost lmr=%d reason=%d" % (struct.unpack("Q", e[A("LMR_ID")][0])[0],
                                              struct.unpack("I", e[A("REASON")][0])[0]))
         return 0
+    if what == "lmr-keys":
+        return lmr_keys(g)
+    if what == "grant":
+        probe, home, inc, lmr, name, key, size, chunks, ops = argv[2:11]
+        chunks = [(int(a, 0), int(n, 0)) for a, n in (c.split(":") for c in chunks.split(","))]
+        return grant(g, probe, int(home), int(inc), int(lmr), name, int(key, 0),
+                     int(size, 0), chunks, ops)
     if what == "timing":
         return timing(g, int(argv[2]), int(argv[3]))
     print(__doc__, file=sys.stderr)
