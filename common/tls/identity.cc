@@ -1,0 +1,29 @@
+#include "common/tls/identity.h"
+
+#include <grpc/grpc_security_constants.h>
+
+#include <vector>
+
+namespace lite::tls {
+
+std::optional<std::string> PeerName(const grpc::AuthContext& context) {
+  // gRPC marks a peer authenticated once it has an identity property, which
+  // its SSL transport sets only from a certificate that passed verification
+  // (a server that does not verify client certificates must never be used
+  // with this check: litemgr's credentials always verify).
+  if (!context.IsPeerAuthenticated()) return std::nullopt;
+  const std::vector<grpc::string_ref> transport =
+      context.FindPropertyValues(GRPC_TRANSPORT_SECURITY_TYPE_PROPERTY_NAME);
+  if (transport.size() != 1 ||
+      std::string(transport[0].data(), transport[0].size()) !=
+          GRPC_SSL_TRANSPORT_SECURITY_TYPE) {
+    return std::nullopt;
+  }
+  const std::vector<grpc::string_ref> cn =
+      context.FindPropertyValues(GRPC_X509_CN_PROPERTY_NAME);
+  // Two CNs would make the identity ambiguous; an empty one names nobody.
+  if (cn.size() != 1 || cn[0].empty()) return std::nullopt;
+  return std::string(cn[0].data(), cn[0].size());
+}
+
+}  // namespace lite::tls
