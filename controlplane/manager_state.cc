@@ -687,6 +687,12 @@ uint64_t ManagerState::last_event_sequence() const {
   return store_->LastEventSequence();
 }
 
+std::optional<uint32_t> ManagerState::NodeIdOf(
+    const std::string& node_name) const {
+  absl::MutexLock lock(&mu_);
+  return store_->FindNodeId(node_name);
+}
+
 // ------------------------------------------------------------------ listings
 
 absl::StatusOr<lite::v1::ListNodesResponse> ManagerState::ListNodes(

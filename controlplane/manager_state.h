@@ -191,6 +191,10 @@ class ManagerState {
   ManagerCounters counters() const;
   bool recovering() const;
   uint64_t last_event_sequence() const;
+  // The node id the manager gave `node_name` (in any state), or nullopt if
+  // it has no record. Read-only, for the gRPC layer's check that a node
+  // certificate acts only for its own node.
+  std::optional<uint32_t> NodeIdOf(const std::string& node_name) const;
   // Derives the pair secrets handed to the nodes (JoinWire, and the
   // sessions through SessionRecipient). Thread-safe; lives as long as this.
   const PairSecrets& pair_secrets() const { return *pair_secrets_; }
