@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/grpc/status.h"
+#include "controlplane/audit.h"
 #include "controlplane/stream_pump.h"
 
 namespace lite::controlplane {
@@ -19,6 +20,11 @@ grpc::ServerUnaryReactor* Reply(grpc::CallbackServerContext* context,
   if (result.ok()) *response = std::move(*result);
   reactor->Finish(ToGrpcStatus(result.status()));
   return reactor;
+}
+
+std::string NodeFields(uint32_t node_id, const std::string& node_name) {
+  return node_name.empty() ? absl::StrCat("node=", node_id)
+                           : absl::StrCat("node_name=", Quoted(node_name));
 }
 
 // One operator's Watch stream.
@@ -63,10 +69,22 @@ class RejectWatch final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
 
 }  // namespace
 
+absl::Status ClusterOperatorService::Allowed(
+    grpc::CallbackServerContext* context, std::string* caller) const {
+  return authz_->Require(*context->auth_context(), tls::Role::kOperator,
+                         caller);
+}
+
 grpc::ServerUnaryReactor* ClusterOperatorService::ListNodes(
     grpc::CallbackServerContext* context,
     const lite::v1::ListNodesRequest* request,
     lite::v1::ListNodesResponse* response) {
+  std::string caller;
+  absl::Status allowed = Allowed(context, &caller);
+  if (!allowed.ok()) {
+    return Reply(context, absl::StatusOr<lite::v1::ListNodesResponse>(allowed),
+                 response);
+  }
   return Reply(context, state_->ListNodes(*request), response);
 }
 
@@ -74,6 +92,12 @@ grpc::ServerUnaryReactor* ClusterOperatorService::ListLmrs(
     grpc::CallbackServerContext* context,
     const lite::v1::ListLmrsRequest* request,
     lite::v1::ListLmrsResponse* response) {
+  std::string caller;
+  absl::Status allowed = Allowed(context, &caller);
+  if (!allowed.ok()) {
+    return Reply(context, absl::StatusOr<lite::v1::ListLmrsResponse>(allowed),
+                 response);
+  }
   return Reply(context, state_->ListLmrs(*request), response);
 }
 
@@ -81,6 +105,12 @@ grpc::ServerUnaryReactor* ClusterOperatorService::ListGrants(
     grpc::CallbackServerContext* context,
     const lite::v1::ListGrantsRequest* request,
     lite::v1::ListGrantsResponse* response) {
+  std::string caller;
+  absl::Status allowed = Allowed(context, &caller);
+  if (!allowed.ok()) {
+    return Reply(context, absl::StatusOr<lite::v1::ListGrantsResponse>(allowed),
+                 response);
+  }
   return Reply(context, state_->ListGrants(*request), response);
 }
 
@@ -88,18 +118,39 @@ grpc::ServerUnaryReactor* ClusterOperatorService::DrainNode(
     grpc::CallbackServerContext* context,
     const lite::v1::DrainNodeRequest* request,
     lite::v1::DrainNodeResponse* response) {
-  return Reply(context, state_->DrainNode(*request), response);
+  std::string caller;
+  absl::Status allowed = Allowed(context, &caller);
+  absl::StatusOr<lite::v1::DrainNodeResponse> result =
+      allowed.ok() ? state_->DrainNode(*request)
+                   : absl::StatusOr<lite::v1::DrainNodeResponse>(allowed);
+  Audit(caller, "DrainNode",
+        absl::StrCat(NodeFields(request->node_id(), request->node_name()),
+                     request->cancel() ? " cancel" : ""),
+        result.status());
+  return Reply(context, std::move(result), response);
 }
 
 grpc::ServerUnaryReactor* ClusterOperatorService::EvictNode(
     grpc::CallbackServerContext* context,
     const lite::v1::EvictNodeRequest* request,
     lite::v1::EvictNodeResponse* response) {
-  return Reply(context, state_->EvictNode(*request), response);
+  std::string caller;
+  absl::Status allowed = Allowed(context, &caller);
+  absl::StatusOr<lite::v1::EvictNodeResponse> result =
+      allowed.ok() ? state_->EvictNode(*request)
+                   : absl::StatusOr<lite::v1::EvictNodeResponse>(allowed);
+  Audit(caller, "EvictNode",
+        absl::StrCat(NodeFields(request->node_id(), request->node_name()),
+                     " reason=", Quoted(request->reason())),
+        result.status());
+  return Reply(context, std::move(result), response);
 }
 
 grpc::ServerWriteReactor<grpc::ByteBuffer>* ClusterOperatorService::Watch(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
+  std::string caller;
+  absl::Status allowed = Allowed(context, &caller);
+  if (!allowed.ok()) return new RejectWatch(ToGrpcStatus(allowed));
   lite::v1::WatchRequest parsed;
   grpc::ByteBuffer copy(*request);
   grpc::Status status =

@@ -3,11 +3,15 @@
 // (service.h) and, like it, only moving messages to and from ManagerState.
 // Watch is a raw (ByteBuffer) method so that each event is serialized once
 // for all watchers.
+//
+// Who may call: every method needs a certificate with role operator;
+// DrainNode and EvictNode are audit-logged (audit.h).
 #ifndef LITE_CONTROLPLANE_OPERATOR_SERVICE_H_
 #define LITE_CONTROLPLANE_OPERATOR_SERVICE_H_
 
 #include <grpcpp/grpcpp.h>
 
+#include "common/tls/authz.h"
 #include "controlplane/manager_state.h"
 #include "lite/v1/manager.grpc.pb.h"
 
@@ -23,8 +27,9 @@ using ClusterOperatorBase = CO::WithCallbackMethod_ListNodes<
 
 class ClusterOperatorService final : public internal::ClusterOperatorBase {
  public:
-  // `state` must outlive the service.
-  explicit ClusterOperatorService(ManagerState* state) : state_(state) {}
+  // `state` and `authz` must outlive the service.
+  ClusterOperatorService(ManagerState* state, const tls::Authz* authz)
+      : state_(state), authz_(authz) {}
 
   grpc::ServerUnaryReactor* ListNodes(
       grpc::CallbackServerContext* context,
@@ -51,7 +56,11 @@ class ClusterOperatorService final : public internal::ClusterOperatorBase {
       const grpc::ByteBuffer* request) override;
 
  private:
+  absl::Status Allowed(grpc::CallbackServerContext* context,
+                       std::string* caller) const;
+
   ManagerState* const state_;
+  const tls::Authz* const authz_;
 };
 
 }  // namespace lite::controlplane

@@ -1,12 +1,15 @@
 #include "controlplane/service.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/grpc/status.h"
 #include "common/log/log.h"
+#include "common/names/names.h"
+#include "controlplane/audit.h"
 #include "controlplane/stream_pump.h"
 
 namespace lite::controlplane {
@@ -23,13 +26,75 @@ grpc::ServerUnaryReactor* Reply(grpc::CallbackServerContext* context,
   return reactor;
 }
 
+// The second half of a node's check: a certificate with role node acts only
+// for the node id the manager gave its name. Node id 0 is left to the state
+// machine, which refuses it as INVALID_ARGUMENT (field errors come first)
+// and changes nothing.
+absl::Status CheckActsFor(const ManagerState& state, const tls::Authz& authz,
+                          const std::string& caller, uint32_t node_id) {
+  if (authz.insecure() || node_id == 0) return absl::OkStatus();
+  const std::optional<uint32_t> own = state.NodeIdOf(caller);
+  if (own == node_id) return absl::OkStatus();
+  return absl::PermissionDeniedError(absl::StrCat(
+      "certificate ", Quoted(caller), " may act only for its own node (",
+      own.has_value() ? absl::StrCat("node ", *own)
+                      : std::string("which has not joined"),
+      "), not for node ", node_id));
+}
+
+// Role node, acting for `node_id`; sets *caller to the certificate's name.
+absl::Status CheckNode(grpc::CallbackServerContext* context,
+                       const ManagerState& state, const tls::Authz& authz,
+                       uint32_t node_id, std::string* caller) {
+  absl::Status allowed =
+      authz.Require(*context->auth_context(), tls::Role::kNode, caller);
+  if (!allowed.ok()) return allowed;
+  return CheckActsFor(state, authz, *caller, node_id);
+}
+
+// A unary node RPC: check the caller, then (only if allowed) `call` the
+// state machine; audit and reply either way.
+template <typename Response, typename Call>
+grpc::ServerUnaryReactor* NodeRpc(grpc::CallbackServerContext* context,
+                                  const ManagerState& state,
+                                  const tls::Authz& authz,
+                                  absl::string_view method, uint32_t node_id,
+                                  const std::string& fields, Response* response,
+                                  Call call) {
+  std::string caller;
+  absl::Status allowed = CheckNode(context, state, authz, node_id, &caller);
+  absl::StatusOr<Response> result =
+      allowed.ok() ? call() : absl::StatusOr<Response>(allowed);
+  Audit(caller, method, fields, result.status());
+  return Reply(context, std::move(result), response);
+}
+
+std::string CallerFields(const lite::v1::NodeCaller& caller) {
+  return absl::StrCat("node=", caller.node_id(),
+                      " incarnation=", caller.incarnation());
+}
+
+// A Session refused before its first message (no certificate, no role).
+class RejectSession final
+    : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
+ public:
+  explicit RejectSession(const absl::Status& status) {
+    Finish(ToGrpcStatus(status));
+  }
+  void OnDone() override { delete this; }
+};
+
 // One agent's Session stream. Reads are handled inline (they only call the
 // state machine); writes come from the node's outbox through a StreamPump.
 class SessionReactor final
     : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
-  SessionReactor(ManagerState* state, grpc::CallbackServerContext* context)
-      : state_(state), context_(context) {
+  SessionReactor(ManagerState* state, const tls::Authz* authz,
+                 std::string caller, grpc::CallbackServerContext* context)
+      : state_(state),
+        authz_(authz),
+        caller_(std::move(caller)),
+        context_(context) {
     StartRead(&in_);
   }
 
@@ -101,6 +166,16 @@ class SessionReactor final
           "id and incarnation Join returned"));
       return;
     }
+    // The session speaks for the node of its first heartbeat, so that is
+    // where the certificate is bound to it.
+    absl::Status allowed =
+        CheckActsFor(*state_, *authz_, caller_, message.heartbeat().node_id());
+    if (!allowed.ok()) {
+      LITE_LOG_WARNING("refused a session from %s: %s", Quoted(caller_),
+                       allowed.message());
+      Fail(allowed);
+      return;
+    }
     absl::StatusOr<OpenedSession> opened =
         state_->OpenSession(message.heartbeat());
     if (!opened.ok()) {
@@ -139,6 +214,8 @@ class SessionReactor final
   }
 
   ManagerState* const state_;
+  const tls::Authz* const authz_;
+  const std::string caller_;
   grpc::CallbackServerContext* const context_;
   grpc::ByteBuffer in_;
   bool bound_ = false;
@@ -153,15 +230,41 @@ grpc::ServerUnaryReactor* ClusterManagerService::Join(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  std::string caller;
+  absl::Status allowed =
+      authz_->Require(*context->auth_context(), tls::Role::kNode, &caller);
+  if (!allowed.ok()) {
+    // Not parsed: nothing from a caller without a role is looked at.
+    Audit(caller, "Join", "", allowed);
+    reactor->Finish(ToGrpcStatus(allowed));
+    return reactor;
+  }
   lite::v1::JoinRequest parsed;
   grpc::ByteBuffer copy(*request);
   grpc::Status status =
       grpc::SerializationTraits<lite::v1::JoinRequest>::Deserialize(&copy,
                                                                     &parsed);
   if (!status.ok()) {
-    reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                                 absl::StrCat("could not parse a JoinRequest: ",
-                                              status.error_message())));
+    const absl::Status bad = absl::InvalidArgumentError(absl::StrCat(
+        "could not parse a JoinRequest: ", status.error_message()));
+    Audit(caller, "Join", "", bad);
+    reactor->Finish(ToGrpcStatus(bad));
+    return reactor;
+  }
+  const std::string fields =
+      absl::StrCat("node_name=", Quoted(parsed.node_name()));
+  // A node certificate joins only as its own name; a malformed name is
+  // reported as such (no certificate can carry it).
+  if (!authz_->insecure() && parsed.node_name() != caller) {
+    absl::Status refused =
+        names::ValidateNodeName("node_name", parsed.node_name());
+    if (refused.ok()) {
+      refused = absl::PermissionDeniedError(absl::StrCat(
+          "certificate ", Quoted(caller), " may join only as node ",
+          Quoted(caller), ", not as ", Quoted(parsed.node_name())));
+    }
+    Audit(caller, "Join", fields, refused);
+    reactor->Finish(ToGrpcStatus(refused));
     return reactor;
   }
   absl::StatusOr<std::string> wire = state_->JoinWire(parsed);
@@ -169,31 +272,43 @@ grpc::ServerUnaryReactor* ClusterManagerService::Join(
     grpc::Slice slice(*wire);
     *response = grpc::ByteBuffer(&slice, 1);
   }
+  Audit(caller, "Join", fields, wire.status());
   reactor->Finish(ToGrpcStatus(wire.status()));
   return reactor;
 }
 
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
 ClusterManagerService::Session(grpc::CallbackServerContext* context) {
-  return new SessionReactor(state_, context);
+  std::string caller;
+  absl::Status allowed =
+      authz_->Require(*context->auth_context(), tls::Role::kNode, &caller);
+  if (!allowed.ok()) return new RejectSession(allowed);
+  return new SessionReactor(state_, authz_, std::move(caller), context);
 }
 
 grpc::ServerUnaryReactor* ClusterManagerService::Leave(
     grpc::CallbackServerContext* context, const lite::v1::LeaveRequest* request,
     lite::v1::LeaveResponse* response) {
-  absl::Status left = state_->Leave(*request);
-  absl::StatusOr<lite::v1::LeaveResponse> result =
-      left.ok()
-          ? absl::StatusOr<lite::v1::LeaveResponse>(lite::v1::LeaveResponse())
-          : absl::StatusOr<lite::v1::LeaveResponse>(left);
-  return Reply(context, std::move(result), response);
+  return NodeRpc(context, *state_, *authz_, "Leave",
+                 request->caller().node_id(), CallerFields(request->caller()),
+                 response, [&]() -> absl::StatusOr<lite::v1::LeaveResponse> {
+                   absl::Status left = state_->Leave(*request);
+                   if (!left.ok()) return left;
+                   return lite::v1::LeaveResponse();
+                 });
 }
 
 grpc::ServerUnaryReactor* ClusterManagerService::RegisterLmr(
     grpc::CallbackServerContext* context,
     const lite::v1::RegisterLmrRequest* request,
     lite::v1::RegisterLmrResponse* response) {
-  return Reply(context, state_->RegisterLmr(*request), response);
+  return NodeRpc(
+      context, *state_, *authz_, "RegisterLmr", request->caller().node_id(),
+      absl::StrCat(CallerFields(request->caller()), " lmr=", request->lmr_id(),
+                   " name=", Quoted(request->name()), " size=",
+                   request->size_bytes(), " uid=", request->owner().uid(),
+                   request->releasing() ? " releasing" : ""),
+      response, [&] { return state_->RegisterLmr(*request); });
 }
 
 grpc::ServerUnaryReactor* ClusterManagerService::AllocLmr(
@@ -201,14 +316,28 @@ grpc::ServerUnaryReactor* ClusterManagerService::AllocLmr(
     const lite::v1::AllocLmrRequest* request,
     lite::v1::AllocLmrResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  // The reactor and response stay valid until Finish: `done` runs once.
-  absl::Status started = state_->AllocLmr(
-      *request,
-      [reactor, response](absl::StatusOr<lite::v1::AllocLmrResponse> result) {
-        if (result.ok()) *response = std::move(*result);
-        reactor->Finish(ToGrpcStatus(result.status()));
-      });
-  if (!started.ok()) reactor->Finish(ToGrpcStatus(started));
+  std::string caller;
+  const std::string fields = absl::StrCat(
+      CallerFields(request->caller()), " name=", Quoted(request->name()),
+      " size=", request->size_bytes(), " home=", request->home_node_id(),
+      " uid=", request->owner().uid());
+  absl::Status started = CheckNode(context, *state_, *authz_,
+                                   request->caller().node_id(), &caller);
+  if (started.ok()) {
+    // The reactor and response stay valid until Finish: `done` runs once,
+    // and is the one place the outcome is known (the home answers later).
+    started = state_->AllocLmr(
+        *request, [reactor, response, caller,
+                   fields](absl::StatusOr<lite::v1::AllocLmrResponse> result) {
+          Audit(caller, "AllocLmr", fields, result.status());
+          if (result.ok()) *response = std::move(*result);
+          reactor->Finish(ToGrpcStatus(result.status()));
+        });
+  }
+  if (!started.ok()) {
+    Audit(caller, "AllocLmr", fields, started);
+    reactor->Finish(ToGrpcStatus(started));
+  }
   return reactor;
 }
 
@@ -216,28 +345,51 @@ grpc::ServerUnaryReactor* ClusterManagerService::MapLmr(
     grpc::CallbackServerContext* context,
     const lite::v1::MapLmrRequest* request,
     lite::v1::MapLmrResponse* response) {
-  return Reply(context, state_->MapLmr(*request), response);
+  return NodeRpc(context, *state_, *authz_, "MapLmr",
+                 request->caller().node_id(),
+                 absl::StrCat(CallerFields(request->caller()),
+                              " name=", Quoted(request->name()),
+                              " uid=", request->requester().uid(),
+                              " gid=", request->requester().gid(),
+                              " access=", request->access().read() ? "r" : "",
+                              request->access().write() ? "w" : ""),
+                 response, [&] { return state_->MapLmr(*request); });
 }
 
 grpc::ServerUnaryReactor* ClusterManagerService::UnmapLmr(
     grpc::CallbackServerContext* context,
     const lite::v1::UnmapLmrRequest* request,
     lite::v1::UnmapLmrResponse* response) {
-  return Reply(context, state_->UnmapLmr(*request), response);
+  return NodeRpc(context, *state_, *authz_, "UnmapLmr",
+                 request->caller().node_id(),
+                 absl::StrCat(CallerFields(request->caller()),
+                              " grant=", request->grant_id()),
+                 response, [&] { return state_->UnmapLmr(*request); });
 }
 
 grpc::ServerUnaryReactor* ClusterManagerService::FreeLmr(
     grpc::CallbackServerContext* context,
     const lite::v1::FreeLmrRequest* request,
     lite::v1::FreeLmrResponse* response) {
-  return Reply(context, state_->FreeLmr(*request), response);
+  return NodeRpc(context, *state_, *authz_, "FreeLmr",
+                 request->caller().node_id(),
+                 absl::StrCat(CallerFields(request->caller()),
+                              " name=", Quoted(request->name()),
+                              " uid=", request->requester().uid()),
+                 response, [&] { return state_->FreeLmr(*request); });
 }
 
 grpc::ServerUnaryReactor* ClusterManagerService::RestoreGrant(
     grpc::CallbackServerContext* context,
     const lite::v1::RestoreGrantRequest* request,
     lite::v1::RestoreGrantResponse* response) {
-  return Reply(context, state_->RestoreGrant(*request), response);
+  return NodeRpc(context, *state_, *authz_, "RestoreGrant",
+                 request->caller().node_id(),
+                 absl::StrCat(CallerFields(request->caller()),
+                              " grant=", request->grant().grant_id(),
+                              " lmr=", request->grant().lmr_id(),
+                              request->revoking() ? " revoking" : ""),
+                 response, [&] { return state_->RestoreGrant(*request); });
 }
 
 }  // namespace lite::controlplane

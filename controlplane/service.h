@@ -4,12 +4,22 @@
 // (ByteBuffer) method so that each event is serialized once for all
 // sessions, and Join is raw so that its member list is copied pre-encoded.
 // The operators' service is operator_service.h.
+//
+// Who may call: every method needs a certificate with role node, acting only
+// for the node named in it (Join's node_name; NodeCaller.node_id and the
+// Session's first Heartbeat must be the id the manager gave that name).
+// Mutating calls are audit-logged (audit.h). docs/controlplane.md, "Who may
+// call what".
 #ifndef LITE_CONTROLPLANE_SERVICE_H_
 #define LITE_CONTROLPLANE_SERVICE_H_
 
 #include <grpcpp/grpcpp.h>
 
+#include <cstdint>
+#include <string>
+
 #include "absl/status/status.h"
+#include "common/tls/authz.h"
 #include "controlplane/manager_state.h"
 #include "lite/v1/manager.grpc.pb.h"
 
@@ -28,8 +38,10 @@ using ClusterManagerBase =
 
 class ClusterManagerService final : public internal::ClusterManagerBase {
  public:
-  // `state` must outlive the service.
-  explicit ClusterManagerService(ManagerState* state) : state_(state) {}
+  // `state` and `authz` must outlive the service. Authz::Insecure() (only
+  // with litemgr --insecure) lets every caller act for any node.
+  ClusterManagerService(ManagerState* state, const tls::Authz* authz)
+      : state_(state), authz_(authz) {}
 
   grpc::ServerUnaryReactor* Join(grpc::CallbackServerContext* context,
                                  const grpc::ByteBuffer* request,
@@ -65,6 +77,7 @@ class ClusterManagerService final : public internal::ClusterManagerBase {
 
  private:
   ManagerState* const state_;
+  const tls::Authz* const authz_;
 };
 
 }  // namespace lite::controlplane

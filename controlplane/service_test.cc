@@ -38,8 +38,10 @@ class ServiceTest : public ::testing::Test {
     options.request_timeout = absl::Seconds(5);
     state_ = std::make_unique<ManagerState>(options, &clock_,
                                             std::make_unique<MemoryStore>());
-    service_ = std::make_unique<ClusterManagerService>(state_.get());
-    operator_service_ = std::make_unique<ClusterOperatorService>(state_.get());
+    service_ =
+        std::make_unique<ClusterManagerService>(state_.get(), authz_.get());
+    operator_service_ =
+        std::make_unique<ClusterOperatorService>(state_.get(), authz_.get());
     grpc::EnableDefaultHealthCheckService(true);
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
@@ -94,6 +96,8 @@ class ServiceTest : public ::testing::Test {
   }
 
   RealClock clock_;
+  // These tests run plaintext: every caller may act for any node.
+  std::unique_ptr<tls::Authz> authz_ = tls::Authz::Insecure();
   std::unique_ptr<ManagerState> state_;
   std::unique_ptr<ClusterManagerService> service_;
   std::unique_ptr<ClusterOperatorService> operator_service_;
