@@ -19,6 +19,7 @@
 #include "absl/time/time.h"
 #include "common/log/log.h"
 #include "common/names/names.h"
+#include "common/tls/authz.h"
 #include "controlplane/clock.h"
 #include "controlplane/lease_timer.h"
 #include "controlplane/manager_state.h"
@@ -153,8 +154,10 @@ int Main() {
 
   RealClock clock;
   ManagerState state(options, &clock, std::make_unique<MemoryStore>());
-  ClusterManagerService service(&state);
-  ClusterOperatorService operator_service(&state);
+  // Plaintext until the TLS flags land: every caller passes, as before.
+  const std::unique_ptr<tls::Authz> authz = tls::Authz::Insecure();
+  ClusterManagerService service(&state, authz.get());
+  ClusterOperatorService operator_service(&state, authz.get());
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
