@@ -8,11 +8,15 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/tls/authz.h"
 #include "controlplane/clock.h"
 #include "controlplane/lease_timer.h"
 #include "controlplane/memory_store.h"
@@ -373,6 +377,309 @@ TEST_F(ServiceTest, UnaryErrorsKeepCodeAndMessage) {
   grpc::Status status = stub_->Join(&context, request, &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), HasSubstr("node_name \"bad name\""));
+}
+
+// ---- Over mutual TLS, with roles: gRPC's own SSL credentials and
+// certificates made by tools/litecerts, the server requesting a client
+// certificate and verifying it when presented (as litemgr's does).
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class TlsServiceTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const char* tmp = std::getenv("TEST_TMPDIR");
+    dir_ = new std::string(
+        absl::StrCat(tmp == nullptr ? "/tmp" : tmp, "/certs.", getpid()));
+    const char* srcdir = std::getenv("TEST_SRCDIR");
+    const char* workspace = std::getenv("TEST_WORKSPACE");
+    const std::string litecerts = absl::StrCat(
+        srcdir == nullptr ? "." : srcdir, "/",
+        workspace == nullptr ? "lite" : workspace, "/tools/litecerts");
+    for (const std::string& what :
+         {std::string("ca"), std::string("manager"), std::string("node n1"),
+          std::string("node n2"), std::string("operator op"),
+          std::string("operator stranger")}) {
+      const std::string command =
+          absl::StrCat(litecerts, " ", *dir_, " ", what, " >/dev/null");
+      ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    }
+    // Our own roles file: "stranger" is signed by the CA but has no role.
+    std::ofstream(*dir_ + "/roles")
+        << "litemgr manager\nn1 node\nn2 node\nop operator\n";
+  }
+
+  void SetUp() override {
+    ManagerOptions options;
+    options.lease = absl::Seconds(10);
+    options.recovery_window = absl::ZeroDuration();
+    state_ = std::make_unique<ManagerState>(options, &clock_,
+                                            std::make_unique<MemoryStore>());
+    absl::StatusOr<std::unique_ptr<tls::Authz>> authz =
+        tls::Authz::Load(*dir_ + "/roles");
+    ASSERT_TRUE(authz.ok()) << authz.status();
+    authz_ = *std::move(authz);
+    service_ =
+        std::make_unique<ClusterManagerService>(state_.get(), authz_.get());
+    operator_service_ =
+        std::make_unique<ClusterOperatorService>(state_.get(), authz_.get());
+    grpc::SslServerCredentialsOptions ssl(
+        GRPC_SSL_REQUEST_CLIENT_CERTIFICATE_AND_VERIFY);
+    ssl.pem_root_certs = Slurp(*dir_ + "/ca.crt");
+    ssl.pem_key_cert_pairs.push_back(
+        {Slurp(*dir_ + "/litemgr.key"), Slurp(*dir_ + "/litemgr.crt")});
+    grpc::EnableDefaultHealthCheckService(true);
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::SslServerCredentials(ssl),
+                             &port_);
+    builder.RegisterService(service_.get());
+    builder.RegisterService(operator_service_.get());
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(server_, nullptr);
+  }
+
+  void TearDown() override {
+    state_->Shutdown();
+    server_->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(1)));
+  }
+
+  // A channel presenting certificate `name` (empty: none).
+  std::shared_ptr<grpc::Channel> Channel(const std::string& name) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = Slurp(*dir_ + "/ca.crt");
+    if (!name.empty()) {
+      ssl.pem_private_key = Slurp(absl::StrCat(*dir_, "/", name, ".key"));
+      ssl.pem_cert_chain = Slurp(absl::StrCat(*dir_, "/", name, ".crt"));
+    }
+    grpc::ChannelArguments args;
+    args.SetSslTargetNameOverride("litemgr");
+    return grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", port_),
+                                     grpc::SslCredentials(ssl), args);
+  }
+  std::unique_ptr<lite::v1::ClusterManager::Stub> Node(const std::string& n) {
+    return lite::v1::ClusterManager::NewStub(Channel(n));
+  }
+  std::unique_ptr<lite::v1::ClusterOperator::Stub> Operator(
+      const std::string& n) {
+    return lite::v1::ClusterOperator::NewStub(Channel(n));
+  }
+
+  static grpc::Status Join(lite::v1::ClusterManager::Stub* stub,
+                           const std::string& name, int index,
+                           lite::v1::JoinResponse* response) {
+    grpc::ClientContext context;
+    lite::v1::JoinRequest request;
+    request.set_node_name(name);
+    request.set_rdma_address(absl::StrCat("127.0.0.1:", 7000 + index));
+    return stub->Join(&context, request, response);
+  }
+
+  // What an operator sees: nodes (with state and session), LMRs, grants.
+  std::string Snapshot() {
+    auto op = Operator("op");
+    std::string out;
+    grpc::ClientContext c1, c2, c3;
+    lite::v1::ListNodesResponse nodes;
+    EXPECT_TRUE(op->ListNodes(&c1, {}, &nodes).ok());
+    for (const auto& node : nodes.nodes()) {
+      absl::StrAppend(&out, node.node_id(), " ", node.node_name(), " ",
+                      node.incarnation(), " ", node.state(), " ",
+                      node.session_open(), "\n");
+    }
+    lite::v1::ListLmrsResponse lmrs;
+    EXPECT_TRUE(op->ListLmrs(&c2, {}, &lmrs).ok());
+    absl::StrAppend(&out, "lmrs ", lmrs.lmrs_size());
+    lite::v1::ListGrantsResponse grants;
+    EXPECT_TRUE(op->ListGrants(&c3, {}, &grants).ok());
+    absl::StrAppend(&out, " grants ", grants.grants_size());
+    return out;
+  }
+
+  static std::string* dir_;
+  RealClock clock_;
+  std::unique_ptr<tls::Authz> authz_;
+  std::unique_ptr<ManagerState> state_;
+  std::unique_ptr<ClusterManagerService> service_;
+  std::unique_ptr<ClusterOperatorService> operator_service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+};
+
+std::string* TlsServiceTest::dir_ = nullptr;
+
+TEST_F(TlsServiceTest, NodeCertificateActsOnlyForItsOwnNode) {
+  auto n1 = Node("n1");
+  auto n2 = Node("n2");
+  lite::v1::JoinResponse j1, j2, ignored;
+  ASSERT_TRUE(Join(n1.get(), "n1", 1, &j1).ok());
+  ASSERT_TRUE(Join(n2.get(), "n2", 2, &j2).ok());
+  const std::string before = Snapshot();
+
+  // n1's certificate joining as n2 (which would supersede it), or as a name
+  // nobody has.
+  grpc::Status status = Join(n1.get(), "n2", 3, &ignored);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(status.error_message(),
+              HasSubstr("certificate \"n1\" may join only as node \"n1\", "
+                        "not as \"n2\""));
+  EXPECT_EQ(Join(n1.get(), "fake", 4, &ignored).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  // A malformed name is reported as such (INVALID_ARGUMENT, the field rule).
+  EXPECT_EQ(Join(n1.get(), "a/b", 4, &ignored).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+
+  lite::v1::NodeCaller as_n2;
+  as_n2.set_node_id(j2.node_id());
+  as_n2.set_incarnation(j2.incarnation());
+  {
+    grpc::ClientContext context;
+    lite::v1::LeaveRequest leave;
+    *leave.mutable_caller() = as_n2;
+    lite::v1::LeaveResponse left;
+    status = n1->Leave(&context, leave, &left);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+    EXPECT_THAT(status.error_message(),
+                HasSubstr(absl::StrCat("may act only for its own node (node ",
+                                       j1.node_id(), "), not for node ",
+                                       j2.node_id())));
+  }
+  {
+    grpc::ClientContext context;
+    lite::v1::RegisterLmrRequest request;
+    *request.mutable_caller() = as_n2;
+    request.mutable_owner()->set_uid(0);
+    request.mutable_owner()->set_pid(1);
+    request.set_name("forged");
+    request.set_size_bytes(4096);
+    request.set_mode(0666);
+    request.set_lmr_id((uint64_t{j2.node_id()} << 32) | 1);
+    request.add_chunks()->set_length_bytes(4096);
+    lite::v1::RegisterLmrResponse response;
+    EXPECT_EQ(n1->RegisterLmr(&context, request, &response).error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+  }
+  {
+    grpc::ClientContext context;
+    lite::v1::AllocLmrRequest request;
+    *request.mutable_caller() = as_n2;
+    request.mutable_owner()->set_pid(1);
+    request.set_name("forged");
+    request.set_size_bytes(4096);
+    request.set_mode(0600);
+    lite::v1::AllocLmrResponse response;
+    EXPECT_EQ(n1->AllocLmr(&context, request, &response).error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+  }
+  {
+    grpc::ClientContext context;
+    lite::v1::MapLmrRequest request;
+    *request.mutable_caller() = as_n2;
+    request.mutable_requester()->set_pid(1);
+    request.set_name("anything");
+    request.mutable_access()->set_read(true);
+    lite::v1::MapLmrResponse response;
+    EXPECT_EQ(n1->MapLmr(&context, request, &response).error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+  }
+  {
+    // A session speaking for n2.
+    grpc::ClientContext context;
+    auto stream = n1->Session(&context);
+    lite::v1::AgentMessage first;
+    first.mutable_heartbeat()->set_node_id(j2.node_id());
+    first.mutable_heartbeat()->set_incarnation(j2.incarnation());
+    first.mutable_heartbeat()->set_heartbeat_seq(1);
+    stream->Write(first);
+    lite::v1::ManagerMessage message;
+    EXPECT_FALSE(stream->Read(&message));
+    EXPECT_EQ(stream->Finish().error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+  }
+  EXPECT_EQ(Snapshot(), before);
+  // Its own session opens.
+  grpc::ClientContext context;
+  auto stream = n1->Session(&context);
+  lite::v1::AgentMessage first;
+  first.mutable_heartbeat()->set_node_id(j1.node_id());
+  first.mutable_heartbeat()->set_incarnation(j1.incarnation());
+  first.mutable_heartbeat()->set_heartbeat_seq(1);
+  ASSERT_TRUE(stream->Write(first));
+  // (n2's MemberJoined, queued since n1's join, may come first.)
+  lite::v1::ManagerMessage message;
+  while (stream->Read(&message) && !message.has_heartbeat_ack()) {
+  }
+  EXPECT_EQ(message.heartbeat_ack().heartbeat_seq(), 1u);
+  context.TryCancel();
+}
+
+TEST_F(TlsServiceTest, RolesKeepNodesAndOperatorsToTheirOwnService) {
+  auto n1 = Node("n1");
+  lite::v1::JoinResponse j1;
+  ASSERT_TRUE(Join(n1.get(), "n1", 1, &j1).ok());
+  const std::string before = Snapshot();
+  // A node certificate on the operators' service.
+  auto as_node = Operator("n1");
+  {
+    grpc::ClientContext context;
+    lite::v1::ListLmrsResponse response;
+    grpc::Status status = as_node->ListLmrs(&context, {}, &response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+    EXPECT_THAT(status.error_message(),
+                HasSubstr("certificate \"n1\" lacks the role this call "
+                          "needs; it needs role operator"));
+  }
+  {
+    grpc::ClientContext context;
+    lite::v1::EvictNodeRequest request;
+    request.set_node_id(j1.node_id());
+    request.set_reason("mine now");
+    lite::v1::EvictNodeResponse response;
+    EXPECT_EQ(as_node->EvictNode(&context, request, &response).error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+  }
+  {
+    grpc::ClientContext context;
+    auto watch = as_node->Watch(&context, lite::v1::WatchRequest());
+    lite::v1::Event event;
+    EXPECT_FALSE(watch->Read(&event));
+    EXPECT_EQ(watch->Finish().error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+  }
+  // An operator certificate on the nodes' service: it cannot join.
+  auto as_operator = Node("op");
+  lite::v1::JoinResponse ignored;
+  grpc::Status status = Join(as_operator.get(), "op", 5, &ignored);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(status.error_message(), HasSubstr("it needs role node"));
+  // Signed by the CA, but in no role.
+  status = Join(Node("stranger").get(), "stranger", 6, &ignored);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(status.error_message(),
+              HasSubstr("certificate \"stranger\" has no role"));
+  EXPECT_EQ(Snapshot(), before);
+}
+
+TEST_F(TlsServiceTest, WithoutAClientCertificateOnlyHealthAnswers) {
+  lite::v1::JoinResponse ignored;
+  grpc::Status status = Join(Node("").get(), "n1", 1, &ignored);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(status.error_message(), HasSubstr("needs a client certificate"));
+  grpc::ClientContext context;
+  lite::v1::ListNodesResponse nodes;
+  EXPECT_EQ(Operator("")->ListNodes(&context, {}, &nodes).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  auto health = grpc::health::v1::Health::NewStub(Channel(""));
+  grpc::ClientContext health_context;
+  grpc::health::v1::HealthCheckRequest request;
+  grpc::health::v1::HealthCheckResponse response;
+  ASSERT_TRUE(health->Check(&health_context, request, &response).ok());
+  EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::SERVING);
+  EXPECT_EQ(Snapshot(), "lmrs 0 grants 0");
 }
 
 }  // namespace
