@@ -3,10 +3,12 @@
 #  - ib_write_lat and ib_read_lat over rdma_cm between the guests succeed
 #    (their figures are printed);
 #  - lite.ko is loaded in both and /dev/lite reports rxe0, port ACTIVE, with
-#    the global memory key ready (LITE_IOC_QUERY, which copies to user
-#    memory after the device list lock);
-#  - the kernel log says the global key is an unsafe global rkey, in the
-#    words the RDMA core uses for IB_PD_UNSAFE_GLOBAL_RKEY;
+#    its memory keys ready (LITE_IOC_QUERY, which copies to user memory
+#    after the device list lock);
+#  - the default key_mode is lmr (a memory key per LMR, docs/datapath.md
+#    "Key modes"): the kernel log says so, and has no "unsafe global rkey"
+#    line (the RDMA core's words for IB_PD_UNSAFE_GLOBAL_RKEY), which only
+#    key_mode=global causes;
 #  - `rmmod lite` is clean and removes /dev/lite;
 #  - litevm's teardown fails the run if a guest kernel log has a BUG,
 #    WARNING, Oops, general protection or refcount line.
@@ -36,10 +38,13 @@ reports_rxe0_ready() {
 		[[ $json == *'"port_state": "ACTIVE"'* ]] &&
 		[[ $json == *'"global_key_ready": true'* ]]
 }
-warns_unsafe_global_rkey() {
-	local line
-	line=$(litevm exec -g "$1" -- "dmesg | grep 'lite: enabling unsafe global rkey on rxe0'") || return 1
-	echo "        guest $1: ${line#*] }"
+serves_per_lmr_keys() {
+	local out
+	out=$(litevm exec -g "$1" -- "cat /sys/module/lite/parameters/key_mode; dmesg | grep -E 'lite: rxe0: serving|unsafe global rkey'") ||
+		return 1
+	echo "$out" | sed 's/^\[[^]]*\] //; s/^/        guest '"$1"': /'
+	[[ $out == lmr$'\n'* && $out == *"rxe0: serving port 1 with a memory key per LMR"* &&
+		$out != *"unsafe global rkey"* ]]
 }
 module_loaded() { litevm exec -g "$1" -- "grep -q '^lite ' /proc/modules"; }
 rmmod_clean() {
@@ -62,8 +67,8 @@ host_main() {
 	echo "lite.ko:"
 	for g in 1 2; do
 		check "guest $g: lite.ko loaded" module_loaded "$g"
-		check "guest $g: /dev/lite reports rxe0 ACTIVE with the global key ready" reports_rxe0_ready "$g"
-		check "guest $g: the kernel log warns of the unsafe global rkey" warns_unsafe_global_rkey "$g"
+		check "guest $g: /dev/lite reports rxe0 ACTIVE with its memory keys ready" reports_rxe0_ready "$g"
+		check "guest $g: key_mode=lmr by default: a key per LMR, no unsafe global rkey" serves_per_lmr_keys "$g"
 		check "guest $g: rmmod lite is clean and removes /dev/lite" rmmod_clean "$g"
 		check "guest $g: litedev fails with a reason once lite.ko is gone" litedev_explains_missing_module "$g"
 	done
