@@ -60,11 +60,11 @@ alloc_victim() {  # NAME
 }
 
 # chunks NAME FILE: the chunk addresses of hosted LMRs whose name starts with
-# NAME, one per line, into FILE.
+# NAME, one per line, into FILE (keymode.py, as root: litenl prints none).
 chunks() {
-	"$LITENL" lmr list --chunks | awk -v p="$1" '
-		$0 !~ /^ / { on = index($2, p) == 1 }
-		on && /chunk at/ { sub(",", "", $5); print $5 }' > "$2"
+	python3 "$(dirname "${BASH_SOURCE[0]}")/keymode.py" lmr-keys | awk -v p="$1" '
+		$1 == "lmr" { on[$2] = index($3, p) == 1 }
+		$1 == "chunk" && on[$2] { print $3 }' > "$2"
 	check "chunk addresses of $1* listed ($(wc -l < "$2"))" test -s "$2"
 }
 
@@ -199,7 +199,7 @@ one_mode() {  # MODE
 host_main() {
 	# shellcheck source=tools/vm/litecluster.sh
 	source "$VM_REPO/tools/vm/litecluster.sh"
-	local mode current=global
+	local mode current=lmr  # lite.ko's default key_mode
 	for mode in ${FIU_KEY_MODES:-global lmr}; do
 		if [[ $mode != "$current" ]]; then
 			guests "1 reload_lite $mode" "2 reload_lite $mode" "3 reload_lite $mode"
