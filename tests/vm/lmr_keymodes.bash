@@ -42,13 +42,17 @@ km_reload() {
 	check "peer $other connected" vm_wait_until 30 peer_up "$other"
 }
 # km_one ID SIZE: LMR_ALLOC by litenl; KM_KEY, KM_ADDR, KM_LEN (first
-# chunk), KM_CHUNKS.
+# chunk), KM_CHUNKS, read as root with keymode.py (litenl prints no keys or
+# chunk addresses).
 km_one() {
-	local out
+	local out keys
 	out=$("$LITENL" lmr alloc --id "$1" --name "km.$1" --size "$2") || return 1
-	[[ $out =~ memory\ key\ (0x[0-9a-f]+),\ ([0-9]+)\ chunk.*addr\ (0x[0-9a-f]+),\ ([0-9]+)\ bytes ]] ||
+	keys=$(km_py lmr-keys) || { echo "        $keys"; return 1; }
+	[[ $out =~ \ ([0-9]+)\ chunk\(s\) && $keys =~ lmr\ $1\ km\.$1\ key=(0x[0-9a-f]+)\ chunks=([0-9]+) ]] ||
 		{ echo "        $out"; return 1; }
-	KM_KEY=${BASH_REMATCH[1]} KM_CHUNKS=${BASH_REMATCH[2]} KM_ADDR=${BASH_REMATCH[3]} KM_LEN=${BASH_REMATCH[4]}
+	KM_KEY=${BASH_REMATCH[1]} KM_CHUNKS=${BASH_REMATCH[2]}
+	[[ $keys =~ chunk\ $1\ (0x[0-9a-f]+)\ ([0-9]+) ]] || { echo "        $keys"; return 1; }
+	KM_ADDR=${BASH_REMATCH[1]} KM_LEN=${BASH_REMATCH[2]}
 }
 # km_counts NAME...: KM[NAME] is debugfs counter NAME.
 declare -A KM=()
@@ -112,7 +116,8 @@ km_lost() {  # (guest 1, lmr mode): rxe0 removed under hosted lmr 64
 	out=$(km_py lost 64 timeout -k 1 20 rdma link delete rxe0)
 	indent <<< "$out"
 	check "rxe0 removed: EVENT_LMR_LOST for lmr 64, reason ENODEV (19)" has_text "$out" "lost lmr=64 reason=19"
-	check "... lmr 64 stays hosted, listed with address 0" has "addr 0x0," lmr list --chunks
+	check "... lmr 64 stays hosted, listed as unreachable" has "unreachable (device removed)" lmr list --chunks
+	check "... with chunk address 0 (LMR_GET)" has_text "$(km_py lmr-keys)" "chunk 64 0x0 "
 	check "... and LMR_FREE frees it" litenl_ok lmr free --id 64
 	link_within add rxe0 type rxe netdev eth0
 	check "rxe0 back: LMR_ALLOC finds the device within 20 s" vm_wait_until 20 listens
