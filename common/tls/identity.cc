@@ -14,9 +14,12 @@ std::optional<std::string> PeerName(const grpc::AuthContext& context) {
   if (!context.IsPeerAuthenticated()) return std::nullopt;
   const std::vector<grpc::string_ref> transport =
       context.FindPropertyValues(GRPC_TRANSPORT_SECURITY_TYPE_PROPERTY_NAME);
-  if (transport.size() != 1 ||
-      std::string(transport[0].data(), transport[0].size()) !=
-          GRPC_SSL_TRANSPORT_SECURITY_TYPE) {
+  // "ssl" from SslServerCredentials, "tls" from TlsServerCredentials (the
+  // daemons' credentials.h): both are X.509 over TLS.
+  if (transport.size() != 1) return std::nullopt;
+  const std::string type(transport[0].data(), transport[0].size());
+  if (type != GRPC_SSL_TRANSPORT_SECURITY_TYPE &&
+      type != GRPC_TLS_TRANSPORT_SECURITY_TYPE) {
     return std::nullopt;
   }
   const std::vector<grpc::string_ref> cn =
