@@ -1,8 +1,9 @@
 // The body of every liteagent binary: LITE's per-node agent. Joins the
 // cluster manager (litemgr), keeps the node's session alive, programs lite.ko
 // through the module interface, answers applications' upcalls, and serves
-// lite.v1.NodeAgent and the gRPC health service for operators. See
-// docs/agent.md.
+// lite.v1.NodeAgent and the gRPC health service for operators, over mutual
+// TLS with the node's certificate (or plaintext with --insecure). See
+// docs/agent.md and docs/security.md.
 #include "agent/agent_main.h"
 
 #include <grpcpp/grpcpp.h>
@@ -34,6 +35,8 @@
 #include "common/log/log.h"
 #include "common/names/names.h"
 #include "common/status/macros.h"
+#include "common/tls/authz.h"
+#include "common/tls/credentials.h"
 
 ABSL_FLAG(std::string, manager, "127.0.0.1:7420",
           "the cluster manager (litemgr) to join, host:port");
@@ -73,6 +76,27 @@ ABSL_FLAG(absl::Duration, leave_grace, absl::Seconds(2),
 ABSL_FLAG(std::string, event_log, "",
           "if set, append every applied event to this file, one JSON object "
           "per line");
+ABSL_FLAG(std::string, tls_cert, "",
+          "this node's certificate (PEM; tools/litecerts DIR node NAME): its "
+          "name is the node's identity and must be --node_name (the default "
+          "--node_name with TLS)");
+ABSL_FLAG(std::string, tls_key, "", "the private key of --tls_cert (PEM)");
+ABSL_FLAG(std::string, tls_ca, "",
+          "the cluster CA (PEM): the manager's and operators' certificates "
+          "must be signed by it");
+ABSL_FLAG(std::string, authz, "",
+          "the roles file (`NAME ROLE` lines, as tools/litecerts writes "
+          "DIR/authz): NodeAgent calls need role operator; required with TLS");
+ABSL_FLAG(std::string, manager_tls_name, "litemgr",
+          "the name the manager's certificate must carry");
+ABSL_FLAG(absl::Duration, tls_reload_interval,
+          lite::tls::kDefaultReloadInterval,
+          "how often the TLS files are read again, so that a renewed "
+          "certificate is used without a restart (at least 1s)");
+ABSL_FLAG(bool, insecure, false,
+          "plaintext gRPC without certificates: the manager cannot tell this "
+          "node from an impostor and anyone may call NodeAgent; only on a "
+          "trusted, isolated network; warned at every start");
 ABSL_FLAG(std::string, log_level, "info", "debug, info, warning or error");
 
 namespace lite::agent {
@@ -122,7 +146,50 @@ absl::StatusOr<AgentMainConfig> ReadFlags(const AgentMainOptions& options) {
   c.module_timeout = absl::GetFlag(FLAGS_module_timeout);
   LITE_RETURN_IF_ERROR(Positive("module_timeout", c.module_timeout));
 
+  c.tls = {.cert = absl::GetFlag(FLAGS_tls_cert),
+           .key = absl::GetFlag(FLAGS_tls_key),
+           .ca = absl::GetFlag(FLAGS_tls_ca)};
+  c.insecure = absl::GetFlag(FLAGS_insecure);
+  LITE_RETURN_IF_ERROR(tls::CheckTlsFlags(c.tls, c.insecure, options.program));
+  c.authz = absl::GetFlag(FLAGS_authz);
+  c.manager_tls_name = absl::GetFlag(FLAGS_manager_tls_name);
+  c.tls_reload_interval = absl::GetFlag(FLAGS_tls_reload_interval);
+  std::string cert_name;
+  if (c.insecure) {
+    if (!c.authz.empty()) {
+      return absl::InvalidArgumentError(
+          "--authz needs mutual TLS: with --insecure every caller may call "
+          "NodeAgent");
+    }
+  } else {
+    if (c.authz.empty()) {
+      return absl::InvalidArgumentError(
+          "--authz FILE is required with TLS: it says which certificate "
+          "names are operators (tools/litecerts writes DIR/authz)");
+    }
+    if (c.manager_tls_name.empty()) {
+      return absl::InvalidArgumentError("--manager_tls_name is empty");
+    }
+    if (c.tls_reload_interval < absl::Seconds(1)) {
+      return absl::InvalidArgumentError(
+          "--tls_reload_interval must be at least 1s");
+    }
+    LITE_ASSIGN_OR_RETURN(tls::CertificateInfo info, tls::CheckFiles(c.tls));
+    cert_name = info.name;
+  }
+
   c.agent.node_name = absl::GetFlag(FLAGS_node_name);
+  // The certificate is the node's identity: the manager lets it act only
+  // for the node it names, so a different --node_name could never join.
+  if (!cert_name.empty()) {
+    if (c.agent.node_name.empty()) c.agent.node_name = cert_name;
+    if (c.agent.node_name != cert_name) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--node_name=%s but --tls_cert %s is the certificate of '%s': a "
+          "node joins only under its certificate's name",
+          c.agent.node_name, c.tls.cert, cert_name));
+    }
+  }
   if (c.agent.node_name.empty()) {
     char host[256] = {};
     if (gethostname(host, sizeof(host) - 1) != 0) {
@@ -265,18 +332,42 @@ int AgentMain(int argc, char** argv, const AgentMainOptions& options) {
   channel_args.SetInt(
       GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
       static_cast<int>(absl::ToInt64Milliseconds(config->agent.backoff_max)));
+  std::shared_ptr<grpc::ChannelCredentials> channel_credentials;
+  std::shared_ptr<grpc::ServerCredentials> server_credentials;
+  std::unique_ptr<tls::Authz> authz;
+  if (config->insecure) {
+    channel_credentials = grpc::InsecureChannelCredentials();
+    server_credentials = grpc::InsecureServerCredentials();
+    authz = tls::Authz::Insecure();
+  } else {
+    tls::SetServerName(&channel_args, config->manager_tls_name);
+    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> cc =
+        tls::ChannelCredentials(config->tls, config->tls_reload_interval);
+    absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> sc =
+        tls::ServerCredentials(config->tls, config->tls_reload_interval);
+    absl::StatusOr<std::unique_ptr<tls::Authz>> loaded =
+        tls::Authz::Load(config->authz);
+    for (const absl::Status& s : {cc.status(), sc.status(), loaded.status()}) {
+      if (!s.ok()) {
+        std::fprintf(stderr, "%s: %s\n", program,
+                     std::string(s.message()).c_str());
+        return 2;
+      }
+    }
+    channel_credentials = *std::move(cc);
+    server_credentials = *std::move(sc);
+    authz = *std::move(loaded);
+  }
   std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(
-      config->agent.manager_address, grpc::InsecureChannelCredentials(),
-      channel_args);
+      config->agent.manager_address, channel_credentials, channel_args);
   Agent agent(config->agent, module.get(),
               lite::v1::ClusterManager::NewStub(channel));
 
-  NodeAgentService service(&agent);
+  NodeAgentService service(&agent, authz.get());
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(config->listen, grpc::InsecureServerCredentials(),
-                           &port);
+  builder.AddListeningPort(config->listen, server_credentials, &port);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
@@ -292,11 +383,22 @@ int AgentMain(int argc, char** argv, const AgentMainOptions& options) {
       return 1;
     }
   }
+  if (config->insecure) {
+    LITE_LOG_WARNING("%s", tls::InsecureWarning(program));
+  }
   LITE_LOG_INFO(
       "%s: node '%s', rdma address %s, manager %s, module %s; "
-      "NodeAgent on port %d",
+      "NodeAgent on port %d; %s",
       program, config->agent.node_name, config->agent.rdma_address,
-      config->agent.manager_address, module->Name(), port);
+      config->agent.manager_address, module->Name(), port,
+      config->insecure
+          ? std::string("PLAINTEXT (--insecure)")
+          : absl::StrFormat(
+                "mutual TLS: certificate %s, CA %s, manager must be '%s', "
+                "roles from %s, files re-read every %s",
+                config->tls.cert, config->tls.ca, config->manager_tls_name,
+                config->authz,
+                absl::FormatDuration(config->tls_reload_interval)));
 
   agent.Start();
   std::thread beside;

@@ -18,6 +18,7 @@
 #include "absl/time/time.h"
 #include "agent/agent.h"
 #include "agent/module.h"
+#include "common/tls/credentials.h"
 
 namespace lite::agent {
 
@@ -29,6 +30,12 @@ struct AgentMainConfig {
   std::string event_log;
   std::string module;  // --module, one of the binary's
   absl::Duration module_timeout;
+  // Mutual TLS (--tls_cert, --tls_key, --tls_ca), empty with --insecure.
+  tls::TlsFiles tls;
+  bool insecure = false;
+  std::string authz;             // --authz
+  std::string manager_tls_name;  // --manager_tls_name
+  absl::Duration tls_reload_interval;
 };
 
 // One module a binary can drive (a --module value).

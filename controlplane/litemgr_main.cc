@@ -1,6 +1,7 @@
-// litemgr: LITE's cluster manager daemon. Serves lite.v1.ClusterManager and
-// the standard gRPC health service; logs to stderr; exits cleanly on SIGTERM
-// or SIGINT. See docs/controlplane.md.
+// litemgr: LITE's cluster manager daemon. Serves lite.v1.ClusterManager,
+// lite.v1.ClusterOperator and the standard gRPC health service over mutual
+// TLS (or plaintext with --insecure); logs to stderr; exits cleanly on
+// SIGTERM or SIGINT. See docs/controlplane.md and docs/security.md.
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <signal.h>
@@ -20,6 +21,7 @@
 #include "common/log/log.h"
 #include "common/names/names.h"
 #include "common/tls/authz.h"
+#include "common/tls/credentials.h"
 #include "controlplane/clock.h"
 #include "controlplane/lease_timer.h"
 #include "controlplane/manager_state.h"
@@ -62,6 +64,25 @@ ABSL_FLAG(std::string, pair_key_file, "",
           "bytes, raw or as 64 hex digits (openssl rand -hex 32), in a file "
           "of mode 0600 or 0400. With it a restarted manager hands out the "
           "same pair secrets; without it each start draws a new key.");
+ABSL_FLAG(std::string, tls_cert, "",
+          "The manager's certificate (PEM; tools/litecerts DIR manager). Its "
+          "name is what agents and litectl expect (--manager_tls_name, "
+          "default litemgr).");
+ABSL_FLAG(std::string, tls_key, "", "The private key of --tls_cert (PEM).");
+ABSL_FLAG(std::string, tls_ca, "",
+          "The cluster CA (PEM): callers' certificates must be signed by it.");
+ABSL_FLAG(std::string, authz, "",
+          "The roles file: `NAME ROLE` per line (ROLE manager, node or "
+          "operator; tools/litecerts appends to DIR/authz). Re-read when it "
+          "changes. Required with TLS.");
+ABSL_FLAG(absl::Duration, tls_reload_interval,
+          lite::tls::kDefaultReloadInterval,
+          "How often the TLS files are read again, so that renewed "
+          "certificates are served without a restart (at least 1s).");
+ABSL_FLAG(bool, insecure, false,
+          "Plaintext gRPC without certificates or roles: every caller may do "
+          "everything. Only on a trusted, isolated network; warned at every "
+          "start.");
 ABSL_FLAG(std::string, log_level, "info", "debug, info, warning or error.");
 ABSL_FLAG(int64_t, shutdown_grace_ms, 2000,
           "On SIGTERM, how long in-flight RPCs get before they are cancelled.");
@@ -144,6 +165,57 @@ int Main() {
     options.pair_key = *std::move(key);
   }
 
+  const tls::TlsFiles tls_files{.cert = absl::GetFlag(FLAGS_tls_cert),
+                                .key = absl::GetFlag(FLAGS_tls_key),
+                                .ca = absl::GetFlag(FLAGS_tls_ca)};
+  const bool insecure = absl::GetFlag(FLAGS_insecure);
+  if (absl::Status s = tls::CheckTlsFlags(tls_files, insecure, "litemgr");
+      !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
+  const std::string authz_file = absl::GetFlag(FLAGS_authz);
+  const absl::Duration reload = absl::GetFlag(FLAGS_tls_reload_interval);
+  std::shared_ptr<grpc::ServerCredentials> server_credentials;
+  std::unique_ptr<tls::Authz> authz;
+  std::string tls_summary;
+  if (insecure) {
+    if (!authz_file.empty()) {
+      return Fail(
+          "--authz needs mutual TLS: with --insecure every caller "
+          "has every role");
+    }
+    server_credentials = grpc::InsecureServerCredentials();
+    authz = tls::Authz::Insecure();
+    tls_summary = "PLAINTEXT (--insecure)";
+  } else {
+    if (authz_file.empty()) {
+      return Fail(
+          "--authz FILE is required with TLS: it says which "
+          "certificate names are nodes and operators (tools/litecerts "
+          "writes DIR/authz)");
+    }
+    if (reload < absl::Seconds(1)) {
+      return Fail("--tls_reload_interval must be at least 1s");
+    }
+    absl::StatusOr<tls::CertificateInfo> info = tls::CheckFiles(tls_files);
+    if (!info.ok()) return Fail(std::string(info.status().message()));
+    absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> creds =
+        tls::ServerCredentials(tls_files, reload);
+    if (!creds.ok()) return Fail(std::string(creds.status().message()));
+    server_credentials = *std::move(creds);
+    absl::StatusOr<std::unique_ptr<tls::Authz>> loaded =
+        tls::Authz::Load(authz_file);
+    if (!loaded.ok()) {
+      return Fail(absl::StrCat("--authz: ", loaded.status().message()));
+    }
+    authz = *std::move(loaded);
+    tls_summary = absl::StrFormat(
+        "mutual TLS as %s (certificate until %s, reloaded every %s), CA %s, "
+        "roles from %s",
+        info->name, absl::FormatTime(info->not_after),
+        absl::FormatDuration(reload), tls_files.ca, authz_file);
+  }
+
   // Signals are taken synchronously by this thread; block them before any
   // other thread exists so that every thread inherits the mask.
   sigset_t signals;
@@ -154,16 +226,14 @@ int Main() {
 
   RealClock clock;
   ManagerState state(options, &clock, std::make_unique<MemoryStore>());
-  // Plaintext until the TLS flags land: every caller passes, as before.
-  const std::unique_ptr<tls::Authz> authz = tls::Authz::Insecure();
   ClusterManagerService service(&state, authz.get());
   ClusterOperatorService operator_service(&state, authz.get());
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(absl::GetFlag(FLAGS_listen),
-                           grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(absl::GetFlag(FLAGS_listen), server_credentials,
+                           &port);
   builder.RegisterService(&service);
   builder.RegisterService(&operator_service);
   // Agents may keep their connection alive with pings; do not punish them.
@@ -190,11 +260,14 @@ int Main() {
       return Fail(absl::StrCat("cannot write --port_file ", port_file));
     }
   }
+  if (insecure) LITE_LOG_WARNING("%s", tls::InsecureWarning("litemgr"));
   LITE_LOG_INFO(
-      "litemgr serving on %s (port %d): lease %d ms, heartbeat every %d ms, "
+      "litemgr serving on %s (port %d, %s): lease %d ms, heartbeat every %d "
+      "ms, "
       "session queue %d, request timeout %d ms, free fence %d ms, recovery "
       "window %d ms; pair secrets from %s",
-      absl::GetFlag(FLAGS_listen), port, absl::GetFlag(FLAGS_lease_ms),
+      absl::GetFlag(FLAGS_listen), port, tls_summary,
+      absl::GetFlag(FLAGS_lease_ms),
       absl::GetFlag(FLAGS_lease_ms) / options.heartbeats_per_lease,
       options.session_queue_limit, absl::GetFlag(FLAGS_request_timeout_ms),
       absl::GetFlag(FLAGS_free_fence_timeout_ms),
@@ -236,7 +309,9 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "LITE cluster manager: membership, leases, failure notification, LMR "
       "registry and map grants over gRPC (lite.v1.ClusterManager).\n"
-      "Usage: litemgr [--listen=0.0.0.0:7420] [--lease_ms=1000] ...");
+      "Usage: litemgr --tls_cert=F --tls_key=F --tls_ca=F --authz=F "
+      "[--listen=0.0.0.0:7420] [--lease_ms=1000] ...\n"
+      "       litemgr --insecure ...   (plaintext: trusted networks only)");
   absl::ParseCommandLine(argc, argv);
   // Debian's Abseil checks every Mutex acquisition for lock-order cycles,
   // which costs more than the manager's own work with thousands of sessions
