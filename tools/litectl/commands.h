@@ -44,8 +44,13 @@ absl::Status RunHealth(const Context& ctx, const cli::Args& args);
 const std::vector<Command>& Commands();
 
 struct Environment {
-  std::string lite_manager = "";  // $LITE_MANAGER
-  std::string lite_agent = "";    // $LITE_AGENT
+  std::string lite_manager = "";         // $LITE_MANAGER
+  std::string lite_agent = "";           // $LITE_AGENT
+  std::string lite_tls_cert = "";        // $LITE_TLS_CERT
+  std::string lite_tls_key = "";         // $LITE_TLS_KEY
+  std::string lite_tls_ca = "";          // $LITE_TLS_CA
+  std::string lite_agent_tls_name = "";  // $LITE_AGENT_TLS_NAME
+  std::string lite_insecure = "";        // $LITE_INSECURE ("1": plaintext)
 };
 
 // Runs litectl with args (without the program name). Returns the exit

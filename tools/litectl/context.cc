@@ -25,8 +25,26 @@ bool Interrupt::Fire() {
   return true;
 }
 
+absl::Status Context::MakeCredentials() {
+  if (insecure) {
+    credentials = grpc::InsecureChannelCredentials();
+    return absl::OkStatus();
+  }
+  // litectl runs for a moment: the files are read once.
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> creds =
+      tls::ChannelCredentials(tls, absl::Hours(1));
+  if (!creds.ok()) return creds.status();
+  credentials = *std::move(creds);
+  return absl::OkStatus();
+}
+
 std::shared_ptr<grpc::Channel> Context::Dial(const std::string& target) const {
-  return grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+  grpc::ChannelArguments args;
+  if (!insecure) {
+    tls::SetServerName(&args,
+                       target == manager ? manager_tls_name : agent_tls_name);
+  }
+  return grpc::CreateCustomChannel(target, credentials, args);
 }
 
 void Context::Arm(grpc::ClientContext* ctx) const {

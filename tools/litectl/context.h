@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/tls/credentials.h"
 #include "google/protobuf/message.h"
 
 namespace lite::litectl {
@@ -45,7 +46,24 @@ struct Context {
   Interrupt* interrupt = nullptr;
   // $LITE_AGENT, for the agent subcommands' default.
   std::string agent_env;
+  // Mutual TLS (--tls_cert/--tls_key/--tls_ca, else $LITE_TLS_CERT,
+  // $LITE_TLS_KEY, $LITE_TLS_CA), or plaintext with `insecure`
+  // (--insecure, $LITE_INSECURE=1).
+  tls::TlsFiles tls;
+  bool insecure = false;
+  // The names the servers' certificates must carry: the manager's
+  // (--manager_tls_name, default litemgr) and an agent's, its node name
+  // (--agent_tls_name, else $LITE_AGENT_TLS_NAME).
+  std::string manager_tls_name = "litemgr";
+  std::string agent_tls_name;
+  // The credentials every channel uses, made once by MakeCredentials.
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
 
+  // Reads and checks the TLS files (or takes plaintext with `insecure`);
+  // every Dial needs it first.
+  absl::Status MakeCredentials();
+  // A channel to `target`: the manager when it is `manager` (its
+  // certificate must name manager_tls_name), else an agent (agent_tls_name).
   std::shared_ptr<grpc::Channel> Dial(const std::string& target) const;
   // Sets the call's deadline to now + timeout.
   void Arm(grpc::ClientContext* ctx) const;

@@ -21,6 +21,26 @@ std::vector<cli::Flag> GlobalFlags() {
       {.name = "timeout",
        .value = "DURATION",
        .help = "deadline of each call, e.g. 500ms, 5s (default 5s)"},
+      {.name = "tls_cert",
+       .value = "FILE",
+       .help = "your operator certificate (default: $LITE_TLS_CERT)"},
+      {.name = "tls_key",
+       .value = "FILE",
+       .help = "its private key (default: $LITE_TLS_KEY)"},
+      {.name = "tls_ca",
+       .value = "FILE",
+       .help = "the cluster CA (default: $LITE_TLS_CA)"},
+      {.name = "manager_tls_name",
+       .value = "NAME",
+       .help = "the name the manager's certificate must carry (default "
+               "litemgr)"},
+      {.name = "agent_tls_name",
+       .value = "NAME",
+       .help = "the node name an agent's certificate must carry, for "
+               "--agent (default: $LITE_AGENT_TLS_NAME)"},
+      {.name = "insecure",
+       .help = "plaintext, no certificates (default: $LITE_INSECURE=1); "
+               "only against daemons started with --insecure"},
   };
 }
 
@@ -28,7 +48,12 @@ constexpr char kFooter[] =
     "Environment:\n"
     "  LITE_MANAGER   the manager's address when --manager is not given\n"
     "  LITE_AGENT     the agent's address when --agent is not given "
-    "(litectl agent)\n\n"
+    "(litectl agent)\n"
+    "  LITE_TLS_CERT, LITE_TLS_KEY, LITE_TLS_CA   mutual TLS files when "
+    "--tls_* are not given\n"
+    "  LITE_AGENT_TLS_NAME   the agent's certificate name when "
+    "--agent_tls_name is not given\n"
+    "  LITE_INSECURE  1: plaintext, as --insecure\n\n"
     "JSON (-o json) is protobuf's mapping of the lite.v1 messages: proto "
     "field names,\n64-bit integers (incarnations, LMR and grant ids, times) "
     "as strings.\n\n"
@@ -36,9 +61,10 @@ constexpr char kFooter[] =
     "'litectl: CODE: message'); 2 bad usage.\n";
 
 // The Context a command runs with: the global flags and the environment.
+// `talks_to_agent`: the command dials a node agent (agent, health --agent).
 absl::StatusOr<Context> MakeContext(const cli::Args& args,
                                     const Environment& env,
-                                    Interrupt* interrupt) {
+                                    Interrupt* interrupt, bool talks_to_agent) {
   Context ctx;
   ctx.out = &args.out();
   ctx.interrupt = interrupt;
@@ -60,6 +86,32 @@ absl::StatusOr<Context> MakeContext(const cli::Args& args,
     }
     ctx.timeout = d;
   }
+  ctx.insecure = args.Has("insecure") || env.lite_insecure == "1";
+  // Plaintext ignores $LITE_TLS_*, so that LITE_INSECURE=1 or --insecure
+  // works in a shell set up for TLS; --tls_* flags with it are an error.
+  ctx.tls = ctx.insecure
+                ? tls::TlsFiles{.cert = args.Get("tls_cert"),
+                                .key = args.Get("tls_key"),
+                                .ca = args.Get("tls_ca")}
+                : tls::TlsFiles{.cert = args.Get("tls_cert", env.lite_tls_cert),
+                                .key = args.Get("tls_key", env.lite_tls_key),
+                                .ca = args.Get("tls_ca", env.lite_tls_ca)};
+  if (absl::Status s = tls::CheckTlsFlags(ctx.tls, ctx.insecure, "litectl");
+      !s.ok()) {
+    return cli::UsageError(std::string(s.message()));
+  }
+  ctx.manager_tls_name = args.Get("manager_tls_name", "litemgr");
+  ctx.agent_tls_name = args.Get("agent_tls_name", env.lite_agent_tls_name);
+  if (!ctx.insecure && ctx.manager_tls_name.empty()) {
+    return cli::UsageError("--manager_tls_name is empty");
+  }
+  if (!ctx.insecure && talks_to_agent && ctx.agent_tls_name.empty()) {
+    return cli::UsageError(
+        "--agent_tls_name NAME (or $LITE_AGENT_TLS_NAME) is needed with TLS: "
+        "the node name the agent's certificate must carry");
+  }
+  // A bad file is not bad usage: the call fails (exit status 1).
+  if (absl::Status s = ctx.MakeCredentials(); !s.ok()) return s;
   return ctx;
 }
 
@@ -193,7 +245,8 @@ int RunLitectl(const std::vector<std::string>& args, const Environment& env,
          .min_args = c.min_args,
          .max_args = c.max_args,
          .run = [&c, &env, interrupt](const cli::Args& a) -> absl::Status {
-           absl::StatusOr<Context> ctx = MakeContext(a, env, interrupt);
+           absl::StatusOr<Context> ctx = MakeContext(
+               a, env, interrupt, c.name == "agent" || a.Has("agent"));
            if (!ctx.ok()) return ctx.status();
            return c.run(*ctx, a);
          }});

@@ -38,8 +38,14 @@ int main(int argc, char** argv) {
   }).detach();
 
   std::vector<std::string> args(argv + 1, argv + argc);
-  const lite::litectl::Environment env{.lite_manager = Env("LITE_MANAGER"),
-                                       .lite_agent = Env("LITE_AGENT")};
+  const lite::litectl::Environment env{
+      .lite_manager = Env("LITE_MANAGER"),
+      .lite_agent = Env("LITE_AGENT"),
+      .lite_tls_cert = Env("LITE_TLS_CERT"),
+      .lite_tls_key = Env("LITE_TLS_KEY"),
+      .lite_tls_ca = Env("LITE_TLS_CA"),
+      .lite_agent_tls_name = Env("LITE_AGENT_TLS_NAME"),
+      .lite_insecure = Env("LITE_INSECURE")};
   const int rc =
       lite::litectl::RunLitectl(args, env, std::cout, std::cerr, &interrupt);
   std::cout.flush();

@@ -136,6 +136,8 @@ class LitectlTest : public ::testing::Test {
   int Run(std::vector<std::string> args, bool with_manager = true,
           Environment env = {}) {
     if (with_manager) args.insert(args.begin(), {"--manager", address_});
+    // These canned servers are plaintext; tls_test.cc covers TLS.
+    args.insert(args.begin(), "--insecure");
     out_.str("");
     err_.str("");
     return RunLitectl(args, env, out_, err_, &interrupt_);
