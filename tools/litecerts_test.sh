@@ -66,6 +66,17 @@ for f in ca litemgr node1 ops; do
 	if [[ "$mode" == 600 ]]; then pass "$f.key is 0600"; else fail "$f.key is $mode"; fi
 done
 
+# Every certificate starts an hour back (clock skew), the CA included.
+now=$(date +%s)
+for f in ca node1; do
+	nb=$(date -d "$(openssl x509 -in "$d/$f.crt" -noout -startdate | cut -d= -f2)" +%s)
+	if ((now - nb >= 3000 && now - nb <= 3900)); then
+		pass "$f starts an hour back"
+	else
+		fail "$f starts $((now - nb)) s back"
+	fi
+done
+
 # --days 2: expires within 3 days, not within 1.
 if openssl x509 -in "$d/short.crt" -noout -checkend $((3 * 86400)) >/dev/null; then
 	fail "short: valid beyond 3 days"
