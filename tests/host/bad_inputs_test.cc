@@ -61,7 +61,10 @@ class BadInputsTest : public ::testing::Test {
     if (HasFailure()) std::cerr << "process logs:" << cluster_.Logs() << "\n";
   }
 
-  lite::v1::ClusterManager::Stub* mgr() { return cluster_.manager_stub(); }
+  // Node calls present node certificate `as_` (n1 unless a row says).
+  lite::v1::ClusterManager::Stub* mgr() {
+    return cluster_.manager_stub_as(as_);
+  }
 
   // The application's credentials: the fake's applications run as the
   // agent's uid/gid, which owns buf1.
@@ -98,6 +101,25 @@ class BadInputsTest : public ::testing::Test {
     Resp local;
     Stub* stub = StubFor(static_cast<Stub*>(nullptr));
     return (stub->*method)(&ctx, req, resp != nullptr ? resp : &local);
+  }
+
+  // Call() presenting node certificate `name`.
+  template <typename Stub, typename Req, typename Resp>
+  grpc::Status CallAs(const std::string& name,
+                      grpc::Status (Stub::*method)(grpc::ClientContext*,
+                                                   const Req&, Resp*),
+                      const Req& req, Resp* resp = nullptr) {
+    as_ = name;
+    grpc::Status status = Call(method, req, resp);
+    as_ = "n1";
+    return status;
+  }
+
+  // What an unknown caller node id gets: over TLS the certificate (n1's)
+  // may not act for it, without TLS the manager does not know it.
+  StatusCode UnknownCaller() const {
+    return cluster_.tls() ? StatusCode::PERMISSION_DENIED
+                          : StatusCode::NOT_FOUND;
   }
 
   // Opens a Session, sends `first`, and returns how the manager ended it.
@@ -173,6 +195,7 @@ class BadInputsTest : public ::testing::Test {
   }
 
   Cluster cluster_;
+  std::string as_ = "n1";
   lite::v1::NodeCaller n1_;
   uint32_t n2_id_ = 0;
   uint32_t owner_ = 0;
@@ -194,7 +217,9 @@ TEST_F(BadInputsTest, EachBadInputGetsItsExactCode) {
     r.set_node_name(std::move(name));
     r.set_rdma_address(std::move(address));
     if (restore != nullptr) *r.mutable_restore() = *restore;
-    return Call(&S::Join, r);
+    // Over TLS a node joins as its certificate's name: x1 has one; a
+    // malformed name cannot, and n1's certificate gets the name's error.
+    return CallAs(r.node_name() == "x1" ? "x1" : "n1", &S::Join, r);
   };
   add(
       "Join: empty node_name", [&] { return join("", "127.0.0.1:17900"); },
@@ -236,12 +261,12 @@ TEST_F(BadInputsTest, EachBadInputGetsItsExactCode) {
         r.set_node_name("gone");
         r.set_rdma_address("127.0.0.1:17901");
         lite::v1::JoinResponse resp;
-        grpc::Status s = Call(&S::Join, r, &resp);
+        grpc::Status s = CallAs("gone", &S::Join, r, &resp);
         if (!s.ok()) return s;
         lite::v1::LeaveRequest leave;
         leave.mutable_caller()->set_node_id(resp.node_id());
         leave.mutable_caller()->set_incarnation(resp.incarnation());
-        return Call(&S::Leave, leave);
+        return CallAs("gone", &S::Leave, leave);
       },
       StatusCode::OK);
 
@@ -258,7 +283,7 @@ TEST_F(BadInputsTest, EachBadInputGetsItsExactCode) {
         r.mutable_caller()->set_incarnation(1);
         return Call(&S::Leave, r);
       },
-      StatusCode::NOT_FOUND);
+      UnknownCaller());
   add(
       "Leave: n1 with a stale incarnation",
       [&] {
@@ -286,7 +311,7 @@ TEST_F(BadInputsTest, EachBadInputGetsItsExactCode) {
         m.mutable_heartbeat()->set_heartbeat_seq(1);
         return SessionWith(m);
       },
-      StatusCode::NOT_FOUND);
+      UnknownCaller());
   add(
       "Session: n1 with a stale incarnation",
       [&] {
@@ -365,7 +390,7 @@ TEST_F(BadInputsTest, EachBadInputGetsItsExactCode) {
       [&] {
         return reg([](auto& r) { r.mutable_caller()->set_node_id(999); });
       },
-      StatusCode::NOT_FOUND);
+      UnknownCaller());
   add(
       "RegisterLmr: stale caller incarnation",
       [&] { return reg([&](auto& r) { *r.mutable_caller() = Stale(); }); },
@@ -430,7 +455,8 @@ TEST_F(BadInputsTest, EachBadInputGetsItsExactCode) {
         r.mutable_caller()->set_node_id(st->node_id());
         r.mutable_caller()->set_incarnation(st->incarnation());
         r.set_grant_id(mapped.grant().grant_id());
-        return Call(&S::UnmapLmr, r);
+        // n2's own certificate: the manager's holder check, not TLS's.
+        return CallAs("n2", &S::UnmapLmr, r);
       },
       StatusCode::PERMISSION_DENIED);
   add(

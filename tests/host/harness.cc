@@ -42,18 +42,48 @@ grpc::ChannelArguments FastReconnect() {
   return args;
 }
 
-template <typename Stub>
-std::unique_ptr<typename Stub::Stub> Dial(int port) {
-  return Stub::NewStub(grpc::CreateCustomChannel(
-      absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials(),
-      FastReconnect()));
-}
+// The operator certificate the harness's own stubs and litectl present.
+constexpr char kOperator[] = "ops";
 
 void Arm(grpc::ClientContext* ctx, absl::Duration d = absl::Seconds(5)) {
   ctx->set_deadline(absl::ToChronoTime(absl::Now() + d));
 }
 
 }  // namespace
+
+absl::Status Litecerts(const std::vector<std::string>& args) {
+  static std::atomic<int> runs{0};
+  const std::string log =
+      absl::StrCat(ScratchDir(), "/litecerts.", ++runs, ".log");
+  absl::StatusOr<std::unique_ptr<Process>> p =
+      Process::Start("litecerts", Runfile("tools/litecerts"), args, log);
+  if (!p.ok()) return p.status();
+  std::optional<int> status = (*p)->Wait(absl::Seconds(30));
+  if (status.has_value() && WIFEXITED(*status) && WEXITSTATUS(*status) == 0) {
+    return absl::OkStatus();
+  }
+  return absl::InternalError(absl::StrCat(
+      "litecerts ", absl::StrJoin(args, " "), " failed: ", ReadFile(log)));
+}
+
+std::shared_ptr<grpc::ChannelCredentials> ClientCredentials(
+    const std::optional<TlsFiles>& files) {
+  if (!files.has_value()) return grpc::InsecureChannelCredentials();
+  grpc::SslCredentialsOptions ssl;
+  ssl.pem_root_certs = ReadFile(files->ca);
+  if (!files->cert.empty()) ssl.pem_cert_chain = ReadFile(files->cert);
+  if (!files->key.empty()) ssl.pem_private_key = ReadFile(files->key);
+  return grpc::SslCredentials(ssl);
+}
+
+std::shared_ptr<grpc::Channel> DialChannel(
+    int port, const std::shared_ptr<grpc::ChannelCredentials>& credentials,
+    const std::string& server_name) {
+  grpc::ChannelArguments args = FastReconnect();
+  args.SetSslTargetNameOverride(server_name);
+  return grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", port),
+                                   credentials, args);
+}
 
 std::string Runfile(const std::string& path) {
   std::string root = Env("TEST_SRCDIR");
@@ -196,7 +226,84 @@ absl::StatusOr<int> ReadPortFile(const std::string& path, Process* owner,
       owner->Tail()));
 }
 
-Cluster::Cluster() : dir_(ScratchDir()) {}
+Cluster::Cluster(Security security)
+    : tls_(security == kTls),
+      dir_(ScratchDir()),
+      cert_dir_(absl::StrCat(dir_, "/certs")) {
+  if (!tls_) return;
+  certs_made_ = Litecerts({cert_dir_, "ca"});
+  if (certs_made_.ok()) certs_made_ = Litecerts({cert_dir_, "manager"});
+  if (certs_made_.ok()) {
+    certs_made_ = Litecerts({cert_dir_, "operator", kOperator});
+  }
+}
+
+TlsFiles Cluster::Files(const std::string& name) const {
+  return {absl::StrCat(cert_dir_, "/", name, ".crt"),
+          absl::StrCat(cert_dir_, "/", name, ".key"),
+          absl::StrCat(cert_dir_, "/ca.crt")};
+}
+
+absl::StatusOr<TlsFiles> Cluster::Certificate(const std::string& kind,
+                                              const std::string& name) {
+  if (!certs_made_.ok()) return certs_made_;
+  const TlsFiles files = Files(name);
+  if (access(files.cert.c_str(), R_OK) != 0) {
+    absl::Status made = Litecerts({cert_dir_, kind, name});
+    if (!made.ok()) return made;
+    // A running manager (and agents) see the new authz line within a
+    // second (Authz looks at the file at most once a second).
+    if (manager_ != nullptr) absl::SleepFor(absl::Milliseconds(1100));
+  }
+  return files;
+}
+
+std::unique_ptr<lite::v1::ClusterManager::Stub> Cluster::NewManagerStub(
+    const std::optional<TlsFiles>& files) {
+  return lite::v1::ClusterManager::NewStub(
+      DialChannel(manager_port_, ClientCredentials(files), "litemgr"));
+}
+
+std::unique_ptr<lite::v1::ClusterOperator::Stub> Cluster::NewOperatorStub(
+    const std::optional<TlsFiles>& files) {
+  return lite::v1::ClusterOperator::NewStub(
+      DialChannel(manager_port_, ClientCredentials(files), "litemgr"));
+}
+
+lite::v1::ClusterManager::Stub* Cluster::manager_stub_as(
+    const std::string& name) {
+  auto it = manager_stubs_.find(name);
+  if (it != manager_stubs_.end()) return it->second.get();
+  std::optional<TlsFiles> files;
+  if (tls_) {
+    absl::StatusOr<TlsFiles> issued = Certificate("node", name);
+    // A stub without a certificate: its calls fail UNAUTHENTICATED, which
+    // the test reports with the name.
+    files = issued.ok() ? *issued : TlsFiles{"", "", Files(name).ca};
+  }
+  auto stub = NewManagerStub(files);
+  lite::v1::ClusterManager::Stub* raw = stub.get();
+  manager_stubs_[name] = std::move(stub);
+  return raw;
+}
+
+std::vector<std::string> Cluster::DaemonSecurity(
+    const std::string& name) const {
+  if (!tls_) return {"--insecure"};
+  const TlsFiles files = Files(name);
+  return {absl::StrCat("--tls_cert=", files.cert),
+          absl::StrCat("--tls_key=", files.key),
+          absl::StrCat("--tls_ca=", files.ca),
+          absl::StrCat("--authz=", cert_dir_, "/authz")};
+}
+
+std::vector<std::string> Cluster::LitectlSecurity(
+    const std::string& name) const {
+  if (!tls_) return {"--insecure"};
+  const TlsFiles files = Files(name);
+  return {"--tls_cert", files.cert, "--tls_key",
+          files.key,    "--tls_ca", files.ca};
+}
 
 Cluster::~Cluster() {
   // Agents first, so that they leave while the manager still runs.
@@ -212,31 +319,42 @@ std::string Cluster::manager_address() const {
 }
 
 absl::Status Cluster::StartManager(const ManagerConfig& config, int port) {
+  if (!certs_made_.ok()) return certs_made_;
   ++manager_starts_;
   const std::string port_file =
       absl::StrCat(dir_, "/litemgr.", manager_starts_, ".port");
-  absl::StatusOr<std::unique_ptr<Process>> p = Process::Start(
-      absl::StrCat("litemgr#", manager_starts_),
-      Runfile("controlplane/litemgr"),
-      {absl::StrCat("--listen=127.0.0.1:", port),
-       absl::StrCat("--port_file=", port_file),
-       absl::StrCat("--lease_ms=", config.lease_ms),
-       absl::StrCat("--recovery_window_ms=", config.recovery_window_ms),
-       absl::StrCat("--pair_key_file=", config.pair_key_file)},
-      absl::StrCat(dir_, "/litemgr.", manager_starts_, ".log"));
+  std::vector<std::string> args = {
+      absl::StrCat("--listen=127.0.0.1:", port),
+      absl::StrCat("--port_file=", port_file),
+      absl::StrCat("--lease_ms=", config.lease_ms),
+      absl::StrCat("--recovery_window_ms=", config.recovery_window_ms),
+      absl::StrCat("--pair_key_file=", config.pair_key_file)};
+  for (std::string& flag : DaemonSecurity("litemgr")) {
+    args.push_back(std::move(flag));
+  }
+  absl::StatusOr<std::unique_ptr<Process>> p =
+      Process::Start(absl::StrCat("litemgr#", manager_starts_),
+                     Runfile("controlplane/litemgr"), args,
+                     absl::StrCat(dir_, "/litemgr.", manager_starts_, ".log"));
   if (!p.ok()) return p.status();
   manager_ = *std::move(p);
   absl::StatusOr<int> bound =
       ReadPortFile(port_file, manager_.get(), kStartTimeout);
   if (!bound.ok()) return bound.status();
   manager_port_ = *bound;
-  manager_stub_ = Dial<lite::v1::ClusterManager>(manager_port_);
-  operator_stub_ = Dial<lite::v1::ClusterOperator>(manager_port_);
+  manager_stubs_.clear();
+  std::optional<TlsFiles> files;
+  if (tls_) files = Files(kOperator);
+  operator_stub_ = NewOperatorStub(files);
   return absl::OkStatus();
 }
 
 absl::Status Cluster::StartAgent(const std::string& name, int index,
                                  const AgentConfig& config) {
+  if (tls_) {
+    absl::StatusOr<TlsFiles> issued = Certificate("node", name);
+    if (!issued.ok()) return issued.status();
+  }
   AgentProc& a = agents_[name];
   ++a.starts;
   const std::string stem = absl::StrCat(dir_, "/", name, ".", a.starts);
@@ -259,6 +377,9 @@ absl::Status Cluster::StartAgent(const std::string& name, int index,
   if (!config.fake_maps.empty()) {
     args.push_back(absl::StrCat("--fake_maps=", config.fake_maps));
   }
+  for (std::string& flag : DaemonSecurity(name)) {
+    args.push_back(std::move(flag));
+  }
   // A restarted agent gets a fresh event log: it is a new process.
   std::remove(event_log(name).c_str());
   std::remove(peers_file(name).c_str());
@@ -270,7 +391,12 @@ absl::Status Cluster::StartAgent(const std::string& name, int index,
   absl::StatusOr<int> port =
       ReadPortFile(absl::StrCat(stem, ".port"), a.process.get(), kStartTimeout);
   if (!port.ok()) return port.status();
-  a.stub = Dial<lite::v1::NodeAgent>(*port);
+  a.port = *port;
+  // The agent serves with its node certificate; operators call it.
+  std::optional<TlsFiles> files;
+  if (tls_) files = Files(kOperator);
+  a.stub = lite::v1::NodeAgent::NewStub(
+      DialChannel(*port, ClientCredentials(files), name));
   return absl::OkStatus();
 }
 
@@ -282,6 +408,11 @@ Process* Cluster::agent(const std::string& name) {
 lite::v1::NodeAgent::Stub* Cluster::agent_stub(const std::string& name) {
   auto it = agents_.find(name);
   return it == agents_.end() ? nullptr : it->second.stub.get();
+}
+
+int Cluster::agent_port(const std::string& name) const {
+  auto it = agents_.find(name);
+  return it == agents_.end() ? 0 : it->second.port;
 }
 
 std::string Cluster::event_log(const std::string& name) const {
@@ -379,7 +510,9 @@ CtlResult Cluster::Litectl(const std::vector<std::string>& args,
                            absl::Duration timeout) {
   ++ctl_runs_;
   const std::string stem = absl::StrCat(dir_, "/litectl.", ctl_runs_);
-  std::vector<std::string> full = {"--manager", manager_address()};
+  std::vector<std::string> full = LitectlSecurity(kOperator);
+  full.push_back("--manager");
+  full.push_back(manager_address());
   full.insert(full.end(), args.begin(), args.end());
   CtlResult result;
   absl::StatusOr<std::unique_ptr<Process>> p =
@@ -400,9 +533,12 @@ CtlResult Cluster::Litectl(const std::vector<std::string>& args,
 }
 
 absl::Status Cluster::StartWatch() {
+  std::vector<std::string> args = LitectlSecurity(kOperator);
+  for (const char* arg : {"--manager", "", "watch", "-o", "json"}) {
+    args.push_back(*arg == '\0' ? manager_address() : arg);
+  }
   absl::StatusOr<std::unique_ptr<Process>> p = Process::Start(
-      "litectl watch", Runfile("tools/litectl/litectl"),
-      {"--manager", manager_address(), "watch", "-o", "json"},
+      "litectl watch", Runfile("tools/litectl/litectl"), args,
       absl::StrCat(dir_, "/watch.jsonl"), absl::StrCat(dir_, "/watch.err"));
   if (!p.ok()) return p.status();
   watch_ = *std::move(p);

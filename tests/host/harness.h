@@ -5,9 +5,17 @@
 // process is stopped by its PID (SIGTERM, then SIGKILL), never by name, and
 // dies with the test process if that is killed (PR_SET_PDEATHSIG). Every wait
 // is bounded.
+//
+// TLS by default: each Cluster makes a CA in its scratch directory with
+// tools/litecerts, a manager certificate ("litemgr"), an operator
+// certificate ("ops", for litectl and the test's own operator and agent
+// stubs) and one node certificate per agent, named as the agent; the
+// daemons get --tls_* and --authz (the authz file litecerts appends to).
+// Cluster(Cluster::kInsecure) runs everything with --insecure instead.
 #ifndef LITE_TESTS_HOST_HARNESS_H_
 #define LITE_TESTS_HOST_HARNESS_H_
 
+#include <grpcpp/grpcpp.h>
 #include <sys/types.h>
 
 #include <functional>
@@ -82,6 +90,27 @@ std::string ReadFile(const std::string& path);
 absl::StatusOr<int> ReadPortFile(const std::string& path, Process* owner,
                                  absl::Duration timeout);
 
+// A cluster's certificates (docs/security.md): DIR/NAME.{crt,key}, DIR/ca.crt.
+struct TlsFiles {
+  std::string cert;
+  std::string key;
+  std::string ca;
+};
+
+// Runs tools/litecerts with `args`; its output in the error if it fails.
+absl::Status Litecerts(const std::vector<std::string>& args);
+
+// Client credentials presenting `files` (cert and key may be empty: no
+// client certificate), or plaintext when `files` is nullopt.
+std::shared_ptr<grpc::ChannelCredentials> ClientCredentials(
+    const std::optional<TlsFiles>& files);
+
+// A channel to 127.0.0.1:port that expects the server's certificate to
+// name `server_name`, reconnecting promptly.
+std::shared_ptr<grpc::Channel> DialChannel(
+    int port, const std::shared_ptr<grpc::ChannelCredentials>& credentials,
+    const std::string& server_name);
+
 // litectl's result.
 struct CtlResult {
   int exit_code = -1;  // -1: did not exit in time (it was killed)
@@ -104,8 +133,28 @@ class Cluster {
     std::string fake_memory = "256M";
   };
 
-  Cluster();
+  enum Security { kTls, kInsecure };
+  explicit Cluster(Security security = kTls);
   ~Cluster();
+
+  bool tls() const { return tls_; }
+  // The certificates' directory (with the CA, ca.key and authz).
+  const std::string& cert_dir() const { return cert_dir_; }
+  const std::string& dir() const { return dir_; }
+  // Issues certificate `name` of `kind` (node, operator, manager) unless it
+  // exists; its files.
+  absl::StatusOr<TlsFiles> Certificate(const std::string& kind,
+                                       const std::string& name);
+  // The file names of certificate `name` (issued or not).
+  TlsFiles Files(const std::string& name) const;
+  // A node-service stub presenting node certificate `name` (issued on first
+  // use); plaintext without TLS.
+  lite::v1::ClusterManager::Stub* manager_stub_as(const std::string& name);
+  // Fresh stubs presenting `files` (nullopt: plaintext).
+  std::unique_ptr<lite::v1::ClusterManager::Stub> NewManagerStub(
+      const std::optional<TlsFiles>& files);
+  std::unique_ptr<lite::v1::ClusterOperator::Stub> NewOperatorStub(
+      const std::optional<TlsFiles>& files);
 
   // Starts litemgr on port 0, or on `port` (a restart on the same address).
   absl::Status StartManager(const ManagerConfig& config, int port = 0);
@@ -114,7 +163,10 @@ class Cluster {
   std::string manager_address() const;
   // Forgets the manager process (after it was killed and reaped).
   void DropManager() { manager_.reset(); }
-  lite::v1::ClusterManager::Stub* manager_stub() { return manager_stub_.get(); }
+  // As node "n1", the first node of most tests.
+  lite::v1::ClusterManager::Stub* manager_stub() {
+    return manager_stub_as("n1");
+  }
   lite::v1::ClusterOperator::Stub* operator_stub() {
     return operator_stub_.get();
   }
@@ -125,6 +177,8 @@ class Cluster {
                           const AgentConfig& config);
   Process* agent(const std::string& name);
   lite::v1::NodeAgent::Stub* agent_stub(const std::string& name);
+  // The port agent `name` serves NodeAgent on (0: none).
+  int agent_port(const std::string& name) const;
   std::string event_log(const std::string& name) const;
   // The fake module's --fake_peers_file: "self ID INC", then "peer ID INC
   // SHA256-OF-SECRET" lines (fake_module.h).
@@ -150,6 +204,10 @@ class Cluster {
   CtlResult Litectl(const std::vector<std::string>& args,
                     absl::Duration timeout = absl::Seconds(30));
 
+  // litectl's --tls_* arguments for certificate `name` (none without TLS:
+  // then --insecure).
+  std::vector<std::string> LitectlSecurity(const std::string& name) const;
+
   // Starts `litectl watch -o json` writing to a file; see WatchedEvents.
   absl::Status StartWatch();
   Process* watch() { return watch_.get(); }
@@ -163,14 +221,22 @@ class Cluster {
   struct AgentProc {
     std::unique_ptr<Process> process;
     std::unique_ptr<lite::v1::NodeAgent::Stub> stub;
+    int port = 0;
     int starts = 0;
   };
 
+  // Daemon flags for TLS with certificate `name` (or --insecure).
+  std::vector<std::string> DaemonSecurity(const std::string& name) const;
+
+  const bool tls_;
   const std::string dir_;
+  const std::string cert_dir_;
+  absl::Status certs_made_;
   std::unique_ptr<Process> manager_;
   int manager_port_ = 0;
   int manager_starts_ = 0;
-  std::unique_ptr<lite::v1::ClusterManager::Stub> manager_stub_;
+  std::map<std::string, std::unique_ptr<lite::v1::ClusterManager::Stub>>
+      manager_stubs_;
   std::unique_ptr<lite::v1::ClusterOperator::Stub> operator_stub_;
   std::map<std::string, AgentProc> agents_;
   std::unique_ptr<Process> watch_;
