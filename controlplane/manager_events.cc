@@ -3,6 +3,7 @@
 // outbox that falls too far behind is closed (a session's node is declared
 // failed). Membership, sessions and time are in manager_state.cc, LMRs and
 // grants in manager_lmrs.cc.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -55,6 +56,12 @@ void ManagerState::EmitLocked(Event event, const std::shared_ptr<Outbox>& extra,
   }
   for (const auto& watcher : watchers_) PushLocked(watcher, out, 0);
   if (extra != nullptr) PushLocked(extra, out, 0);
+  if (options_.watch_history > 0) {
+    history_.push_back(out);
+    if (static_cast<int64_t>(history_.size()) > options_.watch_history) {
+      history_.pop_front();
+    }
+  }
   ++counters_.events;
 }
 
@@ -97,15 +104,58 @@ void ManagerState::HandleOverflowsLocked() {
   }
 }
 
-std::shared_ptr<Outbox> ManagerState::OpenWatch() {
+absl::StatusOr<std::shared_ptr<Outbox>> ManagerState::OpenWatch(
+    uint64_t since_revision) {
   Locked lock(this);
   auto outbox = std::make_shared<Outbox>(options_.session_queue_limit);
   if (shut_down_) {
     outbox->Close(absl::UnavailableError("litemgr is shutting down"), false);
     return outbox;
   }
+  if (static_cast<int64_t>(watchers_.size()) >= options_.max_watchers) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        options_.max_watchers,
+        " watches are open, the most this manager serves (--max_watchers); "
+        "close one first"));
+  }
+  const uint64_t last = store_->LastEventSequence();
+  if (since_revision > last) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("since_revision ", since_revision,
+                     " is past this manager's last event ", last,
+                     "; use a listing's revision"));
+  }
+  // Events after since_revision must all be in the history; the first one
+  // kept is history_.front() (or none: last + 1).
+  const uint64_t oldest_kept =
+      history_.empty() ? last + 1
+                       : history_.front()->message().event().sequence();
+  if (since_revision != 0 && since_revision + 1 < oldest_kept) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "since_revision ", since_revision,
+        " is older than this manager's event history (it keeps events from ",
+        oldest_kept,
+        ", --watch_history); list again and watch from that revision"));
+  }
+  // Under the same lock as the registration: nothing emitted in between.
+  if (since_revision != 0) {
+    // The history is ordered by sequence; skip what the caller has seen.
+    auto it = std::upper_bound(history_.begin(), history_.end(), since_revision,
+                               [](uint64_t since, const OutMessagePtr& m) {
+                                 return since < m->message().event().sequence();
+                               });
+    for (; it != history_.end(); ++it) PushLocked(outbox, *it, 0);
+  }
   watchers_.insert(outbox);
   return outbox;
+}
+
+std::shared_ptr<Outbox> ManagerState::OpenWatch() {
+  absl::StatusOr<std::shared_ptr<Outbox>> watch = OpenWatch(0);
+  if (watch.ok()) return *std::move(watch);
+  auto closed = std::make_shared<Outbox>(1);
+  closed->Close(watch.status(), /*drain=*/false);
+  return closed;
 }
 
 void ManagerState::CloseWatch(const std::shared_ptr<Outbox>& watch) {

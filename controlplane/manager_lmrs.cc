@@ -696,8 +696,12 @@ absl::StatusOr<lite::v1::ListLmrsResponse> ManagerState::ListLmrs(
     if (auto it = releases_.find(lmr.lmr_id()); it != releases_.end()) {
       lmr.set_revokes_pending(static_cast<uint32_t>(it->second.pending.size()));
     }
+    // The key and chunk addresses stay with the kernels (issue #10).
+    lmr.clear_chunks();
+    lmr.clear_memory_key();
     *response.add_lmrs() = std::move(lmr);
   }
+  response.set_revision(store_->LastEventSequence());
   if (more) {
     response.set_next_page_token(
         PageToken(response.lmrs(response.lmrs_size() - 1).lmr_id()));
@@ -716,7 +720,12 @@ absl::StatusOr<lite::v1::ListGrantsResponse> ManagerState::ListGrants(
   const bool more = static_cast<int>(grants.size()) > page.size;
   if (more) grants.pop_back();
   lite::v1::ListGrantsResponse response;
-  for (Grant& grant : grants) *response.add_grants() = std::move(grant);
+  for (Grant& grant : grants) {
+    grant.clear_chunks();
+    grant.clear_memory_key();
+    *response.add_grants() = std::move(grant);
+  }
+  response.set_revision(store_->LastEventSequence());
   if (more) {
     response.set_next_page_token(
         PageToken(response.grants(response.grants_size() - 1).grant_id()));

@@ -15,6 +15,7 @@
 #define LITE_CONTROLPLANE_MANAGER_STATE_H_
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -170,7 +171,16 @@ class ManagerState {
       const lite::v1::DrainNodeRequest& request);
   absl::StatusOr<lite::v1::EvictNodeResponse> EvictNode(
       const lite::v1::EvictNodeRequest& request);
-  // A watcher gets every event from now on; CloseWatch when it goes away.
+  // A watcher gets every event with a sequence greater than since_revision
+  // (from the history of the last options.watch_history events), then every
+  // new one, with no gap and no duplicate; 0 means from now on. CloseWatch
+  // when it goes away. Errors: OUT_OF_RANGE since_revision is older than the
+  // history (list again); INVALID_ARGUMENT it is past the last event;
+  // RESOURCE_EXHAUSTED options.max_watchers are open. After Shutdown, an
+  // outbox closed with UNAVAILABLE.
+  absl::StatusOr<std::shared_ptr<Outbox>> OpenWatch(uint64_t since_revision);
+  // From now on; an error comes as an outbox closed with it. For callers
+  // not yet passing WatchRequest.since_revision.
   std::shared_ptr<Outbox> OpenWatch();
   void CloseWatch(const std::shared_ptr<Outbox>& watch);
 
@@ -401,6 +411,9 @@ class ManagerState {
   absl::flat_hash_map<std::string, uint32_t> address_owner_
       ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<std::shared_ptr<Outbox>> watchers_ ABSL_GUARDED_BY(mu_);
+  // The last options_.watch_history events as watchers get them, oldest
+  // first, for OpenWatch(since_revision).
+  std::deque<OutMessagePtr> history_ ABSL_GUARDED_BY(mu_);
   // JoinResponse.members for live_, encoded; rebuilt when a member leaves or
   // changes, appended to when one joins.
   std::string members_wire_ ABSL_GUARDED_BY(mu_);

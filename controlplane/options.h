@@ -37,6 +37,26 @@ struct ManagerOptions {
   // if the Store has none (then a manager restarted on an empty store hands
   // out new secrets, and the agents replace them in lite.ko).
   std::string pair_key;
+
+  // Bounds on what callers can make the manager keep (--max_* flags in
+  // limit_flags.h; docs/controlplane.md "Limits"). Each refusal is
+  // RESOURCE_EXHAUSTED naming the limit and its flag.
+  // Node records kept (alive, draining, failed and left).
+  int64_t max_nodes = 4096;
+  // FAILED/LEFT records kept; past it the oldest are forgotten.
+  int64_t max_departed_records = 1024;
+  // Watch streams open at once.
+  int64_t max_watchers = 64;
+  // Grants held by one node.
+  int64_t max_grants_per_node = 65536;
+  // LMRs owned by one uid (cluster-wide, LIVE and RELEASING).
+  int64_t max_lmrs_per_owner = 4096;
+  // AllocLmr calls waiting for their homes.
+  int64_t max_pending_allocs = 1024;
+  // Joins accepted per node name in any 60 s (agents rejoin with backoff).
+  int64_t max_joins_per_minute = 30;
+  // Events kept for Watch resumes (WatchRequest.since_revision).
+  int64_t watch_history = 10000;
 };
 
 }  // namespace lite::controlplane
