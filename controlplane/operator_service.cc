@@ -30,11 +30,12 @@ std::string NodeFields(uint32_t node_id, const std::string& node_name) {
 // One operator's Watch stream.
 class WatchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
-  explicit WatchReactor(ManagerState* state) : state_(state) {
+  // `outbox` is the watch OpenWatch registered.
+  WatchReactor(ManagerState* state, std::shared_ptr<Outbox> outbox)
+      : state_(state), outbox_(std::move(outbox)) {
     // Headers first (queued until gRPC binds this reactor), so that a client
     // knows the watch is registered before the first event.
     StartSendInitialMetadata();
-    outbox_ = state_->OpenWatch();
     pump_ = std::make_shared<StreamPump<WatchReactor>>(
         this, outbox_, StreamPump<WatchReactor>::Mode::kWatch);
     outbox_->SetListener(pump_);
@@ -60,7 +61,8 @@ class WatchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   std::shared_ptr<StreamPump<WatchReactor>> pump_;
 };
 
-// A Watch whose request did not parse.
+// A Watch refused before it started: no role, a request that did not
+// parse, or a since_revision OpenWatch refused.
 class RejectWatch final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
   explicit RejectWatch(const grpc::Status& status) { Finish(status); }
@@ -162,7 +164,13 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* ClusterOperatorService::Watch(
                      absl::StrCat("could not parse a WatchRequest: ",
                                   status.error_message())));
   }
-  return new WatchReactor(state_);
+  // With since_revision, the events after it come first (no gap after a
+  // listing of that revision); OpenWatch's refusal ends the stream with
+  // its code (OUT_OF_RANGE: list again; RESOURCE_EXHAUSTED: too many).
+  absl::StatusOr<std::shared_ptr<Outbox>> opened =
+      state_->OpenWatch(parsed.since_revision());
+  if (!opened.ok()) return new RejectWatch(ToGrpcStatus(opened.status()));
+  return new WatchReactor(state_, *std::move(opened));
 }
 
 }  // namespace lite::controlplane

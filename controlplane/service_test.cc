@@ -368,6 +368,32 @@ TEST_F(ServiceTest, HealthServiceReportsServing) {
   }
 }
 
+TEST_F(ServiceTest, WatchResumesAfterARevisionAndEndsWithOpenWatchsCode) {
+  const lite::v1::JoinResponse a = Join("alpha", 1);
+  const lite::v1::JoinResponse b = Join("beta", 2);
+  {
+    // From alpha's join on: beta's MemberJoined, which happened before the
+    // watch was opened, comes first.
+    grpc::ClientContext context;
+    lite::v1::WatchRequest request;
+    request.set_since_revision(a.event_sequence());
+    auto watch = operator_stub_->Watch(&context, request);
+    lite::v1::Event event;
+    ASSERT_TRUE(watch->Read(&event));
+    EXPECT_EQ(event.sequence(), a.event_sequence() + 1);
+    EXPECT_EQ(event.member_joined().member().node_id(), b.node_id());
+    context.TryCancel();
+  }
+  // A revision past the last event: the stream ends with OpenWatch's code.
+  grpc::ClientContext context;
+  lite::v1::WatchRequest request;
+  request.set_since_revision(b.event_sequence() + 100);
+  auto watch = operator_stub_->Watch(&context, request);
+  lite::v1::Event event;
+  EXPECT_FALSE(watch->Read(&event));
+  EXPECT_EQ(watch->Finish().error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
 TEST_F(ServiceTest, UnaryErrorsKeepCodeAndMessage) {
   grpc::ClientContext context;
   lite::v1::JoinRequest request;
