@@ -36,23 +36,27 @@ absl::Status AgentStatus(const Context& ctx, lite::v1::NodeAgent::Stub* stub,
       lite::v1::ManagerConnectionState_Name(resp.manager_connection_state()),
       "MANAGER_CONNECTION_STATE_");
   cli::Table t({"FIELD", "VALUE"});
-  t.AddRow({"node name", resp.node_name()});
-  t.AddRow({"node id", resp.node_id() == 0 ? "- (not joined yet)"
-                                           : absl::StrCat(resp.node_id())});
-  t.AddRow({"incarnation", absl::StrCat(resp.incarnation())});
-  t.AddRow({"rdma address", resp.rdma_address()});
-  t.AddRow({"manager", resp.manager_address()});
-  t.AddRow({"connection", state});
-  t.AddRow({"session uptime", resp.session_uptime_ms() > 0
-                                  ? HumanMs(resp.session_uptime_ms())
-                                  : "-"});
-  t.AddRow({"applied event", absl::StrCat(resp.applied_event_sequence())});
-  t.AddRow({"reconnects", absl::StrCat(resp.reconnects())});
-  t.AddRow({"last error",
-            resp.last_error().empty() ? "-" : cli::OneLine(resp.last_error())});
-  t.AddRow({"started",
-            absl::StrCat(UtcTime(resp.started_at_unix_ms()), " (",
-                         HumanAge(resp.started_at_unix_ms(), now), " ago)")});
+  AddInertRow(t, {"node name", resp.node_name()});
+  AddInertRow(t,
+              {"node id", resp.node_id() == 0 ? "- (not joined yet)"
+                                              : absl::StrCat(resp.node_id())});
+  AddInertRow(t, {"incarnation", absl::StrCat(resp.incarnation())});
+  AddInertRow(t, {"rdma address", resp.rdma_address()});
+  AddInertRow(t, {"manager", resp.manager_address()});
+  AddInertRow(t, {"connection", state});
+  AddInertRow(t, {"session uptime", resp.session_uptime_ms() > 0
+                                        ? HumanMs(resp.session_uptime_ms())
+                                        : "-"});
+  AddInertRow(t,
+              {"applied event", absl::StrCat(resp.applied_event_sequence())});
+  AddInertRow(t, {"reconnects", absl::StrCat(resp.reconnects())});
+  AddInertRow(
+      t, {"last error",
+          resp.last_error().empty() ? "-" : cli::OneLine(resp.last_error())});
+  AddInertRow(
+      t, {"started",
+          absl::StrCat(UtcTime(resp.started_at_unix_ms()), " (",
+                       HumanAge(resp.started_at_unix_ms(), now), " ago)")});
   *ctx.out << t.Render();
   return absl::OkStatus();
 }
@@ -69,9 +73,9 @@ absl::Status AgentPeers(const Context& ctx, lite::v1::NodeAgent::Stub* stub,
   }
   cli::Table t({"ID", "NAME", "INCARNATION", "RDMA ADDRESS", "DRAINING"});
   for (const auto& p : resp.peers()) {
-    t.AddRow({absl::StrCat(p.node_id()), p.node_name(),
-              absl::StrCat(p.incarnation()), p.rdma_address(),
-              p.draining() ? "yes" : "no"});
+    AddInertRow(t, {absl::StrCat(p.node_id()), p.node_name(),
+                    absl::StrCat(p.incarnation()), p.rdma_address(),
+                    p.draining() ? "yes" : "no"});
   }
   *ctx.out << t.Render();
   return absl::OkStatus();
@@ -89,7 +93,7 @@ absl::Status AgentCounters(const Context& ctx, lite::v1::NodeAgent::Stub* stub,
   }
   cli::Table t({"COUNTER", "VALUE", "MEANING"});
   for (const auto& c : resp.counters()) {
-    t.AddRow({c.name(), absl::StrCat(c.value()), c.help()});
+    AddInertRow(t, {c.name(), absl::StrCat(c.value()), c.help()});
   }
   *ctx.out << t.Render();
   return absl::OkStatus();

@@ -1,10 +1,13 @@
 #include "tools/litectl/format.h"
 
 #include <algorithm>
+#include <string_view>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "common/text/inert.h"
 
 namespace lite::litectl {
 
@@ -33,6 +36,15 @@ std::string HexId(uint64_t id) { return absl::StrFormat("%#x", id); }
 std::string UtcTime(int64_t unix_ms) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::FromUnixMillis(unix_ms),
                           absl::UTCTimeZone());
+}
+
+std::string Inert(absl::string_view text) {
+  return text::EscapeForTerminal(std::string_view(text.data(), text.size()));
+}
+
+void AddInertRow(cli::Table& table, std::vector<std::string> cells) {
+  for (std::string& cell : cells) cell = Inert(cell);
+  table.AddRow(std::move(cells));
 }
 
 }  // namespace lite::litectl

@@ -7,6 +7,7 @@
 #include "absl/time/time.h"
 #include "common/cli/cli.h"
 #include "tools/litectl/commands.h"
+#include "tools/litectl/format.h"
 
 namespace lite::litectl {
 namespace {
@@ -179,11 +180,20 @@ const std::vector<Command>& Commands() {
        .max_args = 1,
        .run = RunEvict},
       {.name = "watch",
-       .usage = "watch [--count N]",
+       .usage = "watch [--since REVISION] [--count N]",
        .summary = "Stream cluster events as they happen, until Ctrl-C",
-       .details = "One line per event, in the order every agent sees them. "
-                  "With -o json, one JSON object per line.",
-       .flags = {{.name = "count",
+       .details =
+           "One line per event, in the order every agent sees them; the "
+           "first column is the event's revision. With -o json, one JSON "
+           "object per line (its \"sequence\"). To see every change after "
+           "a listing, watch --since the listing's revision (-o json: "
+           "\"revision\", or \"event_sequence\" for nodes); to resume a "
+           "watch, --since the last revision it printed.",
+       .flags = {{.name = "since",
+                  .value = "REVISION",
+                  .help = "every event after this revision, then new ones "
+                          "(default: from now on)"},
+                 {.name = "count",
                   .value = "N",
                   .help = "stop after N events"}},
        .run = RunWatch},
@@ -231,9 +241,11 @@ int RunLitectl(const std::vector<std::string>& args, const Environment& env,
       .flags = GlobalFlags(),
   };
   tool.footer = kFooter;
+  // Messages carry servers' text (a refusal may quote a name or reason):
+  // made Inert like everything else litectl prints.
   tool.error_line = [](const absl::Status& s) {
     return absl::StrCat("litectl: ", absl::StatusCodeToString(s.code()), ": ",
-                        s.message());
+                        Inert(s.message()));
   };
   for (const Command& c : Commands()) {
     tool.root.commands.push_back(

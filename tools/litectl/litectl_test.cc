@@ -1,6 +1,8 @@
 // litectl end to end, in-process, against a canned ClusterOperator and
 // NodeAgent: output formats, paging, the one-line error contract, exit
-// codes, and the --manager / $LITE_MANAGER precedence.
+// codes, the --manager / $LITE_MANAGER precedence; and against a manager
+// that misbehaves (issue #10): escape sequences in names and reasons are
+// printed inert, keys and chunk addresses never printed, watch --since.
 #include <gmock/gmock.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
@@ -12,6 +14,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "lite/v1/agent.grpc.pb.h"
@@ -20,6 +23,28 @@
 
 namespace lite::litectl {
 namespace {
+
+// What a hostile (or old) manager could send: a memory key and chunk
+// addresses litectl must never print, and text that would act on a
+// terminal: clear the screen, home the cursor, a fake prompt, and a C1 CSI.
+constexpr uint32_t kKey = 0xdeadbeef;
+constexpr uint64_t kChunkAddress = 0x7f0012345000;
+constexpr char kEscReason[] =
+    "\x1b[2J\x1b[Hroot@node1:~# \xc2\x9b"
+    "31mred";
+constexpr char kEscReasonShown[] =
+    "\\x1B[2J\\x1B[Hroot@node1:~# \\xC2\\x9B31mred";
+
+// The key and the address in every form litectl could print them.
+void ExpectNoKeyOrAddress(const std::string& out) {
+  for (const std::string& needle :
+       {absl::StrCat(kKey), absl::StrCat(kChunkAddress),
+        absl::StrFormat("%x", kKey), absl::StrFormat("%X", kKey),
+        absl::StrFormat("%x", kChunkAddress),
+        absl::StrFormat("%X", kChunkAddress), std::string("\"address\"")}) {
+    EXPECT_FALSE(absl::StrContains(out, needle)) << needle << " in\n" << out;
+  }
+}
 
 lite::v1::Member Node(uint32_t id, std::string name) {
   lite::v1::Member m;
@@ -39,12 +64,17 @@ class CannedManager final : public lite::v1::ClusterOperator::Service {
                          const lite::v1::ListNodesRequest* req,
                          lite::v1::ListNodesResponse* resp) override {
     // Two pages, to prove litectl follows next_page_token.
+    absl::MutexLock lock(&mu);
     if (req->page_token().empty()) {
       *resp->add_nodes() = Node(1, "alpha");
       resp->set_next_page_token("1");
+      resp->set_event_sequence(40);
     } else if (req->page_token() == "1") {
       *resp->add_nodes() = Node(2, "beta");
       resp->mutable_nodes(0)->set_state(lite::v1::NODE_STATE_FAILED);
+      // Later pages are read later: the listing's revision is the first's.
+      resp->set_event_sequence(45);
+      if (hostile) *resp->add_nodes() = Node(3, kEscReason);
     } else {
       return grpc::Status(grpc::INVALID_ARGUMENT, "bad page_token");
     }
@@ -65,13 +95,34 @@ class CannedManager final : public lite::v1::ClusterOperator::Service {
     l->set_mode(0640);
     l->set_epoch(12);
     l->set_origin(lite::v1::LMR_ORIGIN_ALLOCATED);
-    l->add_chunks()->set_length_bytes(uint64_t{64} << 20);
+    // Sent although the manager must not: litectl drops them.
+    l->mutable_chunks()->Add()->set_address(kChunkAddress);
+    l->mutable_chunks(0)->set_length_bytes(uint64_t{64} << 20);
+    l->set_memory_key(kKey);
     l->set_state(lite::v1::LMR_STATE_LIVE);
+    resp->set_revision(41);
     lite::v1::Lmr* freed = resp->add_lmrs();
     *freed = *l;
     freed->set_lmr_id((uint64_t{2} << 32) | 2);
     freed->set_state(lite::v1::LMR_STATE_RELEASING);
     freed->set_revokes_pending(2);
+    return grpc::Status::OK;
+  }
+  grpc::Status ListGrants(grpc::ServerContext*,
+                          const lite::v1::ListGrantsRequest*,
+                          lite::v1::ListGrantsResponse* resp) override {
+    lite::v1::Grant* g = resp->add_grants();
+    g->set_grant_id((uint64_t{1} << 32) | 7);
+    g->set_lmr_id((uint64_t{2} << 32) | 1);
+    g->set_lmr_name("db/table");
+    g->set_home_node_id(2);
+    g->set_holder_node_id(1);
+    g->mutable_access()->set_read(true);
+    g->set_size_bytes(uint64_t{64} << 20);
+    g->mutable_chunks()->Add()->set_address(kChunkAddress);
+    g->mutable_chunks(0)->set_length_bytes(uint64_t{64} << 20);
+    g->set_memory_key(kKey);
+    resp->set_revision(42);
     return grpc::Status::OK;
   }
   grpc::Status DrainNode(grpc::ServerContext*,
@@ -82,17 +133,50 @@ class CannedManager final : public lite::v1::ClusterOperator::Service {
     if (req->node_name() == "ghost") {
       return grpc::Status(grpc::NOT_FOUND, "no node named 'ghost'\nat all");
     }
+    if (req->node_name() == "evil") {
+      return grpc::Status(grpc::NOT_FOUND,
+                          absl::StrCat("no node named '", kEscReason, "'"));
+    }
     *resp->mutable_member() = Node(req->node_id() ? req->node_id() : 1, "x");
     resp->mutable_member()->set_draining(!req->cancel());
     return grpc::Status::OK;
   }
-  grpc::Status Watch(grpc::ServerContext* ctx, const lite::v1::WatchRequest*,
+  // Events 1..3 are MemberJoined, 4 a MemberFailed with kEscReason, 5 an
+  // LmrAdded with a key and chunks; from since_revision + 1. The history
+  // starts at 1: since 0 is from the start here, a real manager's "now".
+  grpc::Status Watch(grpc::ServerContext* ctx,
+                     const lite::v1::WatchRequest* req,
                      grpc::ServerWriter<lite::v1::Event>* writer) override {
-    for (uint64_t seq = 1; seq <= 3; ++seq) {
+    {
+      absl::MutexLock lock(&mu);
+      last_watch = *req;
+    }
+    if (req->since_revision() == 99) {
+      return grpc::Status(grpc::OUT_OF_RANGE,
+                          "revision 99 is older than the history");
+    }
+    for (uint64_t seq = req->since_revision() + 1; seq <= 5; ++seq) {
       lite::v1::Event e;
       e.set_sequence(seq);
       e.set_time_unix_ms(1700000000000);
-      *e.mutable_member_joined()->mutable_member() = Node(seq, "n");
+      if (seq <= 3) {
+        *e.mutable_member_joined()->mutable_member() = Node(seq, "n");
+      } else if (seq == 4) {
+        lite::v1::MemberFailed* f = e.mutable_member_failed();
+        f->set_node_id(2);
+        f->set_node_name("beta");
+        f->set_cause(lite::v1::FAILURE_CAUSE_EVICTED);
+        f->set_reason(kEscReason);
+      } else {
+        lite::v1::Lmr* l = e.mutable_lmr_added()->mutable_lmr();
+        l->set_lmr_id((uint64_t{2} << 32) | 3);
+        l->set_name("scratch");
+        l->set_home_node_id(2);
+        l->set_size_bytes(4096);
+        l->mutable_chunks()->Add()->set_address(kChunkAddress);
+        l->mutable_chunks(0)->set_length_bytes(4096);
+        l->set_memory_key(kKey);
+      }
       if (!writer->Write(e)) break;
     }
     // Then nothing more until the client goes away.
@@ -103,6 +187,9 @@ class CannedManager final : public lite::v1::ClusterOperator::Service {
   absl::Mutex mu;
   lite::v1::ListLmrsRequest last_lmrs ABSL_GUARDED_BY(mu);
   lite::v1::DrainNodeRequest last_drain ABSL_GUARDED_BY(mu);
+  lite::v1::WatchRequest last_watch ABSL_GUARDED_BY(mu);
+  // ListNodes adds a node whose name is kEscReason.
+  bool hostile ABSL_GUARDED_BY(mu) = false;
 };
 
 class CannedAgent final : public lite::v1::NodeAgent::Service {
@@ -174,7 +261,7 @@ TEST_F(LitectlTest, LmrsShowHumanUnitsAndFilter) {
   EXPECT_TRUE(absl::StrContains(
       out_.str(),
       "0x200000001  db/table  beta(2)  64 MiB  1000:100  0640  "
-      "allocated  12     1"))
+      "allocated  12     "))
       << out_.str();
   EXPECT_TRUE(absl::StrContains(out_.str(), "  live\n")) << out_.str();
   EXPECT_TRUE(absl::StrContains(out_.str(), "  releasing (2 acks)\n"))
@@ -295,6 +382,113 @@ TEST_F(LitectlTest, AgentStatusAndHealth) {
   EXPECT_EQ(Run({"health", "--service", "no.such.Service"}), 1);
   EXPECT_TRUE(absl::StartsWith(err_.str(), "litectl: NOT_FOUND: "))
       << err_.str();
+}
+
+TEST_F(LitectlTest, NoKeyOrChunkAddressInAnyOutput) {
+  for (const std::string& command : {"lmrs", "grants"}) {
+    for (const std::string& format : {"table", "json"}) {
+      ASSERT_EQ(Run({command, "-o", format}), 0) << err_.str();
+      EXPECT_THAT(out_.str(), ::testing::HasSubstr("db/table"));
+      ExpectNoKeyOrAddress(out_.str());
+    }
+  }
+  for (const std::string& format : {"table", "json"}) {
+    ASSERT_EQ(Run({"watch", "--since", "4", "--count", "1", "-o", format}), 0)
+        << err_.str();
+    EXPECT_THAT(out_.str(), ::testing::HasSubstr("scratch"));
+    ExpectNoKeyOrAddress(out_.str());
+  }
+}
+
+TEST_F(LitectlTest, ListingsInJsonCarryTheirRevision) {
+  ASSERT_EQ(Run({"lmrs", "-o", "json"}), 0) << err_.str();
+  EXPECT_THAT(out_.str(), ::testing::HasSubstr("\"revision\": \"41\""));
+  ASSERT_EQ(Run({"grants", "-o", "json"}), 0) << err_.str();
+  EXPECT_THAT(out_.str(), ::testing::HasSubstr("\"revision\": \"42\""));
+  // Two pages: the first page's, so that a watch from it misses nothing.
+  ASSERT_EQ(Run({"nodes", "-o", "json"}), 0) << err_.str();
+  EXPECT_THAT(out_.str(), ::testing::HasSubstr("\"event_sequence\": \"40\""));
+}
+
+TEST_F(LitectlTest, WatchSinceResumes) {
+  ASSERT_EQ(Run({"watch", "--since", "2", "--count", "1"}), 0) << err_.str();
+  {
+    absl::MutexLock lock(&manager_.mu);
+    EXPECT_EQ(manager_.last_watch.since_revision(), 2u);
+  }
+  // Each line starts with the revision to resume from.
+  EXPECT_TRUE(absl::StartsWith(out_.str(), "3      ")) << out_.str();
+  ASSERT_EQ(Run({"watch", "--count", "1"}), 0) << err_.str();
+  absl::MutexLock lock(&manager_.mu);
+  EXPECT_EQ(manager_.last_watch.since_revision(), 0u);
+}
+
+TEST_F(LitectlTest, WatchSinceRefusesBadValues) {
+  for (const std::string& bad :
+       {"", "-1", "x", "1k", "0x10", " 5", "5 ", "18446744073709551616",
+        "99999999999999999999999"}) {
+    {
+      absl::MutexLock lock(&manager_.mu);
+      manager_.last_watch.set_since_revision(12345);
+    }
+    EXPECT_EQ(Run({"watch", "--since", bad, "--count", "1"}), 2) << bad;
+    EXPECT_TRUE(
+        absl::StartsWith(err_.str(), "litectl: INVALID_ARGUMENT: --since: '"))
+        << err_.str();
+    EXPECT_EQ(out_.str(), "");
+    // Refused before any call.
+    absl::MutexLock lock(&manager_.mu);
+    EXPECT_EQ(manager_.last_watch.since_revision(), 12345u) << bad;
+  }
+  // The largest revision is a revision.
+  EXPECT_EQ(Run({"watch", "--since", "18446744073709551615", "--count", "1"}),
+            0)
+      << err_.str();
+}
+
+TEST_F(LitectlTest, WatchSinceTooOldIsExplained) {
+  EXPECT_EQ(Run({"watch", "--since", "99"}), 1);
+  EXPECT_EQ(err_.str(),
+            "litectl: OUT_OF_RANGE: revision 99 is older than the history "
+            "(the manager's event history no longer has revision 99: list "
+            "again, e.g. 'litectl nodes -o json', then watch --since the "
+            "listing's revision)\n");
+}
+
+TEST_F(LitectlTest, EscapeSequencesArePrintedInert) {
+  ASSERT_EQ(Run({"watch", "--since", "3", "--count", "1"}), 0) << err_.str();
+  EXPECT_THAT(out_.str(), ::testing::HasSubstr(absl::StrCat(
+                              "MemberFailed       node beta (2) incarnation "
+                              "0 EVICTED: ",
+                              kEscReasonShown, "\n")));
+  EXPECT_FALSE(absl::StrContains(out_.str(), "\x1b")) << out_.str();
+  EXPECT_FALSE(absl::StrContains(out_.str(), "\xc2\x9b")) << out_.str();
+  // JSON stays JSON: the writer escapes the controls itself.
+  ASSERT_EQ(Run({"watch", "--since", "3", "--count", "1", "-o", "json"}), 0)
+      << err_.str();
+  EXPECT_THAT(out_.str(),
+              ::testing::HasSubstr("\"reason\":\"\\u001b[2J\\u001b[H"));
+  EXPECT_FALSE(absl::StrContains(out_.str(), "\x1b")) << out_.str();
+  EXPECT_FALSE(absl::StrContains(out_.str(), "\xc2\x9b")) << out_.str();
+
+  {
+    absl::MutexLock lock(&manager_.mu);
+    manager_.hostile = true;
+  }
+  ASSERT_EQ(Run({"nodes"}), 0) << err_.str();
+  EXPECT_THAT(out_.str(), ::testing::HasSubstr(absl::StrCat(
+                              "3   ", kEscReasonShown, "  ALIVE")));
+  EXPECT_FALSE(absl::StrContains(out_.str(), "\x1b")) << out_.str();
+  EXPECT_FALSE(absl::StrContains(out_.str(), "\xc2\x9b")) << out_.str();
+  // Other commands name nodes from the same listing.
+  ASSERT_EQ(Run({"lmrs", "--home", "3"}), 0) << err_.str();
+  EXPECT_FALSE(absl::StrContains(out_.str(), "\x1b")) << out_.str();
+}
+
+TEST_F(LitectlTest, ServerErrorMessagesArePrintedInert) {
+  EXPECT_EQ(Run({"drain", "evil"}), 1);
+  EXPECT_EQ(err_.str(), absl::StrCat("litectl: NOT_FOUND: no node named '",
+                                     kEscReasonShown, "'\n"));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // litectl subcommands that talk to the cluster manager
 // (lite.v1.ClusterOperator).
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <map>
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -17,6 +19,7 @@
 #include "lite/v1/manager.grpc.pb.h"
 #include "tools/litectl/commands.h"
 #include "tools/litectl/format.h"
+#include "tools/litectl/redact.h"
 
 namespace lite::litectl {
 namespace {
@@ -66,10 +69,13 @@ absl::StatusOr<lite::v1::ListNodesResponse> AllNodes(
                  lite::v1::ListNodesResponse* resp) {
             return stub->ListNodes(c, r, resp);
           },
-          [&all](lite::v1::ListNodesResponse& resp) {
+          [&all, first = true](lite::v1::ListNodesResponse& resp) mutable {
             for (auto& n : *resp.mutable_nodes())
               *all.add_nodes() = std::move(n);
-            all.set_event_sequence(resp.event_sequence());
+            // The first page's: a watch from it misses no change made
+            // while the later pages were read (it may show some twice).
+            if (first) all.set_event_sequence(resp.event_sequence());
+            first = false;
           });
   if (!s.ok()) return s;
   return all;
@@ -145,7 +151,7 @@ absl::StatusOr<uint32_t> ResolveNode(const Context& ctx,
 }
 
 std::string MemberLabel(const lite::v1::Member& m) {
-  return absl::StrFormat("node %s (id %u)", m.node_name(), m.node_id());
+  return absl::StrFormat("node %s (id %u)", Inert(m.node_name()), m.node_id());
 }
 
 }  // namespace
@@ -162,11 +168,12 @@ absl::Status RunNodes(const Context& ctx, const cli::Args&) {
   const int64_t now = NowMs();
   for (const auto& n : all->nodes()) {
     const bool alive = n.state() == lite::v1::NODE_STATE_ALIVE;
-    t.AddRow({absl::StrCat(n.node_id()), n.node_name(), StateName(n.state()),
-              absl::StrCat(n.incarnation()), n.rdma_address(),
-              n.draining() ? "yes" : "no", n.session_open() ? "open" : "-",
-              alive ? HumanMs(n.lease_remaining_ms()) : "-",
-              HumanAge(n.joined_at_unix_ms(), now)});
+    AddInertRow(t,
+                {absl::StrCat(n.node_id()), n.node_name(), StateName(n.state()),
+                 absl::StrCat(n.incarnation()), n.rdma_address(),
+                 n.draining() ? "yes" : "no", n.session_open() ? "open" : "-",
+                 alive ? HumanMs(n.lease_remaining_ms()) : "-",
+                 HumanAge(n.joined_at_unix_ms(), now)});
   }
   *ctx.out << t.Render();
   return absl::OkStatus();
@@ -188,8 +195,14 @@ absl::Status RunLmrs(const Context& ctx, const cli::Args& args) {
                   lite::v1::ListLmrsResponse* resp) {
             return stub->ListLmrs(c, r, resp);
           },
-          [&all](lite::v1::ListLmrsResponse& resp) {
-            for (auto& l : *resp.mutable_lmrs()) *all.add_lmrs() = std::move(l);
+          [&all, first = true](lite::v1::ListLmrsResponse& resp) mutable {
+            for (auto& l : *resp.mutable_lmrs()) {
+              Redact(&l);
+              *all.add_lmrs() = std::move(l);
+            }
+            // The first page's revision (see AllNodes).
+            if (first) all.set_revision(resp.revision());
+            first = false;
           });
   if (!s.ok()) return s;
   if (ctx.output == Output::kJson) {
@@ -198,22 +211,23 @@ absl::Status RunLmrs(const Context& ctx, const cli::Args& args) {
   absl::StatusOr<lite::v1::ListNodesResponse> nodes = AllNodes(ctx, stub.get());
   if (!nodes.ok()) return nodes.status();
   const auto names = NodeNames(*nodes);
+  // No chunk column: chunks are addresses, which litectl never shows.
   cli::Table t({"ID", "NAME", "HOME", "SIZE", "OWNER", "MODE", "ORIGIN",
-                "EPOCH", "CHUNKS", "AGE", "STATE"});
+                "EPOCH", "AGE", "STATE"});
   const int64_t now = NowMs();
   for (const auto& l : all.lmrs()) {
-    t.AddRow({HexId(l.lmr_id()), l.name(), NodeLabel(names, l.home_node_id()),
-              units::HumanBytes(l.size_bytes()),
-              absl::StrCat(l.owner_uid(), ":", l.owner_gid()),
-              OctalMode(l.mode()),
-              absl::AsciiStrToLower(EnumSuffix(
-                  lite::v1::LmrOrigin_Name(l.origin()), "LMR_ORIGIN_")),
-              absl::StrCat(l.epoch()), absl::StrCat(l.chunks_size()),
-              HumanAge(l.created_at_unix_ms(), now),
-              // Freed: waiting for the holders' acks, then its home.
-              l.state() == lite::v1::LMR_STATE_RELEASING
-                  ? absl::StrCat("releasing (", l.revokes_pending(), " acks)")
-                  : "live"});
+    AddInertRow(
+        t,
+        {HexId(l.lmr_id()), l.name(), NodeLabel(names, l.home_node_id()),
+         units::HumanBytes(l.size_bytes()),
+         absl::StrCat(l.owner_uid(), ":", l.owner_gid()), OctalMode(l.mode()),
+         absl::AsciiStrToLower(
+             EnumSuffix(lite::v1::LmrOrigin_Name(l.origin()), "LMR_ORIGIN_")),
+         absl::StrCat(l.epoch()), HumanAge(l.created_at_unix_ms(), now),
+         // Freed: waiting for the holders' acks, then its home.
+         l.state() == lite::v1::LMR_STATE_RELEASING
+             ? absl::StrCat("releasing (", l.revokes_pending(), " acks)")
+             : "live"});
   }
   *ctx.out << t.Render();
   return absl::OkStatus();
@@ -241,10 +255,14 @@ absl::Status RunGrants(const Context& ctx, const cli::Args& args) {
                   lite::v1::ListGrantsResponse* resp) {
             return stub->ListGrants(c, r, resp);
           },
-          [&all](lite::v1::ListGrantsResponse& resp) {
+          [&all, first = true](lite::v1::ListGrantsResponse& resp) mutable {
             for (auto& g : *resp.mutable_grants()) {
+              Redact(&g);
               *all.add_grants() = std::move(g);
             }
+            // The first page's revision (see AllNodes).
+            if (first) all.set_revision(resp.revision());
+            first = false;
           });
   if (!s.ok()) return s;
   if (ctx.output == Output::kJson) {
@@ -257,7 +275,8 @@ absl::Status RunGrants(const Context& ctx, const cli::Args& args) {
                 "EPOCH", "AGE"});
   const int64_t now = NowMs();
   for (const auto& g : all.grants()) {
-    t.AddRow(
+    AddInertRow(
+        t,
         {HexId(g.grant_id()), g.lmr_name(), NodeLabel(names, g.home_node_id()),
          NodeLabel(names, g.holder_node_id()), AccessName(g.access()),
          absl::StrCat(g.requester().uid()), absl::StrCat(g.requester().gid()),
@@ -328,7 +347,10 @@ std::string Label(const NameBook& names, uint32_t id) {
   return cli::NodeLabel(it == names.end() ? "" : it->second, id);
 }
 
-// One event as one line for people: nodes as "node3 (3)".
+// One event as one line for people: nodes as "node3 (3)". The line starts
+// with the event's sequence, its revision: `watch --since` it to resume.
+// Names, reasons and addresses are the manager's text: the whole line is
+// made Inert, so no field of a new event kind can be forgotten.
 std::string DescribeEvent(const lite::v1::Event& e, NameBook& names) {
   std::string kind, details;
   switch (e.kind_case()) {
@@ -415,11 +437,52 @@ std::string DescribeEvent(const lite::v1::Event& e, NameBook& names) {
       details = "an event kind this litectl does not know (use -o json)";
       break;
   }
-  return absl::StrFormat("%-6u %s  %-18s %s", e.sequence(),
-                         UtcTime(e.time_unix_ms()), kind, details);
+  return Inert(absl::StrFormat("%-6u %s  %-18s %s", e.sequence(),
+                               UtcTime(e.time_unix_ms()), kind, details));
+}
+
+// --since: a revision, as a watch line's first column, an event's
+// "sequence" or a listing's revision (event_sequence for nodes) show it.
+// Decimal only: what litectl prints.
+absl::StatusOr<uint64_t> SinceRevision(const std::string& text) {
+  uint64_t revision = 0;
+  if (text.empty() || text.size() > 20 ||
+      !std::all_of(text.begin(), text.end(), absl::ascii_isdigit) ||
+      !absl::SimpleAtoi(text, &revision)) {
+    return cli::UsageError(absl::StrFormat(
+        "--since: '%s' is not a revision (a decimal event sequence: the "
+        "first column of 'litectl watch', or a listing's revision in -o "
+        "json; 0 is from now on)",
+        text));
+  }
+  return revision;
+}
+
+// A watch's end as litectl reports it: OUT_OF_RANGE explained, and where
+// to resume from once events were seen.
+absl::Status WatchError(const grpc::Status& s, const Context& ctx,
+                        uint64_t since, uint64_t last_seen) {
+  absl::Status e = CallError(s, ctx.manager);
+  if (absl::IsOutOfRange(e)) {
+    return absl::OutOfRangeError(absl::StrFormat(
+        "%s (the manager's event history no longer has revision %u: list "
+        "again, e.g. 'litectl nodes -o json', then watch --since the "
+        "listing's revision)",
+        e.message(), since));
+  }
+  if (last_seen == 0) return e;
+  return absl::Status(e.code(),
+                      absl::StrFormat("%s (last revision seen %u: resume with "
+                                      "'litectl watch --since %u')",
+                                      e.message(), last_seen, last_seen));
 }
 
 absl::Status RunWatch(const Context& ctx, const cli::Args& args) {
+  lite::v1::WatchRequest req;
+  if (args.Has("since")) {
+    LITE_ASSIGN_OR_RETURN(uint64_t since, SinceRevision(args.Get("since")));
+    req.set_since_revision(since);
+  }
   int64_t count = -1;
   if (args.Has("count")) {
     absl::StatusOr<uint64_t> n = cli::Number(
@@ -448,12 +511,15 @@ absl::Status RunWatch(const Context& ctx, const cli::Args& args) {
       cctx.TryCancel();
     });
   }
-  auto reader = stub->Watch(&cctx, lite::v1::WatchRequest());
+  auto reader = stub->Watch(&cctx, req);
   lite::v1::Event event;
   int64_t seen = 0;
+  uint64_t last_seen = 0;
   bool counted_out = false;
   absl::Status printed;
   while (printed.ok() && reader->Read(&event)) {
+    Redact(&event);
+    last_seen = event.sequence();
     if (ctx.output == Output::kJson) {
       printed = PrintJson(ctx, event, false);
     } else {
@@ -475,7 +541,7 @@ absl::Status RunWatch(const Context& ctx, const cli::Args& args) {
     if (interrupted || counted_out) return absl::OkStatus();
   }
   if (s.ok()) return absl::OkStatus();
-  return CallError(s, ctx.manager);
+  return WatchError(s, ctx, req.since_revision(), last_seen);
 }
 
 }  // namespace lite::litectl
