@@ -110,6 +110,82 @@ TEST_F(LmrTest, RegisterRecordsTheLmrOnTheCallersNodeAndAnnouncesIt) {
   EXPECT_EQ(Snapshot(), before);
 }
 
+// The key and chunk addresses reach only a grant's holder (MapLmr,
+// RestoreGrant): no listing, event (sessions and watchers alike) or
+// Register/Alloc answer carries them.
+TEST_F(LmrTest, TheKeyTravelsOnlyInGrants) {
+  absl::StatusOr<std::shared_ptr<Outbox>> watch = state_->OpenWatch(0);
+  ASSERT_TRUE(watch.ok());
+  const lite::v1::Lmr lmr = Register(a_, "secret", 0644, Creds(1, 1), 8192);
+  EXPECT_NE(lmr.lmr_id(), 0u);
+  EXPECT_EQ(lmr.chunks_size(), 0);
+  EXPECT_EQ(lmr.memory_key(), 0u);
+  auto outcome = StartAlloc(AllocRequest(a_, b_.id, "alloc"));
+  const lite::v1::NodeRequest request = TakeRequest(b_);
+  ASSERT_TRUE(
+      state_->HandleResult(b_.binding(), Allocated(request.request_id(), 8192))
+          .ok());
+  ASSERT_TRUE(outcome->has_value() && outcome->value().ok());
+  EXPECT_EQ(outcome->value()->lmr().chunks_size(), 0);
+  EXPECT_EQ(outcome->value()->lmr().memory_key(), 0u);
+  const lite::v1::Grant grant = Map(c_, "secret", Creds(2, 2), true, false);
+  EXPECT_EQ(grant.memory_key(), 0xabcu);
+  ASSERT_EQ(grant.chunks_size(), 1);
+  EXPECT_EQ(grant.chunks(0).address(), 0x10000u);
+  const lite::v1::Grant grant2 =
+      Map(c_, "alloc", Creds(1000, 100), true, false);
+  EXPECT_EQ(grant2.memory_key(), 77u);
+
+  int lmr_added = 0;
+  for (Outbox* outbox :
+       {a_.outbox.get(), b_.outbox.get(), c_.outbox.get(), watch->get()}) {
+    for (const Event& event : DrainEvents(*outbox)) {
+      if (!event.has_lmr_added()) continue;
+      ++lmr_added;
+      EXPECT_EQ(event.lmr_added().lmr().chunks_size(), 0)
+          << event.ShortDebugString();
+      EXPECT_EQ(event.lmr_added().lmr().memory_key(), 0u);
+      EXPECT_GT(event.lmr_added().lmr().size_bytes(), 0u);
+    }
+  }
+  // Two LMRs, to three sessions and a watcher, but b's first was drained
+  // by TakeRequest.
+  EXPECT_EQ(lmr_added, 7);
+  const auto lmrs = state_->ListLmrs(lite::v1::ListLmrsRequest());
+  ASSERT_TRUE(lmrs.ok());
+  ASSERT_EQ(lmrs->lmrs_size(), 2);
+  for (const lite::v1::Lmr& listed : lmrs->lmrs()) {
+    EXPECT_EQ(listed.chunks_size(), 0);
+    EXPECT_EQ(listed.memory_key(), 0u);
+    EXPECT_EQ(listed.size_bytes(), 8192u);  // What an operator needs stays.
+  }
+  const auto grants = state_->ListGrants(lite::v1::ListGrantsRequest());
+  ASSERT_TRUE(grants.ok());
+  ASSERT_EQ(grants->grants_size(), 2);
+  for (const lite::v1::Grant& listed : grants->grants()) {
+    EXPECT_EQ(listed.chunks_size(), 0);
+    EXPECT_EQ(listed.memory_key(), 0u);
+  }
+  // A retried registration's answer has none either.
+  lite::v1::RegisterLmrRequest again;
+  *again.mutable_caller() = a_.caller();
+  *again.mutable_owner() = Creds(1, 1);
+  again.set_name("secret");
+  again.set_size_bytes(8192);
+  again.set_mode(0644);
+  auto* chunk = again.add_chunks();
+  chunk->set_address(0x10000);
+  chunk->set_length_bytes(8192);
+  again.set_memory_key(0xabc);
+  again.set_lmr_id(lmr.lmr_id());
+  absl::StatusOr<lite::v1::RegisterLmrResponse> retried =
+      state_->RegisterLmr(again);
+  ASSERT_TRUE(retried.ok()) << retried.status();
+  EXPECT_EQ(retried->lmr().lmr_id(), lmr.lmr_id());
+  EXPECT_EQ(retried->lmr().memory_key(), 0u);
+  EXPECT_EQ(retried->lmr().chunks_size(), 0);
+}
+
 TEST_F(LmrTest, HomeReRegistersItsLmrsWithTheirIdentityAfterAManagerRestart) {
   const lite::v1::Lmr original = Register(a_, "keep", 0600, Creds(7, 8));
   Register(a_, "other", 0600, Creds(7, 8));
@@ -126,8 +202,11 @@ TEST_F(LmrTest, HomeReRegistersItsLmrsWithTheirIdentityAfterAManagerRestart) {
   request.set_name("keep");
   request.set_size_bytes(original.size_bytes());
   request.set_mode(0600);
-  *request.mutable_chunks() = original.chunks();
-  request.set_memory_key(original.memory_key());
+  // As Register sent them: the answer carries neither chunks nor key.
+  auto* chunk = request.add_chunks();
+  chunk->set_address(0x10000);
+  chunk->set_length_bytes(original.size_bytes());
+  request.set_memory_key(0xabc);
   request.set_lmr_id(original.lmr_id());
   absl::StatusOr<lite::v1::RegisterLmrResponse> back =
       state_->RegisterLmr(request);
@@ -187,12 +266,20 @@ TEST_F(LmrTest, AllocAsksTheHomeNodeAndRecordsItsAnswer) {
   EXPECT_EQ(lmr.lmr_id(), alloc.lmr_id());
   EXPECT_EQ(lmr.home_node_id(), b_.id);
   EXPECT_EQ(lmr.origin(), lite::v1::LMR_ORIGIN_ALLOCATED);
-  EXPECT_EQ(lmr.chunks_size(), 2);
-  EXPECT_EQ(lmr.memory_key(), 77u);
+  // The requester gets no key or addresses; a grant does (MapLmr).
+  EXPECT_EQ(lmr.chunks_size(), 0);
+  EXPECT_EQ(lmr.memory_key(), 0u);
   EXPECT_EQ(lmr.epoch(), b_.incarnation);
-  const std::vector<Event> events = DrainEvents(*c_.outbox);
-  ASSERT_EQ(events.size(), 1u);
-  EXPECT_EQ(events[0].lmr_added().lmr().lmr_id(), lmr.lmr_id());
+  lite::v1::MapLmrRequest map;
+  *map.mutable_caller() = a_.caller();
+  *map.mutable_requester() = Creds(1000, 100);
+  map.set_name("buf");
+  *map.mutable_access() = Access(true, false);
+  absl::StatusOr<lite::v1::MapLmrResponse> mapped = state_->MapLmr(map);
+  ASSERT_TRUE(mapped.ok()) << mapped.status();
+  EXPECT_EQ(mapped->grant().chunks_size(), 2);
+  EXPECT_EQ(mapped->grant().memory_key(), 77u);
+  DrainAll();
   // A duplicate answer after completion is ignored, not an error.
   EXPECT_TRUE(
       state_->HandleResult(b_.binding(), Allocated(request.request_id(), 8192))
@@ -332,6 +419,42 @@ TEST_F(LmrTest, AllocPreconditionsHaveExactCodesAndChangeNothing) {
                 .code(),
             absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(Snapshot(), evicted);
+}
+
+// Draining stops new registrations only: a home re-registering the LMRs it
+// already has (a retry, or after a manager restart) is still heard.
+TEST_F(LmrTest, DrainingHomeStillReRegistersItsLmrs) {
+  const lite::v1::Lmr kept = Register(b_, "kept", 0600, Creds(1, 1), 4096);
+  lite::v1::DrainNodeRequest drain;
+  drain.set_node_id(b_.id);
+  ASSERT_TRUE(state_->DrainNode(drain).ok());
+  lite::v1::RegisterLmrRequest reg;
+  *reg.mutable_caller() = b_.caller();
+  *reg.mutable_owner() = Creds(1, 1);
+  reg.set_name("kept");
+  reg.set_size_bytes(4096);
+  reg.set_mode(0600);
+  auto* chunk = reg.add_chunks();
+  chunk->set_address(0x10000);
+  chunk->set_length_bytes(4096);
+  reg.set_memory_key(0xabc);
+  reg.set_lmr_id(kept.lmr_id());
+  EXPECT_TRUE(state_->RegisterLmr(reg).ok());
+  // One the manager has no record of (it lost it in a restart).
+  reg.set_name("known-to-the-home");
+  reg.set_lmr_id(kept.lmr_id() + 5);
+  absl::StatusOr<lite::v1::RegisterLmrResponse> back = state_->RegisterLmr(reg);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->lmr().lmr_id(), kept.lmr_id() + 5);
+  // A new one (lmr_id 0) is refused, and changes nothing.
+  const std::string before = Snapshot();
+  reg.set_name("new");
+  reg.set_lmr_id(0);
+  absl::StatusOr<lite::v1::RegisterLmrResponse> fresh =
+      state_->RegisterLmr(reg);
+  EXPECT_EQ(fresh.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(fresh.status().message(), HasSubstr("draining"));
+  EXPECT_EQ(Snapshot(), before);
 }
 
 // Owner / group / other x read / write, Unix style, no root override.
@@ -663,8 +786,7 @@ TEST_F(LmrTest, RestoredGrantsAreCheckedWhenTheirLmrComesBack) {
   request.set_name("r");
   request.set_size_bytes(lmr.size_bytes());
   request.set_mode(0640);
-  *request.mutable_chunks() = lmr.chunks();
-  request.set_memory_key(lmr.memory_key());
+  AddRegisteredMemory(&request, lmr.size_bytes());
   request.set_lmr_id(lmr.lmr_id());
   ASSERT_TRUE(state_->RegisterLmr(request).ok());
   lite::v1::ListGrantsRequest list;

@@ -230,7 +230,7 @@ absl::StatusOr<lite::v1::RegisterLmrResponse> ManagerState::RegisterLmr(
         // Freed while the home was restoring or retrying: it stays freed;
         // the home learns it from the record's state.
         lite::v1::RegisterLmrResponse response;
-        *response.mutable_lmr() = *existing;
+        *response.mutable_lmr() = WithoutKey(*existing);
         return response;
       }
       Lmr comparable = lmr;
@@ -238,7 +238,7 @@ absl::StatusOr<lite::v1::RegisterLmrResponse> ManagerState::RegisterLmr(
       comparable.set_created_at_unix_ms(existing->created_at_unix_ms());
       if (SameLmr(comparable, *existing)) {
         lite::v1::RegisterLmrResponse response;
-        *response.mutable_lmr() = *existing;
+        *response.mutable_lmr() = WithoutKey(*existing);
         return response;  // A retry of a registration that succeeded.
       }
       return absl::AlreadyExistsError(absl::StrCat(
@@ -259,7 +259,7 @@ absl::StatusOr<lite::v1::RegisterLmrResponse> ManagerState::RegisterLmr(
         if (holder.has_value()) pending.emplace(grant_id, *holder);
       }
       lite::v1::RegisterLmrResponse response;
-      *response.mutable_lmr() = lmr;
+      *response.mutable_lmr() = WithoutKey(lmr);
       StartReleaseLocked(std::move(lmr), std::move(pending));
       return response;
     }
@@ -269,7 +269,7 @@ absl::StatusOr<lite::v1::RegisterLmrResponse> ManagerState::RegisterLmr(
 
   store_->PutLmr(lmr);
   Event event;
-  *event.mutable_lmr_added()->mutable_lmr() = lmr;
+  *event.mutable_lmr_added()->mutable_lmr() = WithoutKey(lmr);
   EmitLocked(std::move(event));
 
   if (reregister && recovering_) {
@@ -289,7 +289,7 @@ absl::StatusOr<lite::v1::RegisterLmrResponse> ManagerState::RegisterLmr(
     }
   }
   lite::v1::RegisterLmrResponse response;
-  *response.mutable_lmr() = std::move(lmr);
+  *response.mutable_lmr() = WithoutKey(std::move(lmr));
   return response;
 }
 
@@ -471,11 +471,11 @@ absl::Status ManagerState::HandleResult(
   lmr.set_state(lite::v1::LMR_STATE_LIVE);
   // Release the name reservation before recording the LMR under that name.
   lite::v1::AllocLmrResponse response;
-  *response.mutable_lmr() = lmr;
+  *response.mutable_lmr() = WithoutKey(lmr);
   FinishAllocLocked(result.request_id(), std::move(response));
   store_->PutLmr(lmr);
   Event event;
-  *event.mutable_lmr_added()->mutable_lmr() = std::move(lmr);
+  *event.mutable_lmr_added()->mutable_lmr() = WithoutKey(std::move(lmr));
   EmitLocked(std::move(event));
   return absl::OkStatus();
 }
@@ -696,10 +696,7 @@ absl::StatusOr<lite::v1::ListLmrsResponse> ManagerState::ListLmrs(
     if (auto it = releases_.find(lmr.lmr_id()); it != releases_.end()) {
       lmr.set_revokes_pending(static_cast<uint32_t>(it->second.pending.size()));
     }
-    // The key and chunk addresses stay with the kernels (issue #10).
-    lmr.clear_chunks();
-    lmr.clear_memory_key();
-    *response.add_lmrs() = std::move(lmr);
+    *response.add_lmrs() = WithoutKey(std::move(lmr));
   }
   response.set_revision(store_->LastEventSequence());
   if (more) {
@@ -720,11 +717,8 @@ absl::StatusOr<lite::v1::ListGrantsResponse> ManagerState::ListGrants(
   const bool more = static_cast<int>(grants.size()) > page.size;
   if (more) grants.pop_back();
   lite::v1::ListGrantsResponse response;
-  for (Grant& grant : grants) {
-    grant.clear_chunks();
-    grant.clear_memory_key();
-    *response.add_grants() = std::move(grant);
-  }
+  for (Grant& grant : grants)
+    *response.add_grants() = WithoutKey(std::move(grant));
   response.set_revision(store_->LastEventSequence());
   if (more) {
     response.set_next_page_token(

@@ -244,8 +244,7 @@ TEST_F(ReleaseTest, AHomesNewIncarnationReleasesWhatTheOldOneWasReleasing) {
   request.set_name("f");
   request.set_size_bytes(lmr.size_bytes());
   request.set_mode(0666);
-  *request.mutable_chunks() = lmr.chunks();
-  request.set_memory_key(lmr.memory_key());
+  AddRegisteredMemory(&request, lmr.size_bytes());
   request.set_lmr_id(lmr.lmr_id());
   request.set_releasing(true);
   Drain(*a_.outbox);
@@ -368,8 +367,7 @@ TEST_F(ReleaseTest, AfterARestartReleasingLmrsWaitForTheirRevokingGrants) {
   request.set_name("f");
   request.set_size_bytes(lmr.size_bytes());
   request.set_mode(0666);
-  *request.mutable_chunks() = lmr.chunks();
-  request.set_memory_key(lmr.memory_key());
+  AddRegisteredMemory(&request, lmr.size_bytes());
   request.set_lmr_id(lmr.lmr_id());
   request.set_releasing(true);
   absl::StatusOr<lite::v1::RegisterLmrResponse> back =

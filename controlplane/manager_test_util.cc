@@ -87,14 +87,19 @@ lite::v1::Lmr ManagerTest::Register(const TestNode& home,
   request.set_name(name);
   request.set_size_bytes(size);
   request.set_mode(mode);
-  auto* chunk = request.add_chunks();
-  chunk->set_address(0x10000);
-  chunk->set_length_bytes(size);
-  request.set_memory_key(0xabc);
+  AddRegisteredMemory(&request, size);
   absl::StatusOr<lite::v1::RegisterLmrResponse> registered =
       state_->RegisterLmr(request);
   EXPECT_TRUE(registered.ok()) << registered.status();
   return registered.ok() ? registered->lmr() : lite::v1::Lmr();
+}
+
+void ManagerTest::AddRegisteredMemory(lite::v1::RegisterLmrRequest* request,
+                                      uint64_t size) {
+  auto* chunk = request->add_chunks();
+  chunk->set_address(0x10000);
+  chunk->set_length_bytes(size);
+  request->set_memory_key(0xabc);
 }
 
 lite::v1::Grant ManagerTest::Map(const TestNode& holder,

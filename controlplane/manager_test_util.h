@@ -55,6 +55,10 @@ class ManagerTest : public ::testing::Test {
   lite::v1::Lmr Register(const TestNode& home, const std::string& name,
                          uint32_t mode, const lite::v1::Credentials& owner,
                          uint64_t size = 4096);
+  // The chunk and key Register sends (its answer carries neither), for
+  // re-registrations of an LMR Register made.
+  static void AddRegisteredMemory(lite::v1::RegisterLmrRequest* request,
+                                  uint64_t size);
   lite::v1::Grant Map(const TestNode& holder, const std::string& name,
                       const lite::v1::Credentials& requester, bool read,
                       bool write);

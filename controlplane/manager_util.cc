@@ -38,4 +38,16 @@ absl::Status StaleIncarnationError(const lite::v1::Member& node,
 
 std::string IdHex(uint64_t id) { return absl::StrFormat("0x%016x", id); }
 
+lite::v1::Lmr WithoutKey(lite::v1::Lmr lmr) {
+  lmr.clear_chunks();
+  lmr.clear_memory_key();
+  return lmr;
+}
+
+lite::v1::Grant WithoutKey(lite::v1::Grant grant) {
+  grant.clear_chunks();
+  grant.clear_memory_key();
+  return grant;
+}
+
 }  // namespace lite::controlplane

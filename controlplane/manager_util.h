@@ -22,6 +22,13 @@ std::string NodeStateName(lite::v1::NodeState state);
 absl::Status StaleIncarnationError(const lite::v1::Member& node,
                                    uint64_t claimed, uint64_t live_incarnation);
 
+// `lmr` / `grant` without its chunk addresses and memory key. The key and
+// addresses travel only where lite.ko needs them (the home's registration,
+// a holder's grant: MapLmr, RestoreGrant); listings, events and the
+// Register/Alloc answers carry neither (issue #10).
+lite::v1::Lmr WithoutKey(lite::v1::Lmr lmr);
+lite::v1::Grant WithoutKey(lite::v1::Grant grant);
+
 // "0x0000000300000001": LMR and grant ids in messages, showing both halves.
 std::string IdHex(uint64_t id);
 
