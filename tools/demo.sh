@@ -9,6 +9,8 @@
 # Usage: tools/demo.sh [-n NODES]     (3..8, default 3)
 #   LITE_BIN=DIR tools/demo.sh uses the binaries already built in DIR
 #   (Bazel's bin layout) instead of building them.
+#   The control plane runs with mutual TLS (certificates made for the run);
+#   LITE_INSECURE=1 tools/demo.sh runs it plaintext instead.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -52,6 +54,7 @@ if [[ ${1-} == --inside ]]; then
 	section "cluster: litemgr on the host, a liteagent + lite.ko on each of $nodes guests"
 	# shellcheck disable=SC2119  # litecluster.sh's default lease is meant
 	lc_start
+	echo "    $(lc_tls_summary)"
 	"$litectl" nodes | indent
 	labels=""
 	for ((g = 1; g <= nodes; g++)); do
@@ -179,7 +182,7 @@ fi
 
 case ${1-} in
 -n) nodes=${2-}; [[ $nodes =~ ^[3-8]$ ]] || { echo "demo: -n must be 3..8" >&2; exit 2; } ;;
--h|--help) sed -n '2,10s/^# \{0,1\}//p' "$0"; exit 0 ;;
+-h|--help) sed -n '2,12s/^# \{0,1\}//p' "$0"; exit 0 ;;
 "") ;;
 *) echo "demo: unknown option '$1' (see --help)" >&2; exit 2 ;;
 esac

@@ -24,6 +24,11 @@
 # LITE_BIN=DIR in the environment: test the binaries already in DIR (Bazel's
 # bin layout: DIR/kmod/lite.ko, DIR/tools/litenl/litenl, ...), no build.
 #
+# Suites that start the control plane (tools/vm/litecluster.sh's lc_start)
+# run it with mutual TLS: certificates made per cluster in
+# $LITE_VM_STATE/tls, litectl on the host as operator "ops" (LITE_TLS_* set
+# by lc_start). LITE_INSECURE=1 in the environment runs it plaintext.
+#
 # In the guests every process costs about 0.3 s (TCG): the guest-side helpers
 # use bash builtins wherever they can.
 
