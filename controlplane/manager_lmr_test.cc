@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "controlplane/manager_test_util.h"
+#include "controlplane/validation.h"
 
 namespace lite::controlplane::testing {
 namespace {
@@ -305,11 +306,16 @@ TEST_F(LmrTest, AllocPassesOnTheHomesErrorAndFreesTheName) {
               HasSubstr("node 2 ('beta') could not allocate 8192 bytes for "
                         "LMR 'big': out of LMR memory"));
   EXPECT_EQ(state_->counters().lmrs, 0u);
-  // The name is free again; an agent's long message is cut short.
+  // The name is free again; an agent's overlong message is refused (the
+  // allocation still waits), one at the bound is passed on.
   auto again = StartAlloc(AllocRequest(a_, b_.id, "big"));
   result.set_request_id(TakeRequest(b_).request_id());
   result.set_status_code(13);
   result.set_status_message(std::string(100000, 'x'));
+  EXPECT_EQ(state_->HandleResult(b_.binding(), result).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_FALSE(again->has_value());
+  result.set_status_message(std::string(kMaxAgentMessageLength, 'x'));
   ASSERT_TRUE(state_->HandleResult(b_.binding(), result).ok());
   EXPECT_EQ(again->value().status().code(), absl::StatusCode::kInternal);
   EXPECT_LT(again->value().status().message().size(), 1200u);
@@ -419,6 +425,34 @@ TEST_F(LmrTest, AllocPreconditionsHaveExactCodesAndChangeNothing) {
                 .code(),
             absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(Snapshot(), evicted);
+}
+
+// An agent's error message reaches the caller's error and the log: it must
+// be inert. A hostile one is refused and the allocation still waits.
+TEST_F(LmrTest, AgentErrorMessagesMustBeInert) {
+  auto outcome = StartAlloc(AllocRequest(a_, b_.id, "inert"));
+  const lite::v1::NodeRequest request = TakeRequest(b_);
+  lite::v1::NodeRequestResult result;
+  result.set_request_id(request.request_id());
+  result.set_status_code(
+      static_cast<int>(absl::StatusCode::kResourceExhausted));
+  const std::string before = Snapshot();
+  for (const std::string& bad :
+       {std::string("\x1b]0;owned\x07"), std::string("no\rmemory"),
+        std::string("\xed\xa0\x80"), std::string(1025, 'm')}) {
+    result.set_status_message(bad);
+    EXPECT_EQ(state_->HandleResult(b_.binding(), result).code(),
+              absl::StatusCode::kInvalidArgument);
+    EXPECT_FALSE(outcome->has_value());
+  }
+  EXPECT_EQ(Snapshot(), before);
+  result.set_status_message("out of pinned memory");
+  ASSERT_TRUE(state_->HandleResult(b_.binding(), result).ok());
+  ASSERT_TRUE(outcome->has_value());
+  EXPECT_EQ(outcome->value().status().code(),
+            absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(outcome->value().status().message(),
+              HasSubstr("out of pinned memory"));
 }
 
 // Draining stops new registrations only: a home re-registering the LMRs it

@@ -384,6 +384,7 @@ absl::Status ManagerState::HandleResult(
     return absl::InvalidArgumentError(
         "result.request_id is 0; echo the request_id of the NodeRequest");
   }
+  LITE_RETURN_IF_ERROR(ValidateNodeRequestResult(result));
   Locked lock(this);
   LITE_RETURN_IF_ERROR(CheckRunningLocked());
   auto live_it = live_.find(binding.node_id);
@@ -421,13 +422,9 @@ absl::Status ManagerState::HandleResult(
   Lmr lmr = pending.lmr;
   const std::string label = NodeLabel(live.member);
   if (result.status_code() != 0) {
-    // The agent's words go into the caller's error; keep them bounded.
-    constexpr size_t kMaxAgentMessage = 1024;
-    std::string agent_message =
-        result.status_message().substr(0, kMaxAgentMessage);
-    if (result.status_message().size() > kMaxAgentMessage) {
-      agent_message += "...";
-    }
+    // The agent's words go into the caller's error: bounded and inert
+    // (ValidateNodeRequestResult).
+    const std::string& agent_message = result.status_message();
     FinishAllocLocked(
         result.request_id(),
         absl::Status(

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "controlplane/manager_test_util.h"
+#include "controlplane/validation.h"
 
 namespace lite::controlplane::testing {
 namespace {
@@ -626,6 +627,27 @@ TEST_F(ManagerTest, RecoveryWithNoMembersBackStillAnnouncesRecoveryComplete) {
       << messages[0].ShortDebugString();
   EXPECT_EQ(messages[0].event().recovery_complete().members_size(), 0);
   state_->CloseWatch(watch);
+}
+
+TEST_F(MembershipTest, EvictReasonMustBeInertText) {
+  TestNode a = JoinAndOpen("alpha", 1);
+  const std::string before = Snapshot();
+  for (const std::string& bad :
+       {std::string("\x1b[2J\x1b[Hnode beta evicted"), std::string("a\nb"),
+        std::string("\xff"), std::string("\xc2\x9b"),
+        std::string(kMaxReasonLength + 1, 'r')}) {
+    lite::v1::EvictNodeRequest evict;
+    evict.set_node_id(a.id);
+    evict.set_reason(bad);
+    absl::StatusOr<lite::v1::EvictNodeResponse> r = state_->EvictNode(evict);
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(r.status().message(), HasSubstr("reason"));
+  }
+  EXPECT_EQ(Snapshot(), before);
+  lite::v1::EvictNodeRequest evict;
+  evict.set_node_id(a.id);
+  evict.set_reason(std::string(kMaxReasonLength, 'r'));
+  EXPECT_TRUE(state_->EvictNode(evict).ok());
 }
 
 }  // namespace

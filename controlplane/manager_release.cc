@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
+#include "common/text/inert.h"
 #include "controlplane/manager_state.h"
 #include "controlplane/manager_util.h"
 #include "controlplane/validation.h"
@@ -197,10 +198,9 @@ absl::Status ManagerState::ReleaseResultLocked(
     store_->DeleteLmr(lmr_id);
     return absl::OkStatus();
   }
-  constexpr size_t kMaxAgentMessage = 1024;
   LITE_LOG_WARNING("%s could not release %s (code %d: %s); retrying",
                    NodeText(*store_, binding.node_id), LmrText(lmr_id), code,
-                   result.status_message().substr(0, kMaxAgentMessage));
+                   text::EscapeForTerminal(result.status_message()));
   ++counters_.release_retries;
   r.retry_at = now + ReleaseBackoff(r.attempts);
   AdvanceReleaseLocked(lmr_id, now);
@@ -344,7 +344,8 @@ absl::Status ManagerState::LmrLost(const SessionBinding& binding,
   LITE_LOG_WARNING("%s lost LMR '%s' (%s): errno %d%s%s; removing it",
                    NodeText(*store_, binding.node_id), lmr->name(),
                    IdHex(lmr_id), report.reason_errno(),
-                   report.detail().empty() ? "" : ": ", report.detail());
+                   report.detail().empty() ? "" : ": ",
+                   text::EscapeForTerminal(report.detail()));
   RemoveLmrLocked(lmr_id, lite::v1::REMOVAL_CAUSE_DEVICE_REMOVED,
                   /*release=*/true);
   return absl::OkStatus();

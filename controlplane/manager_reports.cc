@@ -15,6 +15,7 @@
 #include "absl/time/time.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
+#include "common/text/inert.h"
 #include "controlplane/manager_state.h"
 #include "controlplane/manager_util.h"
 #include "controlplane/validation.h"
@@ -59,7 +60,8 @@ absl::Status ManagerState::PeerFailure(
     LITE_LOG_INFO(
         "%s reports node %d incarnation %d unreachable (%s); not alive in "
         "that incarnation, ignored",
-        by, report.node_id(), report.incarnation(), report.detail());
+        by, report.node_id(), report.incarnation(),
+        text::EscapeForTerminal(report.detail()));
     return absl::OkStatus();
   }
   Live& live = it->second;
@@ -67,7 +69,8 @@ absl::Status ManagerState::PeerFailure(
   const absl::Duration silence = now - live.last_renewal;
   const std::string what =
       absl::StrCat(by, " found it unreachable on the data path (errno ",
-                   report.reason_errno(), ": ", report.detail(), ")");
+                   report.reason_errno(), ": ",
+                   text::EscapeForTerminal(report.detail()), ")");
   if (recovering_) {
     // Leases are stretched while agents reconnect: silence proves nothing.
     LITE_LOG_INFO("%s: %s; recorded only, the manager is recovering",

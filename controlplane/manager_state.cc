@@ -12,6 +12,7 @@
 #include "common/log/log.h"
 #include "common/names/names.h"
 #include "common/status/macros.h"
+#include "common/text/inert.h"
 #include "controlplane/manager_util.h"
 #include "controlplane/validation.h"
 
@@ -551,7 +552,8 @@ void ManagerState::EndIncarnationLocked(uint32_t node_id, bool left,
       "held grants dropped",
       label, member.incarnation(), left ? "left" : "failed: ",
       left ? ""
-           : absl::StrCat(lite::v1::FailureCause_Name(cause), ": ", reason),
+           : absl::StrCat(lite::v1::FailureCause_Name(cause), ": ",
+                          text::EscapeForTerminal(reason)),
       lmrs, revoked, held.size());
 }
 
@@ -750,11 +752,8 @@ absl::StatusOr<lite::v1::DrainNodeResponse> ManagerState::DrainNode(
 
 absl::StatusOr<lite::v1::EvictNodeResponse> ManagerState::EvictNode(
     const lite::v1::EvictNodeRequest& request) {
-  if (request.reason().size() > kMaxReasonLength) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("reason is ", request.reason().size(),
-                     " characters long; the limit is ", kMaxReasonLength));
-  }
+  LITE_RETURN_IF_ERROR(
+      text::ValidateInertText("reason", request.reason(), kMaxReasonLength));
   Locked lock(this);
   LITE_RETURN_IF_ERROR(CheckRunningLocked());
   LITE_ASSIGN_OR_RETURN(const Member node,

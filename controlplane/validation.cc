@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "common/text/inert.h"
 
 namespace lite::controlplane {
 namespace {
@@ -209,12 +210,8 @@ absl::Status ValidatePeerFailureReport(const lite::v1::PeerFailureReport& r,
         absl::StrCat("peer_failure.reason_errno ", r.reason_errno(),
                      " is not a positive errno (e.g. EHOSTDOWN)"));
   }
-  if (r.detail().size() > kMaxReasonLength) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("peer_failure.detail is ", r.detail().size(),
-                     " bytes; at most ", kMaxReasonLength));
-  }
-  return absl::OkStatus();
+  return text::ValidateInertText("peer_failure.detail", r.detail(),
+                                 kMaxReasonLength);
 }
 
 absl::Status ValidateGrantRevokeAck(const lite::v1::GrantRevokeAck& ack,
@@ -246,12 +243,13 @@ absl::Status ValidateLmrLost(const lite::v1::LmrLost& lost) {
         absl::StrCat("lmr_lost.reason_errno ", lost.reason_errno(),
                      " is not a positive errno (e.g. ENODEV)"));
   }
-  if (lost.detail().size() > kMaxReasonLength) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("lmr_lost.detail is ", lost.detail().size(),
-                     " bytes; at most ", kMaxReasonLength));
-  }
-  return absl::OkStatus();
+  return text::ValidateInertText("lmr_lost.detail", lost.detail(),
+                                 kMaxReasonLength);
+}
+
+absl::Status ValidateNodeRequestResult(const lite::v1::NodeRequestResult& r) {
+  return text::ValidateInertText("result.status_message", r.status_message(),
+                                 kMaxAgentMessageLength);
 }
 
 }  // namespace lite::controlplane

@@ -16,7 +16,12 @@
 
 namespace lite::controlplane {
 
+// Free text from the wire (reasons, details, an agent's error message) must
+// be inert: valid UTF-8 without control characters (common/text/inert.h),
+// at most this many bytes; an agent's NodeRequestResult.status_message at
+// most kMaxAgentMessageLength.
 inline constexpr size_t kMaxReasonLength = 256;
+inline constexpr size_t kMaxAgentMessageLength = 1024;
 inline constexpr uint32_t kModeMask = 0666;
 inline constexpr int32_t kDefaultPageSize = 1000;
 inline constexpr int32_t kMaxPageSize = 10000;
@@ -58,7 +63,7 @@ absl::StatusOr<Page> ParsePage(int32_t page_size, absl::string_view page_token);
 
 // A PeerFailureReport from node `reporter`: node_id and incarnation not 0,
 // node_id not the reporter's own, reason_errno 1..4095, detail at most
-// kMaxReasonLength bytes.
+// kMaxReasonLength bytes of inert text.
 absl::Status ValidatePeerFailureReport(const lite::v1::PeerFailureReport& r,
                                        uint32_t reporter);
 
@@ -68,9 +73,13 @@ absl::Status ValidateGrantRevokeAck(const lite::v1::GrantRevokeAck& ack,
                                     uint32_t node_id, uint64_t incarnation);
 
 // An LmrLost's fields: lmr_id not 0, reason_errno 1..4095, detail at most
-// kMaxReasonLength bytes. (Whose LMR it is, is the state machine's check:
-// PERMISSION_DENIED.)
+// kMaxReasonLength bytes of inert text. (Whose LMR it is, is the state
+// machine's check: PERMISSION_DENIED.)
 absl::Status ValidateLmrLost(const lite::v1::LmrLost& lost);
+
+// A NodeRequestResult's free text: status_message inert, at most
+// kMaxAgentMessageLength bytes.
+absl::Status ValidateNodeRequestResult(const lite::v1::NodeRequestResult& r);
 
 // The token a response carries to continue after last_id.
 std::string PageToken(uint64_t last_id);

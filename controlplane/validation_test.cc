@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "controlplane/access.h"
 
 namespace lite::controlplane {
@@ -159,6 +162,61 @@ TEST(ValidationTest, LmrLostReports) {
   bad = lost;
   bad.set_detail(std::string(kMaxReasonLength + 1, 'x'));
   EXPECT_THAT(ValidateLmrLost(bad).message(), HasSubstr("detail"));
+}
+
+// Text that would act on a terminal or forge a log line, and text too long.
+std::vector<std::string> HostileTexts(size_t max_bytes) {
+  return {
+      "\x1b[2J\x1b[Hfake log line",  // ESC: clear screen, home.
+      "\x1b]52;c;ZXZpbA==\x07",      // OSC 52 to the clipboard.
+      "line\nINFO forged",           // A newline forges a log line.
+      "tab\there",                   // Any C0.
+      "del\x7f",                     // DEL.
+      "\xc2\x9b"
+      "2J",  // C1 CSI, encoded.
+      "\x9b"
+      "2J",                             // A bare C1 byte: invalid UTF-8.
+      "\xff\xfe",                       // Invalid UTF-8.
+      "\xc0\xaf",                       // Overlong '/'.
+      std::string("nul\0x", 5),         // NUL.
+      std::string(max_bytes + 1, 'x'),  // One byte too long.
+  };
+}
+
+TEST(ValidationTest, FreeTextFromTheWireIsInert) {
+  lite::v1::PeerFailureReport report;
+  report.set_node_id(2);
+  report.set_incarnation(1);
+  report.set_reason_errno(112);
+  lite::v1::LmrLost lost;
+  lost.set_lmr_id((uint64_t{2} << 32) | 1);
+  lost.set_reason_errno(19);
+  lite::v1::NodeRequestResult result;
+  result.set_request_id(1);
+  // Printable UTF-8 at the bound passes.
+  const std::string ok = "p\xc3\xa9riph\xc3\xa9rique \xe2\x9c\x93";
+  report.set_detail(ok);
+  lost.set_detail(ok);
+  result.set_status_message(std::string(kMaxAgentMessageLength, 'y'));
+  EXPECT_TRUE(ValidatePeerFailureReport(report, 1).ok());
+  EXPECT_TRUE(ValidateLmrLost(lost).ok());
+  EXPECT_TRUE(ValidateNodeRequestResult(result).ok());
+  for (const std::string& bad : HostileTexts(kMaxReasonLength)) {
+    report.set_detail(bad);
+    lost.set_detail(bad);
+    const absl::Status r = ValidatePeerFailureReport(report, 1);
+    EXPECT_EQ(r.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(r.message(), HasSubstr("peer_failure.detail"));
+    EXPECT_EQ(r.message().find('\x1b'), std::string::npos);  // Not echoed.
+    EXPECT_EQ(ValidateLmrLost(lost).code(), absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+  for (const std::string& bad : HostileTexts(kMaxAgentMessageLength)) {
+    result.set_status_message(bad);
+    EXPECT_EQ(ValidateNodeRequestResult(result).code(),
+              absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
 }
 
 }  // namespace
