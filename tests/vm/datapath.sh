@@ -14,7 +14,8 @@
 #    default key_mode=lmr) written on one node and read back on
 #    another with matching checksums; memset and memcpy across nodes;
 #  - the RC QPs are lite.ko's, shared by every process: a node has
-#    K x (N-1) + loopback RC QPs, each a kernel QP on one of lite.ko's
+#    K x (N-1) + loopback RC QPs (and, with key_mode=lmr, the device's
+#    registration QP, connected to itself), each a kernel QP on one of lite.ko's
 #    rdma_cm ids, none a process's, and the same QPs while 8 liteop
 #    processes hold maps;
 #  - lite-bench and perftest between the same guests: the ratio table;
@@ -172,14 +173,26 @@ memset_memcpy() {  # BIG SHARED
 }
 
 # lite_cm_qpns: LITE_QPNS, the QPs bound to lite.ko's own rdma_cm ids
-# (`rdma resource show cm_id` names the module: "comm [lite]").
+# (`rdma resource show cm_id` names the module: "comm [lite]"), and with
+# key_mode=lmr (the default) the device's registration QP, which lite.ko
+# connects to itself without rdma_cm (docs/datapath.md, "Key modes"): the
+# one kernel RC QP whose remote QP is itself (MR_QPS of them: 1 or 0).
 lite_cm_qpns() {
-	local out line
-	LITE_QPNS=" "
+	local out line mode
+	LITE_QPNS=" " MR_QPS=0
 	out=$(rdma resource show cm_id) || return 1
 	while IFS= read -r line; do
 		[[ $line == *"comm [lite]"* && $line =~ \ lqpn\ ([0-9]+) ]] &&
 			LITE_QPNS+="${BASH_REMATCH[1]} "
+	done <<< "$out"
+	read -r mode < /sys/module/lite/parameters/key_mode
+	[[ $mode == lmr ]] || return 0
+	out=$(rdma resource show qp) || return 1
+	while IFS= read -r line; do
+		[[ $line =~ \ lqpn\ ([0-9]+)\ rqpn\ ([0-9]+)\ type\ RC\  && $line != *" pid "* ]] || continue
+		[[ ${BASH_REMATCH[1]} == "${BASH_REMATCH[2]}" ]] || continue
+		LITE_QPNS+="${BASH_REMATCH[1]} "
+		MR_QPS=$((MR_QPS + 1))
 	done <<< "$out"
 	return 0
 }
@@ -202,11 +215,12 @@ qps_are_lites() {
 qps_shared() {  # NAME
 	local k want before pids=() alive=0 p handles
 	read -r k < /sys/module/lite/parameters/qps_per_peer
-	want=$((k * (NODES - 1) + 2 * k))
+	lite_cm_qpns
+	want=$((k * (NODES - 1) + 2 * k + MR_QPS))
 	qp_census
 	before=$RC_QPNS
 	echo "        before: $RC_QPS RC QPs in RTS (K=$k, $((NODES - 1)) peers, loopback $LOOPBACK), QPNs$RC_QPNS"
-	check "K x (N-1) + 2K loopback = $want RC QPs in RTS" \
+	check "K x (N-1) + 2K loopback + $MR_QPS registration QP = $want RC QPs in RTS" \
 		test "$RC_QPS" -eq "$want" -a "$LOOPBACK" -eq $((2 * k))
 	check "each is on one of lite.ko's rdma_cm ids" qps_are_lites
 	check "no QP belongs to a process" test "$USER_QPS" -eq 0
