@@ -326,9 +326,14 @@ int AgentMain(int argc, char** argv, const AgentMainOptions& options) {
   channel_args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS,
                       static_cast<int>(absl::ToInt64Milliseconds(
                           config->agent.backoff_initial)));
-  channel_args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS,
-                      static_cast<int>(absl::ToInt64Milliseconds(
-                          config->agent.backoff_initial)));
+  // gRPC takes this as the least time one connection attempt may last
+  // (TCP connect and TLS handshake), not as a backoff: --backoff_initial
+  // (100 ms) cut the handshake short on an emulated guest's CPU, and the
+  // first Joins failed with "Handshake timed out". A call's deadline bounds
+  // it anyway.
+  channel_args.SetInt(
+      GRPC_ARG_MIN_RECONNECT_BACKOFF_MS,
+      static_cast<int>(absl::ToInt64Milliseconds(config->agent.rpc_timeout)));
   channel_args.SetInt(
       GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
       static_cast<int>(absl::ToInt64Milliseconds(config->agent.backoff_max)));

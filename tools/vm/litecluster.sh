@@ -68,6 +68,10 @@ lc_tls_setup() {
 		if [[ ! -f $LC_TLS_DIR/$name.crt ]]; then
 			"$LC_LITECERTS" "$LC_TLS_DIR" node "$name" > /dev/null || return 1
 		fi
+	done
+	# Every guest's copy once all are issued: the same authz file everywhere.
+	for ((g = 1; g <= LITE_VM_GUESTS; g++)); do
+		name=$(lc_node_name "$g")
 		ctl=$LITE_VM_STATE/g$g/ctl/tls
 		mkdir -p "$ctl"
 		# The authz file too: the agent's NodeAgent answers operators only.
