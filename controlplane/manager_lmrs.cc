@@ -208,6 +208,7 @@ absl::StatusOr<lite::v1::RegisterLmrResponse> ManagerState::RegisterLmr(
           "cancel puts it back in service)"));
     }
     LITE_RETURN_IF_ERROR(CheckLmrNameFreeLocked(request.name()));
+    LITE_RETURN_IF_ERROR(CheckOwnerRoomLocked(request.owner().uid()));
     const uint32_t seq = store_->NextLmrSeq(home);
     if (seq == 0) {
       return absl::ResourceExhaustedError(
@@ -335,6 +336,8 @@ absl::Status ManagerState::AllocLmr(const lite::v1::AllocLmrRequest& request,
         "restoring); retry shortly"));
   }
   LITE_RETURN_IF_ERROR(CheckLmrNameFreeLocked(request.name()));
+  LITE_RETURN_IF_ERROR(CheckPendingRoomLocked());
+  LITE_RETURN_IF_ERROR(CheckOwnerRoomLocked(request.owner().uid()));
   const uint32_t seq = store_->NextLmrSeq(home_id);
   if (seq == 0) {
     return absl::ResourceExhaustedError(
@@ -498,6 +501,7 @@ absl::StatusOr<lite::v1::MapLmrResponse> ManagerState::MapLmr(
                                    lmr.owner_gid(), request.requester(),
                                    request.access()));
   const uint32_t holder = caller->member.node_id();
+  LITE_RETURN_IF_ERROR(CheckGrantRoomLocked(holder));
   const uint32_t seq = store_->NextGrantSeq(holder);
   if (seq == 0) {
     return absl::ResourceExhaustedError(

@@ -363,6 +363,8 @@ absl::StatusOr<std::string> ManagerState::AdmitLocked(
   const absl::Time now = clock_->Now();
   const std::optional<uint32_t> known_id =
       store_->FindNodeId(request.node_name());
+  if (!known_id.has_value()) LITE_RETURN_IF_ERROR(CheckNodeRoomLocked());
+  LITE_RETURN_IF_ERROR(CountJoinLocked(request.node_name(), now));
 
   auto owner = address_owner_.find(address);
   if (owner != address_owner_.end() &&
@@ -413,6 +415,7 @@ absl::StatusOr<std::string> ManagerState::AdmitLocked(
   member.clear_lease_remaining_ms();
   member.clear_session_open();
   store_->PutNode(member);
+  NoteNodeRecordLocked(member.node_id(), /*departed=*/false, now);
   if (restored) store_->RaiseNodeId(member.node_id());
 
   // Announce before the node has a session: its own join is part of the
@@ -547,6 +550,9 @@ void ManagerState::EndIncarnationLocked(uint32_t node_id, bool left,
   }
 
   if (!left) ++counters_.failures;
+  // Counted once its LMRs and grants are gone (a record they refer to is
+  // never forgotten).
+  NoteNodeRecordLocked(node_id, /*departed=*/true, clock_->Now());
   LITE_LOG_INFO(
       "%s incarnation %d %s%s; %d LMRs and %d grants into them revoked, %d "
       "held grants dropped",

@@ -371,6 +371,27 @@ class ManagerState {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void EndRecoveryLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // ---- limits (manager_limits.cc)
+  // A node record became FAILED/LEFT (`departed`) or ALIVE again; past
+  // max_departed_records the oldest departed records are forgotten.
+  void NoteNodeRecordLocked(uint32_t node_id, bool departed, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Forgets the oldest departed record that nothing refers to; false if none.
+  bool ForgetOldestDepartedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A Join for `name` now: RESOURCE_EXHAUSTED past max_joins_per_minute,
+  // else counted.
+  absl::Status CountJoinLocked(const std::string& name, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Room for a new node record (forgetting a departed one if needed).
+  absl::Status CheckNodeRoomLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Room for one more grant held by `holder` / LMR owned by `uid` /
+  // allocation in flight.
+  absl::Status CheckGrantRoomLocked(uint32_t holder) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  absl::Status CheckOwnerRoomLocked(uint32_t uid) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  absl::Status CheckPendingRoomLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+
   void RenewLeaseLocked(Live& live, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Two heartbeat intervals: the silence that makes a report believed.
@@ -440,6 +461,14 @@ class ManagerState {
   std::set<std::pair<absl::Time, uint64_t>> release_timers_
       ABSL_GUARDED_BY(mu_);
   std::map<uint64_t, RestoredRevoke> restored_revoking_ ABSL_GUARDED_BY(mu_);
+
+  // Departed (FAILED/LEFT) node records: when each departed, and in that
+  // order (entries whose time no longer matches departed_at_ are stale).
+  absl::flat_hash_map<uint32_t, absl::Time> departed_at_ ABSL_GUARDED_BY(mu_);
+  std::set<std::pair<absl::Time, uint32_t>> departed_ ABSL_GUARDED_BY(mu_);
+  // Join times in the last minute, per node name.
+  absl::flat_hash_map<std::string, std::deque<absl::Time>> joins_
+      ABSL_GUARDED_BY(mu_);
 
   bool recovering_ ABSL_GUARDED_BY(mu_) = false;
   absl::Time recovery_end_ ABSL_GUARDED_BY(mu_);

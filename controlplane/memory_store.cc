@@ -55,6 +55,30 @@ void MemoryStore::PutNode(const lite::v1::Member& node) {
   node_ids_by_name_[node.node_name()] = node.node_id();
 }
 
+void MemoryStore::DeleteNode(uint32_t node_id) {
+  auto it = nodes_.find(node_id);
+  if (it == nodes_.end()) return;
+  node_ids_by_name_.erase(it->second.node_name());
+  nodes_.erase(it);
+}
+
+void MemoryStore::UncountOwner(uint32_t uid) {
+  auto it = lmrs_by_owner_.find(uid);
+  if (it != lmrs_by_owner_.end() && --it->second == 0) {
+    lmrs_by_owner_.erase(it);
+  }
+}
+
+size_t MemoryStore::LmrCountOwnedBy(uint32_t uid) const {
+  auto it = lmrs_by_owner_.find(uid);
+  return it == lmrs_by_owner_.end() ? 0 : it->second;
+}
+
+size_t MemoryStore::GrantCountHeldBy(uint32_t node_id) const {
+  auto it = grants_by_holder_.find(node_id);
+  return it == grants_by_holder_.end() ? 0 : it->second.size();
+}
+
 std::vector<lite::v1::Member> MemoryStore::ListNodes(uint32_t after_id,
                                                      int limit) const {
   std::vector<lite::v1::Member> out;
@@ -91,12 +115,14 @@ void MemoryStore::PutLmr(const lite::v1::Lmr& lmr) {
     // Replacing: drop the old record's index entries first.
     UnindexName(it->second.name(), lmr.lmr_id());
     lmrs_by_home_[it->second.home_node_id()].erase(lmr.lmr_id());
+    UncountOwner(it->second.owner_uid());
   }
   lmrs_[lmr.lmr_id()] = lmr;
   if (lmr.state() != lite::v1::LMR_STATE_RELEASING) {
     lmr_ids_by_name_[lmr.name()] = lmr.lmr_id();
   }
   lmrs_by_home_[lmr.home_node_id()].insert(lmr.lmr_id());
+  ++lmrs_by_owner_[lmr.owner_uid()];
 }
 
 void MemoryStore::DeleteLmr(uint64_t lmr_id) {
@@ -108,6 +134,7 @@ void MemoryStore::DeleteLmr(uint64_t lmr_id) {
     home->second.erase(lmr_id);
     if (home->second.empty()) lmrs_by_home_.erase(home);
   }
+  UncountOwner(it->second.owner_uid());
   lmrs_.erase(it);
 }
 

@@ -27,6 +27,7 @@ class MemoryStore final : public Store {
   std::vector<lite::v1::Member> ListNodes(uint32_t after_id,
                                           int limit) const override;
   size_t NodeCount() const override { return nodes_.size(); }
+  void DeleteNode(uint32_t node_id) override;
 
   std::optional<lite::v1::Lmr> GetLmr(uint64_t lmr_id) const override;
   std::optional<uint64_t> FindLmrId(absl::string_view name) const override;
@@ -47,6 +48,8 @@ class MemoryStore final : public Store {
   std::vector<uint64_t> GrantIdsForLmr(uint64_t lmr_id) const override;
   std::vector<uint64_t> GrantIdsHeldBy(uint32_t node_id) const override;
   size_t GrantCount() const override { return grants_.size(); }
+  size_t GrantCountHeldBy(uint32_t node_id) const override;
+  size_t LmrCountOwnedBy(uint32_t uid) const override;
 
   uint32_t NextNodeId() override;
   void RaiseNodeId(uint32_t used_id) override;
@@ -62,6 +65,7 @@ class MemoryStore final : public Store {
   }
 
  private:
+  void UncountOwner(uint32_t uid);
   void UnindexName(const std::string& name, uint64_t lmr_id);
 
   // Ordered maps: listings page by id.
@@ -70,6 +74,8 @@ class MemoryStore final : public Store {
   std::map<uint64_t, lite::v1::Lmr> lmrs_;
   absl::flat_hash_map<std::string, uint64_t> lmr_ids_by_name_;
   absl::flat_hash_map<uint32_t, std::set<uint64_t>> lmrs_by_home_;
+  // owner_uid -> how many LMRs it owns (no zero entries).
+  absl::flat_hash_map<uint32_t, size_t> lmrs_by_owner_;
   std::map<uint64_t, lite::v1::Grant> grants_;
   absl::flat_hash_map<uint64_t, std::set<uint64_t>> grants_by_lmr_;
   absl::flat_hash_map<uint32_t, std::set<uint64_t>> grants_by_holder_;

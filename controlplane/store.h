@@ -36,6 +36,9 @@ class Store {
   virtual std::vector<lite::v1::Member> ListNodes(uint32_t after_id,
                                                   int limit) const = 0;
   virtual size_t NodeCount() const = 0;
+  // Forgets a node record (a departed one past --max_departed_records). Its
+  // id is not handed out again (NextNodeId keeps counting).
+  virtual void DeleteNode(uint32_t node_id) = 0;
 
   // LMRs, keyed by lmr_id; name is unique among those not RELEASING, and
   // FindLmrId finds only those (a RELEASING record's name is free again).
@@ -49,6 +52,8 @@ class Store {
                                               int limit) const = 0;
   virtual std::vector<uint64_t> LmrIdsOnHome(uint32_t home_node_id) const = 0;
   virtual size_t LmrCount() const = 0;
+  // LMRs (LIVE and RELEASING) whose owner_uid is `uid`.
+  virtual size_t LmrCountOwnedBy(uint32_t uid) const = 0;
 
   // Grants, keyed by grant_id.
   virtual std::optional<lite::v1::Grant> GetGrant(uint64_t grant_id) const = 0;
@@ -62,6 +67,7 @@ class Store {
   virtual std::vector<uint64_t> GrantIdsForLmr(uint64_t lmr_id) const = 0;
   virtual std::vector<uint64_t> GrantIdsHeldBy(uint32_t node_id) const = 0;
   virtual size_t GrantCount() const = 0;
+  virtual size_t GrantCountHeldBy(uint32_t node_id) const = 0;
 
   // Id counters. Each Next* returns a value never returned before and above
   // any value passed to the matching Raise* (Raise* records that an id was
