@@ -155,6 +155,14 @@ class CannedManager final : public lite::v1::ClusterOperator::Service {
       return grpc::Status(grpc::OUT_OF_RANGE,
                           "revision 99 is older than the history");
     }
+    if (req->since_revision() == 98) {
+      // One event, then the manager gives up on a slow watcher.
+      lite::v1::Event e;
+      e.set_sequence(99);
+      *e.mutable_member_joined()->mutable_member() = Node(1, "n");
+      writer->Write(e);
+      return grpc::Status(grpc::RESOURCE_EXHAUSTED, "the watcher fell behind");
+    }
     for (uint64_t seq = req->since_revision() + 1; seq <= 5; ++seq) {
       lite::v1::Event e;
       e.set_sequence(seq);
@@ -453,6 +461,14 @@ TEST_F(LitectlTest, WatchSinceTooOldIsExplained) {
             "(the manager's event history no longer has revision 99: list "
             "again, e.g. 'litectl nodes -o json', then watch --since the "
             "listing's revision)\n");
+}
+
+TEST_F(LitectlTest, AWatchThatEndsSaysWhereToResume) {
+  EXPECT_EQ(Run({"watch", "--since", "98"}), 1);
+  EXPECT_TRUE(absl::StartsWith(out_.str(), "99 ")) << out_.str();
+  EXPECT_EQ(err_.str(),
+            "litectl: RESOURCE_EXHAUSTED: the watcher fell behind (last "
+            "revision seen 99: resume with 'litectl watch --since 99')\n");
 }
 
 TEST_F(LitectlTest, EscapeSequencesArePrintedInert) {
