@@ -4,6 +4,7 @@
 // failed). Membership, sessions and time are in manager_state.cc, LMRs and
 // grants in manager_lmrs.cc.
 #include <algorithm>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <utility>
@@ -144,6 +145,14 @@ absl::StatusOr<std::shared_ptr<Outbox>> ManagerState::OpenWatch(
                                [](uint64_t since, const OutMessagePtr& m) {
                                  return since < m->message().event().sequence();
                                });
+    if (std::distance(it, history_.end()) >= options_.session_queue_limit) {
+      // The replay alone would overflow the watch's queue.
+      return absl::OutOfRangeError(absl::StrCat(
+          "since_revision ", since_revision, " is ",
+          std::distance(it, history_.end()),
+          " events behind, more than a watch may queue "
+          "(--session_queue_limit); list again and watch from that revision"));
+    }
     for (; it != history_.end(); ++it) PushLocked(outbox, *it, 0);
   }
   watchers_.insert(outbox);

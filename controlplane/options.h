@@ -54,7 +54,7 @@ struct ManagerOptions {
   // AllocLmr calls waiting for their homes.
   int64_t max_pending_allocs = 1024;
   // Joins accepted per node name in any 60 s (agents rejoin with backoff).
-  int64_t max_joins_per_minute = 30;
+  int64_t max_joins_per_minute = 60;
   // Events kept for Watch resumes (WatchRequest.since_revision).
   int64_t watch_history = 10000;
 };

@@ -1,0 +1,36 @@
+// litemgr's --max_* flags: the bounds on what callers can make the manager
+// keep (docs/controlplane.md "Limits"). Each refusal is RESOURCE_EXHAUSTED
+// with a message naming the limit and its flag.
+#ifndef LITE_CONTROLPLANE_LIMIT_FLAGS_H_
+#define LITE_CONTROLPLANE_LIMIT_FLAGS_H_
+
+#include <cstdint>
+
+#include "absl/flags/declare.h"
+#include "controlplane/options.h"
+#include "grpcpp/server_builder.h"
+
+ABSL_DECLARE_FLAG(int64_t, max_nodes);
+ABSL_DECLARE_FLAG(int64_t, max_departed_records);
+ABSL_DECLARE_FLAG(int64_t, max_watchers);
+ABSL_DECLARE_FLAG(int64_t, max_grants_per_node);
+ABSL_DECLARE_FLAG(int64_t, max_lmrs_per_owner);
+ABSL_DECLARE_FLAG(int64_t, max_pending_allocs);
+ABSL_DECLARE_FLAG(int64_t, max_joins_per_minute);
+ABSL_DECLARE_FLAG(int64_t, max_message_bytes);
+ABSL_DECLARE_FLAG(int64_t, watch_history);
+
+namespace lite::controlplane {
+
+// Copies the limit flags into `options`. A value below its minimum (1; 0
+// for --max_departed_records and --watch_history) is raised to it, with a
+// warning: a limit of nothing would refuse every call.
+void ApplyLimitFlags(ManagerOptions* options);
+
+// The largest message litemgr accepts (--max_message_bytes): a bigger one
+// is RESOURCE_EXHAUSTED before it is parsed.
+void ApplyServerLimits(grpc::ServerBuilder* builder);
+
+}  // namespace lite::controlplane
+
+#endif  // LITE_CONTROLPLANE_LIMIT_FLAGS_H_
