@@ -24,6 +24,7 @@
 #include "common/tls/credentials.h"
 #include "controlplane/clock.h"
 #include "controlplane/lease_timer.h"
+#include "controlplane/limit_flags.h"
 #include "controlplane/manager_state.h"
 #include "controlplane/memory_store.h"
 #include "controlplane/operator_service.h"
@@ -104,6 +105,7 @@ int Main() {
   }
   logging::SetMinLogLevel(min_level);
   ManagerOptions options;
+  ApplyLimitFlags(&options);
   if (absl::GetFlag(FLAGS_lease_ms) < 10) {
     return Fail("--lease_ms must be at least 10");
   }
@@ -231,6 +233,7 @@ int Main() {
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
+  ApplyServerLimits(&builder);
   int port = 0;
   builder.AddListeningPort(absl::GetFlag(FLAGS_listen), server_credentials,
                            &port);
