@@ -25,5 +25,16 @@ TEST(FormatTest, IdsModesAndTimes) {
   EXPECT_EQ(UtcTime(86400000 + 1), "1970-01-02T00:00:00.001Z");
 }
 
+TEST(FormatTest, InertRowsEscapeEveryCell) {
+  EXPECT_EQ(Inert("node\x1b[2J"), "node\\x1B[2J");
+  cli::Table t({"A", "B"});
+  AddInertRow(t, {"ok", "bad\nline"});
+  AddInertRow(t, {"a\\b", "caf\xC3\xA9"});
+  EXPECT_EQ(t.Render(),
+            "A     B\n"
+            "ok    bad\\x0Aline\n"
+            "a\\\\b  caf\xC3\xA9\n");
+}
+
 }  // namespace
 }  // namespace lite::litectl
