@@ -53,8 +53,7 @@ if [[ ${1-} == --inside ]]; then
 
 	section "cluster: litemgr on the host, a liteagent + lite.ko on each of $nodes guests"
 	# shellcheck disable=SC2119  # litecluster.sh's default lease is meant
-	lc_start
-	echo "    $(lc_tls_summary)"
+	lc_start  # prints how the control plane runs (lc_tls_summary)
 	"$litectl" nodes | indent
 	labels=""
 	for ((g = 1; g <= nodes; g++)); do
