@@ -6,6 +6,7 @@
 
 #include <optional>
 
+#include "controlplane/lmr_test_fixture.h"
 #include "controlplane/manager_test_util.h"
 #include "controlplane/validation.h"
 
@@ -14,76 +15,6 @@ namespace {
 
 using lite::v1::Event;
 using ::testing::HasSubstr;
-
-class LmrTest : public ManagerTest {
- protected:
-  void SetUp() override {
-    a_ = JoinAndOpen("alpha", 1);
-    b_ = JoinAndOpen("beta", 2);
-    c_ = JoinAndOpen("gamma", 3);
-    DrainAll();
-  }
-  void DrainAll() {
-    for (TestNode* node : {&a_, &b_, &c_}) {
-      if (node->outbox != nullptr) Drain(*node->outbox);
-    }
-  }
-
-  lite::v1::AllocLmrRequest AllocRequest(const TestNode& caller, uint32_t home,
-                                         const std::string& name) {
-    lite::v1::AllocLmrRequest request;
-    *request.mutable_caller() = caller.caller();
-    *request.mutable_owner() = Creds(1000, 100);
-    request.set_name(name);
-    request.set_size_bytes(8192);
-    request.set_mode(0640);
-    request.set_home_node_id(home);
-    return request;
-  }
-
-  // Starts an allocation; returns where its outcome will be stored.
-  std::shared_ptr<std::optional<absl::StatusOr<lite::v1::AllocLmrResponse>>>
-  StartAlloc(const lite::v1::AllocLmrRequest& request) {
-    auto outcome = std::make_shared<
-        std::optional<absl::StatusOr<lite::v1::AllocLmrResponse>>>();
-    absl::Status started = state_->AllocLmr(
-        request, [outcome](absl::StatusOr<lite::v1::AllocLmrResponse> r) {
-          *outcome = std::move(r);
-        });
-    EXPECT_TRUE(started.ok()) << started;
-    return outcome;
-  }
-
-  // The single NodeRequest queued for a node.
-  lite::v1::NodeRequest TakeRequest(const TestNode& node) {
-    std::optional<lite::v1::NodeRequest> found;
-    for (const auto& message : Drain(*node.outbox)) {
-      if (message.has_request()) {
-        EXPECT_FALSE(found.has_value()) << "more than one request";
-        found = message.request();
-      }
-    }
-    EXPECT_TRUE(found.has_value()) << "no request queued for " << node.name;
-    return found.value_or(lite::v1::NodeRequest());
-  }
-
-  static lite::v1::NodeRequestResult Allocated(uint64_t request_id,
-                                               uint64_t size) {
-    lite::v1::NodeRequestResult result;
-    result.set_request_id(request_id);
-    auto* memory = result.mutable_allocated_lmr_memory();
-    auto* first = memory->add_chunks();
-    first->set_address(0x1000);
-    first->set_length_bytes(size / 2);
-    auto* second = memory->add_chunks();
-    second->set_address(0x9000);
-    second->set_length_bytes(size - size / 2);
-    memory->set_memory_key(77);
-    return result;
-  }
-
-  TestNode a_, b_, c_;
-};
 
 TEST_F(LmrTest, RegisterRecordsTheLmrOnTheCallersNodeAndAnnouncesIt) {
   const lite::v1::Lmr lmr = Register(a_, "data/0", 0640, Creds(1000, 100));
@@ -109,82 +40,6 @@ TEST_F(LmrTest, RegisterRecordsTheLmrOnTheCallersNodeAndAnnouncesIt) {
   EXPECT_EQ(state_->RegisterLmr(again).status().code(),
             absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(Snapshot(), before);
-}
-
-// The key and chunk addresses reach only a grant's holder (MapLmr,
-// RestoreGrant): no listing, event (sessions and watchers alike) or
-// Register/Alloc answer carries them.
-TEST_F(LmrTest, TheKeyTravelsOnlyInGrants) {
-  absl::StatusOr<std::shared_ptr<Outbox>> watch = state_->OpenWatch(0);
-  ASSERT_TRUE(watch.ok());
-  const lite::v1::Lmr lmr = Register(a_, "secret", 0644, Creds(1, 1), 8192);
-  EXPECT_NE(lmr.lmr_id(), 0u);
-  EXPECT_EQ(lmr.chunks_size(), 0);
-  EXPECT_EQ(lmr.memory_key(), 0u);
-  auto outcome = StartAlloc(AllocRequest(a_, b_.id, "alloc"));
-  const lite::v1::NodeRequest request = TakeRequest(b_);
-  ASSERT_TRUE(
-      state_->HandleResult(b_.binding(), Allocated(request.request_id(), 8192))
-          .ok());
-  ASSERT_TRUE(outcome->has_value() && outcome->value().ok());
-  EXPECT_EQ(outcome->value()->lmr().chunks_size(), 0);
-  EXPECT_EQ(outcome->value()->lmr().memory_key(), 0u);
-  const lite::v1::Grant grant = Map(c_, "secret", Creds(2, 2), true, false);
-  EXPECT_EQ(grant.memory_key(), 0xabcu);
-  ASSERT_EQ(grant.chunks_size(), 1);
-  EXPECT_EQ(grant.chunks(0).address(), 0x10000u);
-  const lite::v1::Grant grant2 =
-      Map(c_, "alloc", Creds(1000, 100), true, false);
-  EXPECT_EQ(grant2.memory_key(), 77u);
-
-  int lmr_added = 0;
-  for (Outbox* outbox :
-       {a_.outbox.get(), b_.outbox.get(), c_.outbox.get(), watch->get()}) {
-    for (const Event& event : DrainEvents(*outbox)) {
-      if (!event.has_lmr_added()) continue;
-      ++lmr_added;
-      EXPECT_EQ(event.lmr_added().lmr().chunks_size(), 0)
-          << event.ShortDebugString();
-      EXPECT_EQ(event.lmr_added().lmr().memory_key(), 0u);
-      EXPECT_GT(event.lmr_added().lmr().size_bytes(), 0u);
-    }
-  }
-  // Two LMRs, to three sessions and a watcher, but b's first was drained
-  // by TakeRequest.
-  EXPECT_EQ(lmr_added, 7);
-  const auto lmrs = state_->ListLmrs(lite::v1::ListLmrsRequest());
-  ASSERT_TRUE(lmrs.ok());
-  ASSERT_EQ(lmrs->lmrs_size(), 2);
-  for (const lite::v1::Lmr& listed : lmrs->lmrs()) {
-    EXPECT_EQ(listed.chunks_size(), 0);
-    EXPECT_EQ(listed.memory_key(), 0u);
-    EXPECT_EQ(listed.size_bytes(), 8192u);  // What an operator needs stays.
-  }
-  const auto grants = state_->ListGrants(lite::v1::ListGrantsRequest());
-  ASSERT_TRUE(grants.ok());
-  ASSERT_EQ(grants->grants_size(), 2);
-  for (const lite::v1::Grant& listed : grants->grants()) {
-    EXPECT_EQ(listed.chunks_size(), 0);
-    EXPECT_EQ(listed.memory_key(), 0u);
-  }
-  // A retried registration's answer has none either.
-  lite::v1::RegisterLmrRequest again;
-  *again.mutable_caller() = a_.caller();
-  *again.mutable_owner() = Creds(1, 1);
-  again.set_name("secret");
-  again.set_size_bytes(8192);
-  again.set_mode(0644);
-  auto* chunk = again.add_chunks();
-  chunk->set_address(0x10000);
-  chunk->set_length_bytes(8192);
-  again.set_memory_key(0xabc);
-  again.set_lmr_id(lmr.lmr_id());
-  absl::StatusOr<lite::v1::RegisterLmrResponse> retried =
-      state_->RegisterLmr(again);
-  ASSERT_TRUE(retried.ok()) << retried.status();
-  EXPECT_EQ(retried->lmr().lmr_id(), lmr.lmr_id());
-  EXPECT_EQ(retried->lmr().memory_key(), 0u);
-  EXPECT_EQ(retried->lmr().chunks_size(), 0);
 }
 
 TEST_F(LmrTest, HomeReRegistersItsLmrsWithTheirIdentityAfterAManagerRestart) {
@@ -425,70 +280,6 @@ TEST_F(LmrTest, AllocPreconditionsHaveExactCodesAndChangeNothing) {
                 .code(),
             absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(Snapshot(), evicted);
-}
-
-// An agent's error message reaches the caller's error and the log: it must
-// be inert. A hostile one is refused and the allocation still waits.
-TEST_F(LmrTest, AgentErrorMessagesMustBeInert) {
-  auto outcome = StartAlloc(AllocRequest(a_, b_.id, "inert"));
-  const lite::v1::NodeRequest request = TakeRequest(b_);
-  lite::v1::NodeRequestResult result;
-  result.set_request_id(request.request_id());
-  result.set_status_code(
-      static_cast<int>(absl::StatusCode::kResourceExhausted));
-  const std::string before = Snapshot();
-  for (const std::string& bad :
-       {std::string("\x1b]0;owned\x07"), std::string("no\rmemory"),
-        std::string("\xed\xa0\x80"), std::string(1025, 'm')}) {
-    result.set_status_message(bad);
-    EXPECT_EQ(state_->HandleResult(b_.binding(), result).code(),
-              absl::StatusCode::kInvalidArgument);
-    EXPECT_FALSE(outcome->has_value());
-  }
-  EXPECT_EQ(Snapshot(), before);
-  result.set_status_message("out of pinned memory");
-  ASSERT_TRUE(state_->HandleResult(b_.binding(), result).ok());
-  ASSERT_TRUE(outcome->has_value());
-  EXPECT_EQ(outcome->value().status().code(),
-            absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(outcome->value().status().message(),
-              HasSubstr("out of pinned memory"));
-}
-
-// Draining stops new registrations only: a home re-registering the LMRs it
-// already has (a retry, or after a manager restart) is still heard.
-TEST_F(LmrTest, DrainingHomeStillReRegistersItsLmrs) {
-  const lite::v1::Lmr kept = Register(b_, "kept", 0600, Creds(1, 1), 4096);
-  lite::v1::DrainNodeRequest drain;
-  drain.set_node_id(b_.id);
-  ASSERT_TRUE(state_->DrainNode(drain).ok());
-  lite::v1::RegisterLmrRequest reg;
-  *reg.mutable_caller() = b_.caller();
-  *reg.mutable_owner() = Creds(1, 1);
-  reg.set_name("kept");
-  reg.set_size_bytes(4096);
-  reg.set_mode(0600);
-  auto* chunk = reg.add_chunks();
-  chunk->set_address(0x10000);
-  chunk->set_length_bytes(4096);
-  reg.set_memory_key(0xabc);
-  reg.set_lmr_id(kept.lmr_id());
-  EXPECT_TRUE(state_->RegisterLmr(reg).ok());
-  // One the manager has no record of (it lost it in a restart).
-  reg.set_name("known-to-the-home");
-  reg.set_lmr_id(kept.lmr_id() + 5);
-  absl::StatusOr<lite::v1::RegisterLmrResponse> back = state_->RegisterLmr(reg);
-  ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(back->lmr().lmr_id(), kept.lmr_id() + 5);
-  // A new one (lmr_id 0) is refused, and changes nothing.
-  const std::string before = Snapshot();
-  reg.set_name("new");
-  reg.set_lmr_id(0);
-  absl::StatusOr<lite::v1::RegisterLmrResponse> fresh =
-      state_->RegisterLmr(reg);
-  EXPECT_EQ(fresh.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(fresh.status().message(), HasSubstr("draining"));
-  EXPECT_EQ(Snapshot(), before);
 }
 
 // Owner / group / other x read / write, Unix style, no root override.
