@@ -87,5 +87,43 @@ TEST(MemoryStoreTest, SequencesAreMonotonicAndRaisable) {
   EXPECT_EQ(store.LastEventSequence(), 2u);
 }
 
+// The counts the limits read (manager_limits.cc) follow every change.
+TEST(MemoryStoreTest, CountsForLimitsFollowPutReplaceAndDelete) {
+  MemoryStore store;
+  store.PutNode(Node(store.NextNodeId(), "a"));
+  store.PutNode(Node(store.NextNodeId(), "b"));
+  store.DeleteNode(1);
+  EXPECT_EQ(store.NodeCount(), 1u);
+  EXPECT_FALSE(store.FindNodeId("a").has_value());
+  EXPECT_FALSE(store.GetNode(1).has_value());
+  EXPECT_EQ(store.NextNodeId(), 3u);  // A forgotten id is not reused.
+
+  lite::v1::Lmr lmr;
+  lmr.set_lmr_id(10);
+  lmr.set_name("x");
+  lmr.set_owner_uid(7);
+  store.PutLmr(lmr);
+  lmr.set_lmr_id(11);
+  lmr.set_name("y");
+  store.PutLmr(lmr);
+  EXPECT_EQ(store.LmrCountOwnedBy(7), 2u);
+  lmr.set_owner_uid(8);  // Replacing moves it to the new owner.
+  store.PutLmr(lmr);
+  EXPECT_EQ(store.LmrCountOwnedBy(7), 1u);
+  EXPECT_EQ(store.LmrCountOwnedBy(8), 1u);
+  store.DeleteLmr(10);
+  store.DeleteLmr(10);  // Twice: no change.
+  EXPECT_EQ(store.LmrCountOwnedBy(7), 0u);
+  EXPECT_EQ(store.LmrCountOwnedBy(8), 1u);
+
+  store.PutGrant(GrantOf(100, 11, 2));
+  store.PutGrant(GrantOf(101, 11, 2));
+  store.PutGrant(GrantOf(101, 11, 2));  // Replacing: still two.
+  EXPECT_EQ(store.GrantCountHeldBy(2), 2u);
+  store.DeleteGrant(100);
+  EXPECT_EQ(store.GrantCountHeldBy(2), 1u);
+  EXPECT_EQ(store.GrantCountHeldBy(3), 0u);
+}
+
 }  // namespace
 }  // namespace lite::controlplane
