@@ -6,7 +6,7 @@
 #    names, size 0 and > 64 GiB, mode not in 0666, uid -1, missing and
 #    unsupported attributes, duplicate id, unknown id, no CAP_NET_ADMIN,
 #    node identity not set);
-#  - a 64 MiB LMR spanning several chunks (<= 4 MiB each, lengths adding up);
+#  - a 64 MiB LMR whose chunks add up (one region under key_mode=lmr);
 #  - the quota (lmr_quota_mib): ENOSPC past it, room again after a free;
 #  - /dev/lite with no agent: ALLOC and MAP fail with ENOTCONN at once,
 #    unknown handles with EBADF (lite_probe);
@@ -100,7 +100,7 @@ lmr_netlink() {
 	check "lmr alloc 4096 bytes" has "1 chunk(s)" lmr alloc --id 1 --name small.one --size 4096 --mode 0640
 	check "lmr alloc the same id: EEXIST" expect_err EEXIST "hosted here already" lmr alloc --id 1 --name x --size 4096
 	check "lmr alloc 64 MiB" has "lmr 2: 67108864 bytes" lmr alloc --id 2 --name big/one:2 --size 64M
-	check "64 MiB in several chunks of at most 4 MiB adding up" chunks_ok 2 67108864
+	check "64 MiB: its chunks (one region under key_mode=lmr) add up" chunks_ok 2 67108864
 	check "lmr alloc 100 bytes" has "1 chunk(s)" lmr alloc --id 3 --name c --size 100
 	check "lmr list -o json" has '"lmr_id": 1, "name": "small.one", "size": 4096, "uid": 0, "gid": 0, "mode": 416, "epoch": 0' lmr list -o json
 	check "lmr list as nobody: EPERM (keys and chunk addresses are admin-only)" \
