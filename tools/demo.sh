@@ -35,6 +35,7 @@ if [[ ${1-} == --inside ]]; then
 		shift
 		local shown=$*
 		shown=${shown//"$LITE_BIN/tools/liteop/"/}
+		shown=${shown//"$LITE_BIN/tools/litenl/"/}
 		printf '[%s]$ %s\n' "$(name "$g")" "$shown"
 		litevm exec -g "$g" -t 300 -- "$*" 2>&1 | indent || true
 	}
@@ -105,6 +106,20 @@ if [[ ${1-} == --inside ]]; then
 		printf '    %s RC QPs (shared by every process): %s\n' "$(name "$g")" \
 			"$(litevm exec -g "$g" -- "rdma resource show qp" | grep -c ' type RC state RTS ')"
 	done
+
+	section "trust: every caller shows a certificate; keys stay in the kernels"
+	if ! lc_insecure; then
+		n1=$(name 1)
+		echo "$ litectl nodes    # with ${n1}'s node certificate, not an operator's"
+		"$litectl" --tls_cert="$LC_TLS_DIR/$n1.crt" --tls_key="$LC_TLS_DIR/$n1.key" \
+			nodes 2>&1 | indent || true
+		echo "$ LITE_INSECURE=1 litectl nodes    # plaintext to the manager's TLS port"
+		LITE_INSECURE=1 "$litectl" nodes 2>&1 | cut -c1-100 | indent || true
+	fi
+	printf '    memory keys in litectl lmrs/grants -o json: %s (sizes, homes, counts only)\n' \
+		"$({ "$litectl" lmrs -o json; "$litectl" grants -o json; } 2>&1 |
+			{ grep -cE '"memory_key": *"?[1-9]' || true; })"
+	run 2 "setpriv --reuid=65534 --regid=65534 --clear-groups $LITE_BIN/tools/litenl/litenl lmr list"
 
 	section "node1 frees an LMR while node1 and node3 write into it: a fenced free"
 	run 1 "$liteop" alloc demo.fence 4M --home node2 --mode 0666 > /dev/null
