@@ -201,18 +201,23 @@ rmmod_lite() {  # rmmod_lite [CIRCUMSTANCES]: "rmmod lite CIRCUMSTANCES is clean
 #   USER_QPS    QPs of any type that belong to a process (the line has a pid)
 #   LOOPBACK    both ends of the node's connections to itself (debugfs
 #               loopback_qps; 0 without lite.ko)
+#   REG_QPS     key_mode=lmr's registration QP (connected to itself): 0 or 1
 qp_census() {
 	local out line
-	RC_QPS=0 RC_QPNS="" USER_QPS=0 LOOPBACK=0
+	RC_QPS=0 RC_QPNS="" USER_QPS=0 LOOPBACK=0 REG_QPS=0
 	out=$(rdma resource show qp) || return 1
 	while IFS= read -r line; do
 		if [[ $line == *" type RC state RTS "* ]]; then
 			RC_QPS=$((RC_QPS + 1))
 			[[ $line =~ \ lqpn\ ([0-9]+) ]] && RC_QPNS+=" ${BASH_REMATCH[1]}"
+			# key_mode=lmr: the device's registration QP, a kernel QP
+			# lite.ko connects to itself (docs/datapath.md, "Key modes").
+			[[ $line != *" pid "* && $line =~ \ lqpn\ ([0-9]+)\ rqpn\ ([0-9]+)\  &&
+				${BASH_REMATCH[1]} == "${BASH_REMATCH[2]}" ]] && REG_QPS=$((REG_QPS + 1))
 		fi
 		[[ $line == *" pid "* ]] && USER_QPS=$((USER_QPS + 1))
 	done <<< "$out"
-	# shellcheck disable=SC2034  # LOOPBACK is a result, for the caller
+	# shellcheck disable=SC2034  # LOOPBACK, REG_QPS are results, for the caller
 	[[ -r /sys/kernel/debug/lite/loopback_qps ]] &&
 		read -r LOOPBACK < /sys/kernel/debug/lite/loopback_qps
 	return 0

@@ -51,8 +51,8 @@ json_has() {
 	[[ $out == *"$pattern"* ]] || { echo "        $out"; return 1; }
 }
 count_qps() {  # QPS: RC QPs in RTS on this node, less its loopback QPs
-	qp_census
-	QPS=$((RC_QPS - LOOPBACK))
+	qp_census    # and the registration QP of key_mode=lmr
+	QPS=$((RC_QPS - LOOPBACK - REG_QPS))
 }
 peer_is() {  # peer_is NODE_ID STATE INCARNATION QPS (from $PEERS)
 	local s i q
