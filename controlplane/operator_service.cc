@@ -7,20 +7,11 @@
 #include "common/grpc/status.h"
 #include "controlplane/audit.h"
 #include "controlplane/stream_pump.h"
+#include "controlplane/unary_reply.h"
 
 namespace lite::controlplane {
 
 namespace {
-
-template <typename Response>
-grpc::ServerUnaryReactor* Reply(grpc::CallbackServerContext* context,
-                                absl::StatusOr<Response> result,
-                                Response* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (result.ok()) *response = std::move(*result);
-  reactor->Finish(ToGrpcStatus(result.status()));
-  return reactor;
-}
 
 std::string NodeFields(uint32_t node_id, const std::string& node_name) {
   return node_name.empty() ? absl::StrCat("node=", node_id)

@@ -11,20 +11,11 @@
 #include "common/names/names.h"
 #include "controlplane/audit.h"
 #include "controlplane/stream_pump.h"
+#include "controlplane/unary_reply.h"
 
 namespace lite::controlplane {
 
 namespace {
-
-template <typename Response>
-grpc::ServerUnaryReactor* Reply(grpc::CallbackServerContext* context,
-                                absl::StatusOr<Response> result,
-                                Response* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (result.ok()) *response = std::move(*result);
-  reactor->Finish(ToGrpcStatus(result.status()));
-  return reactor;
-}
 
 // The second half of a node's check: a certificate with role node acts only
 // for the node id the manager gave its name. Node id 0 is left to the state
