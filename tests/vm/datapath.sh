@@ -56,21 +56,6 @@ out_is() {
 	out=$("$@" 2>&1) || { echo "        $out"; return 1; }
 	[[ $out == "$want" ]] || { echo "        got: $out"; return 1; }
 }
-# out_has PART COMMAND...: the command succeeds and its output has PART.
-out_has() {
-	local want=$1 out
-	shift
-	out=$("$@" 2>&1) || { echo "        $out"; return 1; }
-	[[ $out == *"$want"* ]] || { echo "        got: $out"; return 1; }
-}
-# fails_with ERRNO_NAME COMMAND...: exits non-zero naming the errno.
-fails_with() {
-	local errno=$1 out rc=0
-	shift
-	out=$("$@" 2>&1) || rc=$?
-	echo "        $out"
-	((rc != 0)) && [[ $out == *"($errno)"* ]]
-}
 rmmod_refused() { ! rmmod lite 2> /dev/null; }
 # probe ARGS...: lite_probe prints its own ok/FAIL lines; its exit status is
 # its failure count.

@@ -59,6 +59,21 @@ check() {
 indent() { sed 's/^/        /'; }
 # has_text TEXT PART: TEXT contains PART.
 has_text() { [[ $1 == *"$2"* ]]; }
+# out_has PART COMMAND...: the command succeeds and its output has PART.
+out_has() {
+	local want=$1 out
+	shift
+	out=$("$@" 2>&1) || { echo "        $out"; return 1; }
+	[[ $out == *"$want"* ]] || { echo "        got: $out"; return 1; }
+}
+# fails_with ERRNO_NAME COMMAND...: exits non-zero naming the errno.
+fails_with() {
+	local errno=$1 out rc=0
+	shift
+	out=$("$@" 2>&1) || rc=$?
+	echo "        $out"
+	((rc != 0)) && [[ $out == *"($errno)"* ]]
+}
 
 # vm_summary: the suite's last line; returns its exit status (0 or 1).
 vm_summary() {

@@ -44,21 +44,6 @@ groups_list() {
 	echo "$out"
 }
 
-# out_has PART COMMAND...: the command succeeds and its output has PART.
-out_has() {
-	local want=$1 out
-	shift
-	out=$("$@" 2>&1) || { echo "        $out"; return 1; }
-	[[ $out == *"$want"* ]] || { echo "        got: $out"; return 1; }
-}
-# fails_with ERRNO_NAME COMMAND...: exits non-zero naming the errno.
-fails_with() {
-	local errno=$1 out rc=0
-	shift
-	out=$("$@" 2>&1) || rc=$?
-	echo "        $out"
-	((rc != 0)) && [[ $out == *"($errno)"* ]]
-}
 # no_key_in COMMAND...: succeeds, and its output has no key or address.
 no_key_in() {
 	local out
