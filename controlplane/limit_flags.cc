@@ -1,11 +1,11 @@
 #include "controlplane/limit_flags.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <limits>
 
 #include "absl/flags/flag.h"
-#include "common/log/log.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 
 ABSL_FLAG(int64_t, max_nodes, 4096,
           "Node records litemgr keeps (alive, failed and left). A new node "
@@ -37,38 +37,59 @@ namespace lite::controlplane {
 
 namespace {
 
-int64_t AtLeast(const char* flag, int64_t value, int64_t minimum) {
-  if (value >= minimum) return value;
-  LITE_LOG_WARNING("--%s=%d is below its minimum; using %d", flag, value,
-                   minimum);
-  return minimum;
+// One flag's value, refused below `minimum` (a limit of nothing would
+// refuse every call) or above `maximum`.
+absl::Status InRange(const char* flag, int64_t value, int64_t minimum,
+                     int64_t maximum = std::numeric_limits<int64_t>::max()) {
+  if (value >= minimum && value <= maximum) return absl::OkStatus();
+  if (maximum == std::numeric_limits<int64_t>::max()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, "=", value, ": must be at least ", minimum));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--", flag, "=", value, ": must be ", minimum, "..", maximum));
 }
 
 }  // namespace
 
-void ApplyLimitFlags(ManagerOptions* options) {
-  options->max_nodes = AtLeast("max_nodes", absl::GetFlag(FLAGS_max_nodes), 1);
-  options->max_departed_records = AtLeast(
-      "max_departed_records", absl::GetFlag(FLAGS_max_departed_records), 0);
-  options->max_watchers =
-      AtLeast("max_watchers", absl::GetFlag(FLAGS_max_watchers), 1);
-  options->max_grants_per_node = AtLeast(
-      "max_grants_per_node", absl::GetFlag(FLAGS_max_grants_per_node), 1);
-  options->max_lmrs_per_owner =
-      AtLeast("max_lmrs_per_owner", absl::GetFlag(FLAGS_max_lmrs_per_owner), 1);
-  options->max_pending_allocs =
-      AtLeast("max_pending_allocs", absl::GetFlag(FLAGS_max_pending_allocs), 1);
-  options->max_joins_per_minute = AtLeast(
-      "max_joins_per_minute", absl::GetFlag(FLAGS_max_joins_per_minute), 1);
-  options->watch_history =
-      AtLeast("watch_history", absl::GetFlag(FLAGS_watch_history), 0);
+absl::Status ApplyLimitFlags(ManagerOptions* options) {
+  const int64_t max_nodes = absl::GetFlag(FLAGS_max_nodes);
+  const int64_t max_departed = absl::GetFlag(FLAGS_max_departed_records);
+  const int64_t max_watchers = absl::GetFlag(FLAGS_max_watchers);
+  const int64_t max_grants = absl::GetFlag(FLAGS_max_grants_per_node);
+  const int64_t max_lmrs = absl::GetFlag(FLAGS_max_lmrs_per_owner);
+  const int64_t max_allocs = absl::GetFlag(FLAGS_max_pending_allocs);
+  const int64_t max_joins = absl::GetFlag(FLAGS_max_joins_per_minute);
+  const int64_t history = absl::GetFlag(FLAGS_watch_history);
+  for (const absl::Status& s : {
+           InRange("max_nodes", max_nodes, 1),
+           InRange("max_departed_records", max_departed, 0),
+           InRange("max_watchers", max_watchers, 1),
+           InRange("max_grants_per_node", max_grants, 1),
+           InRange("max_lmrs_per_owner", max_lmrs, 1),
+           InRange("max_pending_allocs", max_allocs, 1),
+           InRange("max_joins_per_minute", max_joins, 1),
+           InRange("watch_history", history, 0),
+           InRange("max_message_bytes", absl::GetFlag(FLAGS_max_message_bytes),
+                   1024, std::numeric_limits<int>::max()),
+       }) {
+    if (!s.ok()) return s;
+  }
+  options->max_nodes = max_nodes;
+  options->max_departed_records = max_departed;
+  options->max_watchers = max_watchers;
+  options->max_grants_per_node = max_grants;
+  options->max_lmrs_per_owner = max_lmrs;
+  options->max_pending_allocs = max_allocs;
+  options->max_joins_per_minute = max_joins;
+  options->watch_history = history;
+  return absl::OkStatus();
 }
 
 void ApplyServerLimits(grpc::ServerBuilder* builder) {
-  const int64_t bytes =
-      std::clamp<int64_t>(absl::GetFlag(FLAGS_max_message_bytes), 1024,
-                          std::numeric_limits<int>::max());
-  builder->SetMaxReceiveMessageSize(static_cast<int>(bytes));
+  // Checked by ApplyLimitFlags: 1024..INT_MAX.
+  builder->SetMaxReceiveMessageSize(
+      static_cast<int>(absl::GetFlag(FLAGS_max_message_bytes)));
 }
 
 }  // namespace lite::controlplane

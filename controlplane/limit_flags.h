@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "absl/flags/declare.h"
+#include "absl/status/status.h"
 #include "controlplane/options.h"
 #include "grpcpp/server_builder.h"
 
@@ -22,13 +23,15 @@ ABSL_DECLARE_FLAG(int64_t, watch_history);
 
 namespace lite::controlplane {
 
-// Copies the limit flags into `options`. A value below its minimum (1; 0
-// for --max_departed_records and --watch_history) is raised to it, with a
-// warning: a limit of nothing would refuse every call.
-void ApplyLimitFlags(ManagerOptions* options);
+// Checks every limit flag, then copies them into `options`. A value below
+// its minimum (1; 0 for --max_departed_records and --watch_history: a limit
+// of nothing would refuse every call), or --max_message_bytes outside
+// 1024..INT_MAX, is INVALID_ARGUMENT naming the flag, and `options` is left
+// unchanged.
+absl::Status ApplyLimitFlags(ManagerOptions* options);
 
-// The largest message litemgr accepts (--max_message_bytes): a bigger one
-// is RESOURCE_EXHAUSTED before it is parsed.
+// The largest message litemgr accepts (--max_message_bytes, checked by
+// ApplyLimitFlags): a bigger one is RESOURCE_EXHAUSTED before it is parsed.
 void ApplyServerLimits(grpc::ServerBuilder* builder);
 
 }  // namespace lite::controlplane

@@ -7,10 +7,10 @@
 namespace lite::controlplane {
 namespace {
 
-TEST(LimitFlagsTest, CopiesEveryLimitAndRaisesNonsenseToTheMinimum) {
+TEST(LimitFlagsTest, CopiesEveryLimitAndRefusesNonsense) {
   ManagerOptions defaults;
   ManagerOptions options;
-  ApplyLimitFlags(&options);
+  ASSERT_TRUE(ApplyLimitFlags(&options).ok());
   // The flags' defaults are ManagerOptions' defaults.
   EXPECT_EQ(options.max_nodes, defaults.max_nodes);
   EXPECT_EQ(options.max_departed_records, defaults.max_departed_records);
@@ -22,15 +22,32 @@ TEST(LimitFlagsTest, CopiesEveryLimitAndRaisesNonsenseToTheMinimum) {
   EXPECT_EQ(options.watch_history, defaults.watch_history);
   EXPECT_LT(options.watch_history, defaults.session_queue_limit);
 
+  // The minimums themselves are taken.
   absl::SetFlag(&FLAGS_max_nodes, 7);
-  absl::SetFlag(&FLAGS_max_watchers, 0);
+  absl::SetFlag(&FLAGS_max_watchers, 1);
   absl::SetFlag(&FLAGS_max_departed_records, 0);
-  absl::SetFlag(&FLAGS_watch_history, -5);
-  ApplyLimitFlags(&options);
+  absl::SetFlag(&FLAGS_watch_history, 0);
+  ASSERT_TRUE(ApplyLimitFlags(&options).ok());
   EXPECT_EQ(options.max_nodes, 7);
   EXPECT_EQ(options.max_watchers, 1);
   EXPECT_EQ(options.max_departed_records, 0);
   EXPECT_EQ(options.watch_history, 0);
+
+  // Below a minimum: refused, naming the flag, and nothing copied.
+  absl::SetFlag(&FLAGS_max_nodes, 9);
+  absl::SetFlag(&FLAGS_max_watchers, 0);
+  absl::Status refused = ApplyLimitFlags(&options);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.message(), "--max_watchers=0: must be at least 1");
+  EXPECT_EQ(options.max_nodes, 7);
+  absl::SetFlag(&FLAGS_max_watchers, 1);
+  absl::SetFlag(&FLAGS_watch_history, -5);
+  EXPECT_EQ(ApplyLimitFlags(&options).message(),
+            "--watch_history=-5: must be at least 0");
+  absl::SetFlag(&FLAGS_watch_history, 0);
+  absl::SetFlag(&FLAGS_max_message_bytes, 100);
+  EXPECT_EQ(ApplyLimitFlags(&options).message(),
+            "--max_message_bytes=100: must be 1024..2147483647");
 }
 
 }  // namespace

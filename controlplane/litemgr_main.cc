@@ -105,7 +105,9 @@ int Main() {
   }
   logging::SetMinLogLevel(min_level);
   ManagerOptions options;
-  ApplyLimitFlags(&options);
+  if (absl::Status limits = ApplyLimitFlags(&options); !limits.ok()) {
+    return Fail(std::string(limits.message()));
+  }
   if (absl::GetFlag(FLAGS_lease_ms) < 10) {
     return Fail("--lease_ms must be at least 10");
   }
