@@ -150,29 +150,15 @@ absl::StatusOr<AgentMainConfig> ReadFlags(const AgentMainOptions& options) {
            .key = absl::GetFlag(FLAGS_tls_key),
            .ca = absl::GetFlag(FLAGS_tls_ca)};
   c.insecure = absl::GetFlag(FLAGS_insecure);
-  LITE_RETURN_IF_ERROR(tls::CheckTlsFlags(c.tls, c.insecure, options.program));
   c.authz = absl::GetFlag(FLAGS_authz);
   c.manager_tls_name = absl::GetFlag(FLAGS_manager_tls_name);
   c.tls_reload_interval = absl::GetFlag(FLAGS_tls_reload_interval);
+  LITE_RETURN_IF_ERROR(tls::CheckServerTlsFlags(
+      c.tls, c.insecure, c.authz, c.tls_reload_interval, options.program));
   std::string cert_name;
-  if (c.insecure) {
-    if (!c.authz.empty()) {
-      return absl::InvalidArgumentError(
-          "--authz needs mutual TLS: with --insecure every caller may call "
-          "NodeAgent");
-    }
-  } else {
-    if (c.authz.empty()) {
-      return absl::InvalidArgumentError(
-          "--authz FILE is required with TLS: it says which certificate "
-          "names are operators (tools/litecerts writes DIR/authz)");
-    }
+  if (!c.insecure) {
     if (c.manager_tls_name.empty()) {
       return absl::InvalidArgumentError("--manager_tls_name is empty");
-    }
-    if (c.tls_reload_interval < absl::Seconds(1)) {
-      return absl::InvalidArgumentError(
-          "--tls_reload_interval must be at least 1s");
     }
     LITE_ASSIGN_OR_RETURN(tls::CertificateInfo info, tls::CheckFiles(c.tls));
     cert_name = info.name;

@@ -173,34 +173,21 @@ int Main() {
                                 .key = absl::GetFlag(FLAGS_tls_key),
                                 .ca = absl::GetFlag(FLAGS_tls_ca)};
   const bool insecure = absl::GetFlag(FLAGS_insecure);
-  if (absl::Status s = tls::CheckTlsFlags(tls_files, insecure, "litemgr");
+  const std::string authz_file = absl::GetFlag(FLAGS_authz);
+  const absl::Duration reload = absl::GetFlag(FLAGS_tls_reload_interval);
+  if (absl::Status s = tls::CheckServerTlsFlags(tls_files, insecure, authz_file,
+                                                reload, "litemgr");
       !s.ok()) {
     return Fail(std::string(s.message()));
   }
-  const std::string authz_file = absl::GetFlag(FLAGS_authz);
-  const absl::Duration reload = absl::GetFlag(FLAGS_tls_reload_interval);
   std::shared_ptr<grpc::ServerCredentials> server_credentials;
   std::unique_ptr<tls::Authz> authz;
   std::string tls_summary;
   if (insecure) {
-    if (!authz_file.empty()) {
-      return Fail(
-          "--authz needs mutual TLS: with --insecure every caller "
-          "has every role");
-    }
     server_credentials = grpc::InsecureServerCredentials();
     authz = tls::Authz::Insecure();
     tls_summary = "PLAINTEXT (--insecure)";
   } else {
-    if (authz_file.empty()) {
-      return Fail(
-          "--authz FILE is required with TLS: it says which "
-          "certificate names are nodes and operators (tools/litecerts "
-          "writes DIR/authz)");
-    }
-    if (reload < absl::Seconds(1)) {
-      return Fail("--tls_reload_interval must be at least 1s");
-    }
     absl::StatusOr<tls::CertificateInfo> info = tls::CheckFiles(tls_files);
     if (!info.ok()) return Fail(std::string(info.status().message()));
     absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> creds =

@@ -165,6 +165,31 @@ absl::Status CheckTlsFlags(const TlsFiles& files, bool insecure,
                    absl::StrJoin(missing, ", ")));
 }
 
+absl::Status CheckServerTlsFlags(const TlsFiles& files, bool insecure,
+                                 absl::string_view authz_file,
+                                 absl::Duration reload_interval,
+                                 absl::string_view program) {
+  if (absl::Status s = CheckTlsFlags(files, insecure, program); !s.ok()) {
+    return s;
+  }
+  if (insecure) {
+    if (authz_file.empty()) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        "--authz needs mutual TLS: with --insecure every caller has every "
+        "role");
+  }
+  if (authz_file.empty()) {
+    return absl::InvalidArgumentError(
+        "--authz FILE is required with TLS: it gives certificate names their "
+        "roles (tools/litecerts writes DIR/authz)");
+  }
+  if (reload_interval < absl::Seconds(1)) {
+    return absl::InvalidArgumentError(
+        "--tls_reload_interval must be at least 1s");
+  }
+  return absl::OkStatus();
+}
+
 std::string InsecureWarning(absl::string_view program) {
   return absl::StrFormat(
       "%s runs with --insecure: plaintext gRPC, no certificates, every "

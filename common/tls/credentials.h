@@ -54,6 +54,15 @@ struct CertificateInfo {
 absl::Status CheckTlsFlags(const TlsFiles& files, bool insecure,
                            absl::string_view program);
 
+// A daemon's serving flags (litemgr, liteagent): CheckTlsFlags, then the
+// authz file given exactly when TLS is on (with --insecure every caller has
+// every role, so a roles file would be a lie), and a reload interval of at
+// least a second. INVALID_ARGUMENT naming the flag otherwise.
+absl::Status CheckServerTlsFlags(const TlsFiles& files, bool insecure,
+                                 absl::string_view authz_file,
+                                 absl::Duration reload_interval,
+                                 absl::string_view program);
+
 // The warning every --insecure start logs: who can do what without TLS.
 std::string InsecureWarning(absl::string_view program);
 

@@ -82,6 +82,29 @@ TlsFiles Files(const std::string& name, const std::string& dir = Certs::Dir()) {
           .ca = dir + "/ca.crt"};
 }
 
+TEST(CheckServerTlsFlags, AuthzExactlyWithTlsAndASaneReload) {
+  const absl::Duration second = absl::Seconds(1);
+  EXPECT_THAT(
+      CheckServerTlsFlags(Files("litemgr"), false, "authz", second, "litemgr"),
+      IsOk());
+  EXPECT_THAT(CheckServerTlsFlags({}, true, "", second, "litemgr"), IsOk());
+  // CheckTlsFlags' refusals come first.
+  EXPECT_THAT(CheckServerTlsFlags({}, false, "authz", second, "litemgr"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("litemgr needs mutual TLS")));
+  EXPECT_THAT(CheckServerTlsFlags({}, true, "authz", second, "liteagent"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--authz needs mutual TLS")));
+  EXPECT_THAT(
+      CheckServerTlsFlags(Files("node1"), false, "", second, "liteagent"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("--authz FILE is required with TLS")));
+  EXPECT_THAT(CheckServerTlsFlags(Files("node1"), false, "authz",
+                                  absl::Milliseconds(999), "liteagent"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("--tls_reload_interval must be at least 1s")));
+}
+
 TEST(CheckTlsFlags, AllFilesOrInsecure) {
   EXPECT_THAT(CheckTlsFlags(Files("node1"), false, "liteagent"), IsOk());
   EXPECT_THAT(CheckTlsFlags({}, true, "liteagent"), IsOk());
