@@ -18,28 +18,10 @@ std::string ModeString(uint32_t mode) {
   return out;
 }
 
-absl::Status CheckGroups(const lite::v1::Credentials& credentials) {
-  if (credentials.groups_size() > names::kMaxSupplementaryGroups) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "credentials carry %d supplementary groups; at most %d (the rest is "
-        "said by groups_truncated)",
-        credentials.groups_size(), names::kMaxSupplementaryGroups));
-  }
-  for (uint32_t gid : credentials.groups()) {
-    if (gid == UINT32_MAX) {
-      return absl::InvalidArgumentError(
-          "credentials' supplementary group 4294967295 ((gid_t)-1) is not a "
-          "group");
-    }
-  }
-  return absl::OkStatus();
-}
-
 absl::Status CheckAccess(const std::string& what, uint32_t mode,
                          uint32_t owner_uid, uint32_t owner_gid,
                          const lite::v1::Credentials& requester,
                          const lite::v1::Access& access) {
-  if (absl::Status s = CheckGroups(requester); !s.ok()) return s;
   const auto& groups = requester.groups();
   const bool in_group =
       requester.gid() == owner_gid ||

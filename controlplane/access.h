@@ -13,19 +13,14 @@
 
 namespace lite::controlplane {
 
-// OK if `credentials`' supplementary groups are well formed: at most
-// names::kMaxSupplementaryGroups of them, none 0xFFFFFFFF ((gid_t)-1);
-// otherwise INVALID_ARGUMENT saying which rule failed.
-absl::Status CheckGroups(const lite::v1::Credentials& credentials);
-
 // OK if `mode` lets `requester` have `access` to an LMR owned by
 // owner_uid/owner_gid; otherwise PERMISSION_DENIED saying which class applied
 // and what it allows. A requester that is neither the owner nor, as far as
 // its groups tell, in the owner's group, and whose groups were truncated
 // (Credentials.groups_truncated), is refused (PERMISSION_DENIED) whatever
 // "other" allows: the group class might have applied and allowed less.
-// INVALID_ARGUMENT if its groups are malformed (CheckGroups). `what` names
-// the object in the message ("LMR 'x'").
+// `requester` must have passed ValidateCredentials (validation.h), which
+// bounds its groups. `what` names the object in the message ("LMR 'x'").
 absl::Status CheckAccess(const std::string& what, uint32_t mode,
                          uint32_t owner_uid, uint32_t owner_gid,
                          const lite::v1::Credentials& requester,

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "common/names/names.h"
 #include "common/text/inert.h"
 
 namespace lite::controlplane {
@@ -106,6 +107,18 @@ absl::Status ValidateCredentials(absl::string_view field,
   if (creds.pid() == 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         field, ".pid is 0; pass the requesting process's pid (> 0)"));
+  }
+  if (creds.groups_size() > names::kMaxSupplementaryGroups) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s.groups has %d supplementary groups; at most %d (the rest is said "
+        "by groups_truncated)",
+        field, creds.groups_size(), names::kMaxSupplementaryGroups));
+  }
+  for (uint32_t gid : creds.groups()) {
+    if (gid == kInvalidId) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, ".groups has 4294967295 ((gid_t)-1), which is not a group"));
+    }
   }
   return absl::OkStatus();
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/names/names.h"
 #include "controlplane/access.h"
 
 namespace lite::controlplane {
@@ -66,6 +67,25 @@ TEST(ValidationTest, CredentialsAndAccess) {
   lite::v1::Access none;
   EXPECT_EQ(ValidateAccess("access", none).code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ValidationTest, CredentialsGroupsAreBoundedAndRealGroups) {
+  lite::v1::Credentials creds;
+  creds.set_uid(2000);
+  creds.set_gid(5);
+  creds.set_pid(1);
+  creds.add_groups(7);
+  creds.add_groups(UINT32_MAX);
+  EXPECT_THAT(ValidateCredentials("requester", creds).message(),
+              HasSubstr("requester.groups has 4294967295"));
+  creds.clear_groups();
+  for (int i = 0; i <= names::kMaxSupplementaryGroups; ++i) {
+    creds.add_groups(i);
+  }
+  EXPECT_EQ(ValidateCredentials("requester", creds).code(),
+            absl::StatusCode::kInvalidArgument);
+  creds.mutable_groups()->RemoveLast();
+  EXPECT_TRUE(ValidateCredentials("requester", creds).ok());
 }
 
 TEST(ValidationTest, Paging) {
