@@ -408,6 +408,9 @@ struct lite_atomic {
 #define LITE_IOC_FAA	_IOWR(LITE_IOC_MAGIC, 0x14, struct lite_atomic)
 #define LITE_IOC_CAS	_IOWR(LITE_IOC_MAGIC, 0x15, struct lite_atomic)
 
+/* RPC and messages: LITE_IOC_RPC_* (0x20..0x2f). */
+#include "lite_rpc.h"
+
 /*
  * Generic netlink: the channel between lite.ko and the node agent.
  *
@@ -715,6 +718,19 @@ enum lite_genl_cmd {
 	 *   MAP    LITE_ATTR_NAME, LITE_ATTR_ACCESS
 	 *   UNMAP  LITE_ATTR_GRANT_ID (nobody waits for the answer)
 	 *   FREE   LITE_ATTR_NAME
+	 *   RPC_REGISTER  LITE_ATTR_NAME, LITE_ATTR_MODE, LITE_ATTR_RPC_PORT,
+	 *          LITE_ATTR_RPC_MAX_REQUEST, LITE_ATTR_RPC_MAX_REPLY,
+	 *          LITE_ATTR_RPC_DEPTH, LITE_ATTR_RPC_MAX_CLIENTS (the caller
+	 *          is the owner)
+	 *   RPC_UNREGISTER  LITE_ATTR_SERVICE_ID (nobody waits for the answer;
+	 *          the caller's ids are the owner's)
+	 *   RPC_OPEN  LITE_ATTR_NAME (the manager checks the x bit)
+	 *   RPC_BIND  LITE_ATTR_SERVICE_ID, LITE_ATTR_RPC_ADDR,
+	 *          LITE_ATTR_MEMORY_KEY, LITE_ATTR_RPC_SLOT_BYTES: this node's
+	 *          reply slots for the service, asked after a successful
+	 *          RPC_OPEN when this node has no ring at the server yet (the
+	 *          manager forwards it as LITE_CMD_RPC_BIND to the server's
+	 *          node)
 	 * Each upcall is answered with LITE_CMD_UPCALL_COMPLETE.
 	 */
 	LITE_CMD_UPCALL,
@@ -732,6 +748,13 @@ enum lite_genl_cmd {
 	 *          address + length wrapping around),
 	 *          LITE_ATTR_INCARNATION (the holder's, this node's) and
 	 *          LITE_ATTR_GRANTED_AT_MS; lite.ko puts it behind a new handle.
+	 *   RPC_REGISTER  LITE_ATTR_SERVICE_ID
+	 *   RPC_OPEN  LITE_ATTR_SERVICE_ID, LITE_ATTR_NODE_ID (the server's),
+	 *          LITE_ATTR_RPC_PORT, LITE_ATTR_RPC_MAX_REQUEST,
+	 *          LITE_ATTR_RPC_MAX_REPLY, LITE_ATTR_RPC_DEPTH
+	 *   RPC_BIND  LITE_CMD_RPC_BIND's reply: LITE_ATTR_RPC_ADDR,
+	 *          LITE_ATTR_MEMORY_KEY, LITE_ATTR_RPC_DEPTH,
+	 *          LITE_ATTR_RPC_SLOT_BYTES
 	 * Errors: EPERM, EINVAL; EBUSY not the attached agent; ENOENT no such
 	 *         upcall is pending (answered already, or the application gave
 	 *         up: the agent should give a map's grant back); EEXIST the
@@ -795,6 +818,42 @@ enum lite_genl_cmd {
 	 */
 	LITE_CMD_EVENT_LMR_LOST,
 
+	/*
+	 * RPC services (uapi/lite_rpc.h, docs/rpc.md).
+	 *
+	 * LITE_CMD_RPC_BIND (CAP_NET_ADMIN): the cluster manager asks the
+	 * server's node to reserve a ring of the service at LITE_ATTR_RPC_PORT
+	 * with LITE_ATTR_SERVICE_ID for the client node LITE_ATTR_NODE_ID
+	 * (LITE_ATTR_INCARNATION), whose replies go to LITE_ATTR_RPC_ADDR with
+	 * LITE_ATTR_MEMORY_KEY, LITE_ATTR_RPC_SLOT_BYTES apart (its reply
+	 * slot i answers request slot i). All required. The client may be
+	 * this node itself (loopback). A client node that has a ring already
+	 * gets a fresh one: its old ring's requests are dropped once every
+	 * connection closed so far is torn down (its old binding is dead).
+	 * Reply: LITE_ATTR_RPC_ADDR and LITE_ATTR_MEMORY_KEY of the ring (its
+	 * slot s at addr + s * slot bytes), LITE_ATTR_RPC_DEPTH,
+	 * LITE_ATTR_RPC_SLOT_BYTES.
+	 * Errors: EPERM, EBUSY, EINVAL as above; ENOENT no such service here
+	 *         (or it is being unregistered); ESTALE the service id is not
+	 *         the port's; EUSERS every ring is taken; EHOSTDOWN the client
+	 *         is not a connected peer; EINTR.
+	 */
+	LITE_CMD_RPC_BIND,
+
+	/*
+	 * LITE_CMD_RPC_SERVICE_GET (CAP_NET_ADMIN), dump only: one message
+	 * per service this node serves, in port order: LITE_ATTR_SERVICE_ID,
+	 * LITE_ATTR_NAME, LITE_ATTR_RPC_PORT, LITE_ATTR_UID, LITE_ATTR_GID,
+	 * LITE_ATTR_PID, LITE_ATTR_MODE, LITE_ATTR_RPC_MAX_REQUEST,
+	 * LITE_ATTR_RPC_MAX_REPLY, LITE_ATTR_RPC_DEPTH,
+	 * LITE_ATTR_RPC_MAX_CLIENTS, LITE_ATTR_RPC_CLIENTS (rings bound),
+	 * LITE_ATTR_RPC_QUEUED (requests arrived, not taken yet),
+	 * LITE_ATTR_RPC_SERVED (requests answered or released, total),
+	 * and LITE_ATTR_RPC_CLOSING (flag) while it is being unregistered.
+	 * No memory key and no address.
+	 */
+	LITE_CMD_RPC_SERVICE_GET,
+
 	__LITE_CMD_MAX,
 	LITE_CMD_MAX = __LITE_CMD_MAX - 1
 };
@@ -821,7 +880,7 @@ enum lite_genl_attr {
 	LITE_ATTR_UID,			/* u32, not (uid_t)-1 */
 	LITE_ATTR_GID,			/* u32, not (gid_t)-1 */
 	LITE_ATTR_PID,			/* u32 */
-	LITE_ATTR_MODE,			/* u32, subset of 0666 */
+	LITE_ATTR_MODE,			/* u32, subset of 0666 (RPC_REGISTER: 0777) */
 	LITE_ATTR_EPOCH,		/* u64 */
 	LITE_ATTR_MEMORY_KEY,		/* u32: the rkey (enum lite_key_mode) */
 	LITE_ATTR_CHUNKS,		/* nested: LITE_ATTR_CHUNK, 1..LITE_CHUNKS_MAX */
@@ -849,6 +908,19 @@ enum lite_genl_attr {
 	 */
 	LITE_ATTR_GROUPS,
 	LITE_ATTR_GROUPS_TRUNCATED,	/* flag: the caller had more groups */
+	/* RPC services (LITE_CMD_RPC_*, RPC upcalls) */
+	LITE_ATTR_SERVICE_ID,		/* u64, not 0 */
+	LITE_ATTR_RPC_PORT,		/* u32, 1..LITE_RPC_PORT_MAX */
+	LITE_ATTR_RPC_MAX_REQUEST,	/* u32, 0..LITE_RPC_MSG_MAX */
+	LITE_ATTR_RPC_MAX_REPLY,	/* u32, 0..LITE_RPC_MSG_MAX */
+	LITE_ATTR_RPC_DEPTH,		/* u32, 1..LITE_RPC_DEPTH_MAX */
+	LITE_ATTR_RPC_MAX_CLIENTS,	/* u32, 1..LITE_RPC_CLIENTS_MAX */
+	LITE_ATTR_RPC_ADDR,		/* u64: an RDMA address */
+	LITE_ATTR_RPC_SLOT_BYTES,	/* u32, LITE_RPC_SLOT_ALIGN..LITE_RPC_MSG_MAX */
+	LITE_ATTR_RPC_CLIENTS,		/* u32 (dump only) */
+	LITE_ATTR_RPC_QUEUED,		/* u64 (dump only) */
+	LITE_ATTR_RPC_SERVED,		/* u64 (dump only) */
+	LITE_ATTR_RPC_CLOSING,		/* flag (dump only) */
 
 	__LITE_ATTR_MAX,
 	LITE_ATTR_MAX = __LITE_ATTR_MAX - 1
@@ -903,7 +975,14 @@ enum lite_upcall_kind {
 	LITE_UPCALL_MAP = 2,
 	LITE_UPCALL_UNMAP = 3,
 	LITE_UPCALL_FREE = 4,
+	LITE_UPCALL_RPC_REGISTER = 5,
+	LITE_UPCALL_RPC_UNREGISTER = 6,
+	LITE_UPCALL_RPC_OPEN = 7,
+	LITE_UPCALL_RPC_BIND = 8,
 };
+
+/* Ports of RPC services on one node (14 bits of the immediate). */
+#define LITE_RPC_PORT_MAX	16383
 
 enum lite_peer_state {
 	LITE_PEER_CONNECTING = 1,	/* fewer than qps_per_peer connections up */
