@@ -18,22 +18,25 @@ std::string ModeString(uint32_t mode) {
   return out;
 }
 
-absl::Status CheckAccess(const std::string& what, uint32_t mode,
-                         uint32_t owner_uid, uint32_t owner_gid,
-                         const lite::v1::Credentials& requester,
-                         const lite::v1::Access& access) {
+namespace {
+
+// Which class of `mode` applies to `requester` for an object owned by
+// owner_uid/owner_gid: its shift (6 owner, 3 group, 0 other) and name, or
+// PERMISSION_DENIED when truncated groups leave the class unknown.
+absl::Status AccessClass(const std::string& what, uint32_t owner_uid,
+                         uint32_t owner_gid,
+                         const lite::v1::Credentials& requester, int* shift,
+                         const char** class_name) {
   const auto& groups = requester.groups();
   const bool in_group =
       requester.gid() == owner_gid ||
       std::find(groups.begin(), groups.end(), owner_gid) != groups.end();
-  int shift;
-  const char* class_name;
   if (requester.uid() == owner_uid) {
-    shift = 6;
-    class_name = "owner";
+    *shift = 6;
+    *class_name = "owner";
   } else if (in_group) {
-    shift = 3;
-    class_name = "group";
+    *shift = 3;
+    *class_name = "group";
   } else if (requester.groups_truncated()) {
     // "other" might allow more than the group class the caller may be in.
     return absl::PermissionDeniedError(absl::StrFormat(
@@ -44,8 +47,24 @@ absl::Status CheckAccess(const std::string& what, uint32_t mode,
         requester.uid(), requester.gid(), what, owner_uid, owner_gid,
         names::kMaxSupplementaryGroups, owner_gid));
   } else {
-    shift = 0;
-    class_name = "other";
+    *shift = 0;
+    *class_name = "other";
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckAccess(const std::string& what, uint32_t mode,
+                         uint32_t owner_uid, uint32_t owner_gid,
+                         const lite::v1::Credentials& requester,
+                         const lite::v1::Access& access) {
+  int shift;
+  const char* class_name;
+  if (absl::Status s = AccessClass(what, owner_uid, owner_gid, requester,
+                                   &shift, &class_name);
+      !s.ok()) {
+    return s;
   }
   const uint32_t bits = (mode >> shift) & 7;
   const bool read_ok = !access.read() || (bits & 4) != 0;
@@ -61,6 +80,24 @@ absl::Status CheckAccess(const std::string& what, uint32_t mode,
       requester.uid(), requester.gid(), wanted, what, owner_uid, owner_gid,
       mode, ModeString(mode), class_name,
       bits & 6 ? ModeString(bits).substr(6, 2) : "nothing"));
+}
+
+absl::Status CheckExecuteAccess(const std::string& what, uint32_t mode,
+                                uint32_t owner_uid, uint32_t owner_gid,
+                                const lite::v1::Credentials& requester) {
+  int shift;
+  const char* class_name;
+  if (absl::Status s = AccessClass(what, owner_uid, owner_gid, requester,
+                                   &shift, &class_name);
+      !s.ok()) {
+    return s;
+  }
+  if ((mode >> shift) & 1) return absl::OkStatus();
+  return absl::PermissionDeniedError(absl::StrFormat(
+      "uid %d gid %d may not call %s: it is owned by uid %d gid %d with mode "
+      "0%03o, and the %s class has no x bit",
+      requester.uid(), requester.gid(), what, owner_uid, owner_gid, mode,
+      class_name));
 }
 
 }  // namespace lite::controlplane

@@ -26,7 +26,13 @@ absl::Status CheckAccess(const std::string& what, uint32_t mode,
                          const lite::v1::Credentials& requester,
                          const lite::v1::Access& access);
 
-// "rw-r-----" for 0640.
+// The same rules for an RPC service's execute bit (1): OK if `mode` lets
+// `requester` call the service; PERMISSION_DENIED otherwise.
+absl::Status CheckExecuteAccess(const std::string& what, uint32_t mode,
+                                uint32_t owner_uid, uint32_t owner_gid,
+                                const lite::v1::Credentials& requester);
+
+// "rw-r-----" for 0640 (LMR modes have no x bit).
 std::string ModeString(uint32_t mode);
 
 }  // namespace lite::controlplane

@@ -534,6 +534,8 @@ void ManagerState::EndIncarnationLocked(uint32_t node_id, bool left,
   for (uint64_t grant_id : held) store_->DeleteGrant(grant_id);
   // Its revoked grants into RELEASING LMRs: acknowledged by its end.
   ImplyAcksLocked(node_id, member.incarnation());
+  // Its RPC services end with it (their rings were its memory).
+  RemoveNodeServicesLocked(node_id);
 
   // Allocations it was asked for will never be answered.
   std::vector<uint64_t> abandoned;
@@ -600,6 +602,7 @@ absl::StatusOr<OpenedSession> ManagerState::OpenSession(
   const absl::Time now = clock_->Now();
   RenewLeaseLocked(live, now);
   ++counters_.heartbeats;
+  NoteServiceStatsLocked(live.member.node_id(), first);
   ManagerMessage ack;
   ack.mutable_heartbeat_ack()->set_heartbeat_seq(first.heartbeat_seq());
   ack.mutable_heartbeat_ack()->set_lease_remaining_ms(
@@ -627,6 +630,7 @@ absl::Status ManagerState::Heartbeat(const SessionBinding& binding,
   const absl::Time now = clock_->Now();
   RenewLeaseLocked(live, now);
   ++counters_.heartbeats;
+  NoteServiceStatsLocked(live.member.node_id(), heartbeat);
   ManagerMessage ack;
   ack.mutable_heartbeat_ack()->set_heartbeat_seq(heartbeat.heartbeat_seq());
   ack.mutable_heartbeat_ack()->set_lease_remaining_ms(

@@ -160,6 +160,16 @@ class ManagerState {
   absl::StatusOr<lite::v1::RestoreGrantResponse> RestoreGrant(
       const lite::v1::RestoreGrantRequest& request);
 
+  // ---- RPC services (manager_services.cc; proto comments are the spec)
+  absl::StatusOr<lite::v1::RegisterServiceResponse> RegisterService(
+      const lite::v1::RegisterServiceRequest& request);
+  absl::StatusOr<lite::v1::UnregisterServiceResponse> UnregisterService(
+      const lite::v1::UnregisterServiceRequest& request);
+  absl::StatusOr<lite::v1::OpenServiceResponse> OpenService(
+      const lite::v1::OpenServiceRequest& request);
+  absl::StatusOr<lite::v1::ListServicesResponse> ListServices(
+      const lite::v1::ListServicesRequest& request) const;
+
   // ---- listings and operators
   absl::StatusOr<lite::v1::ListNodesResponse> ListNodes(
       const lite::v1::ListNodesRequest& request) const;
@@ -371,6 +381,18 @@ class ManagerState {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void EndRecoveryLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // ---- RPC services (manager_services.cc)
+  // The node's incarnation ended: its services go, announced (NODE_ENDED).
+  void RemoveNodeServicesLocked(uint32_t node_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A heartbeat's ServiceStats of `node_id`'s own services.
+  void NoteServiceStatsLocked(uint32_t node_id,
+                              const lite::v1::Heartbeat& heartbeat)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RemoveServiceLocked(uint64_t service_id,
+                           lite::v1::ServiceRemovalCause cause)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   // ---- limits (manager_limits.cc)
   // A node record became FAILED/LEFT (`departed`) or ALIVE again; past
   // max_departed_records the oldest departed records are forgotten.
@@ -469,6 +491,15 @@ class ManagerState {
   // Join times in the last minute, per node name.
   absl::flat_hash_map<std::string, std::deque<absl::Time>> joins_
       ABSL_GUARDED_BY(mu_);
+
+  // RPC services, in memory only (after a manager restart their nodes
+  // register them again with restore_service_id): by id, by name, by
+  // (node, port); the last service sequence number given per node.
+  std::map<uint64_t, lite::v1::Service> services_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, uint64_t> service_names_
+      ABSL_GUARDED_BY(mu_);
+  std::set<std::pair<uint32_t, uint32_t>> service_ports_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint32_t, uint32_t> service_seq_ ABSL_GUARDED_BY(mu_);
 
   bool recovering_ ABSL_GUARDED_BY(mu_) = false;
   absl::Time recovery_end_ ABSL_GUARDED_BY(mu_);

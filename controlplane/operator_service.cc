@@ -94,6 +94,20 @@ grpc::ServerUnaryReactor* ClusterOperatorService::ListLmrs(
   return Reply(context, state_->ListLmrs(*request), response);
 }
 
+grpc::ServerUnaryReactor* ClusterOperatorService::ListServices(
+    grpc::CallbackServerContext* context,
+    const lite::v1::ListServicesRequest* request,
+    lite::v1::ListServicesResponse* response) {
+  std::string caller;
+  absl::Status allowed = Allowed(context, &caller);
+  if (!allowed.ok()) {
+    return Reply(context,
+                 absl::StatusOr<lite::v1::ListServicesResponse>(allowed),
+                 response);
+  }
+  return Reply(context, state_->ListServices(*request), response);
+}
+
 grpc::ServerUnaryReactor* ClusterOperatorService::ListGrants(
     grpc::CallbackServerContext* context,
     const lite::v1::ListGrantsRequest* request,

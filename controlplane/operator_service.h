@@ -19,10 +19,11 @@ namespace lite::controlplane {
 
 namespace internal {
 using CO = lite::v1::ClusterOperator;
-using ClusterOperatorBase = CO::WithCallbackMethod_ListNodes<
-    CO::WithCallbackMethod_ListLmrs<CO::WithCallbackMethod_ListGrants<
-        CO::WithCallbackMethod_DrainNode<CO::WithCallbackMethod_EvictNode<
-            CO::WithRawCallbackMethod_Watch<CO::Service>>>>>>;
+using ClusterOperatorBase =
+    CO::WithCallbackMethod_ListNodes<CO::WithCallbackMethod_ListLmrs<
+        CO::WithCallbackMethod_ListGrants<CO::WithCallbackMethod_ListServices<
+            CO::WithCallbackMethod_DrainNode<CO::WithCallbackMethod_EvictNode<
+                CO::WithRawCallbackMethod_Watch<CO::Service>>>>>>>;
 }  // namespace internal
 
 class ClusterOperatorService final : public internal::ClusterOperatorBase {
@@ -43,6 +44,10 @@ class ClusterOperatorService final : public internal::ClusterOperatorBase {
       grpc::CallbackServerContext* context,
       const lite::v1::ListGrantsRequest* request,
       lite::v1::ListGrantsResponse* response) override;
+  grpc::ServerUnaryReactor* ListServices(
+      grpc::CallbackServerContext* context,
+      const lite::v1::ListServicesRequest* request,
+      lite::v1::ListServicesResponse* response) override;
   grpc::ServerUnaryReactor* DrainNode(
       grpc::CallbackServerContext* context,
       const lite::v1::DrainNodeRequest* request,

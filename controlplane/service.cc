@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "common/grpc/status.h"
 #include "common/log/log.h"
 #include "common/names/names.h"
@@ -381,6 +382,47 @@ grpc::ServerUnaryReactor* ClusterManagerService::RestoreGrant(
                               " lmr=", request->grant().lmr_id(),
                               request->revoking() ? " revoking" : ""),
                  response, [&] { return state_->RestoreGrant(*request); });
+}
+
+grpc::ServerUnaryReactor* ClusterManagerService::RegisterService(
+    grpc::CallbackServerContext* context,
+    const lite::v1::RegisterServiceRequest* request,
+    lite::v1::RegisterServiceResponse* response) {
+  return NodeRpc(
+      context, *state_, *authz_, "RegisterService", request->caller().node_id(),
+      absl::StrCat(
+          CallerFields(request->caller()), " name=", Quoted(request->name()),
+          " port=", request->port(), " uid=", request->owner().uid(),
+          " gid=", request->owner().gid(),
+          " mode=", absl::StrFormat("0%o", request->mode()),
+          request->restore_service_id()
+              ? absl::StrCat(" restore=", request->restore_service_id())
+              : ""),
+      response, [&] { return state_->RegisterService(*request); });
+}
+
+grpc::ServerUnaryReactor* ClusterManagerService::UnregisterService(
+    grpc::CallbackServerContext* context,
+    const lite::v1::UnregisterServiceRequest* request,
+    lite::v1::UnregisterServiceResponse* response) {
+  return NodeRpc(context, *state_, *authz_, "UnregisterService",
+                 request->caller().node_id(),
+                 absl::StrCat(CallerFields(request->caller()),
+                              " service=", request->service_id()),
+                 response, [&] { return state_->UnregisterService(*request); });
+}
+
+grpc::ServerUnaryReactor* ClusterManagerService::OpenService(
+    grpc::CallbackServerContext* context,
+    const lite::v1::OpenServiceRequest* request,
+    lite::v1::OpenServiceResponse* response) {
+  return NodeRpc(context, *state_, *authz_, "OpenService",
+                 request->caller().node_id(),
+                 absl::StrCat(CallerFields(request->caller()),
+                              " name=", Quoted(request->name()),
+                              " uid=", request->requester().uid(),
+                              " gid=", request->requester().gid()),
+                 response, [&] { return state_->OpenService(*request); });
 }
 
 }  // namespace lite::controlplane

@@ -33,7 +33,11 @@ using ClusterManagerBase =
         CM::WithCallbackMethod_Leave<CM::WithCallbackMethod_RegisterLmr<
             CM::WithCallbackMethod_AllocLmr<CM::WithCallbackMethod_MapLmr<
                 CM::WithCallbackMethod_UnmapLmr<CM::WithCallbackMethod_FreeLmr<
-                    CM::WithCallbackMethod_RestoreGrant<CM::Service>>>>>>>>>;
+                    CM::WithCallbackMethod_RestoreGrant<
+                        CM::WithCallbackMethod_RegisterService<
+                            CM::WithCallbackMethod_UnregisterService<
+                                CM::WithCallbackMethod_OpenService<
+                                    CM::Service>>>>>>>>>>>>;
 }  // namespace internal
 
 class ClusterManagerService final : public internal::ClusterManagerBase {
@@ -74,6 +78,20 @@ class ClusterManagerService final : public internal::ClusterManagerBase {
       grpc::CallbackServerContext* context,
       const lite::v1::RestoreGrantRequest* request,
       lite::v1::RestoreGrantResponse* response) override;
+  // RPC services (docs/rpc.md). BindService is not served yet: the base
+  // class answers UNIMPLEMENTED.
+  grpc::ServerUnaryReactor* RegisterService(
+      grpc::CallbackServerContext* context,
+      const lite::v1::RegisterServiceRequest* request,
+      lite::v1::RegisterServiceResponse* response) override;
+  grpc::ServerUnaryReactor* UnregisterService(
+      grpc::CallbackServerContext* context,
+      const lite::v1::UnregisterServiceRequest* request,
+      lite::v1::UnregisterServiceResponse* response) override;
+  grpc::ServerUnaryReactor* OpenService(
+      grpc::CallbackServerContext* context,
+      const lite::v1::OpenServiceRequest* request,
+      lite::v1::OpenServiceResponse* response) override;
 
  private:
   ManagerState* const state_;
