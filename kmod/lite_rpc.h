@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * STATUS: the design of issue #11's kernel half, not built yet: no file
+ * includes this header and Kbuild lists none of the files it names.
+ *
  * LITE RPC inside lite.ko: what the RPC files share with each other and
  * with lite_file.c, lite_conn.c and lite_peer.c. uapi/lite_rpc.h is the
  * application's side, lite_rpc_imm.h the wire, docs/rpc.md the story.

@@ -3,6 +3,11 @@
  * LITE RPC and messages: the /dev/lite ioctls (included by uapi/lite.h;
  * never include this header alone). docs/rpc.md tells the story.
  *
+ * STATUS: the contract of issue #11, not implemented by lite.ko yet: every
+ * LITE_IOC_RPC_* fails with ENOTTY, and LITE_CMD_RPC_BIND and
+ * LITE_CMD_RPC_SERVICE_GET with EOPNOTSUPP. The cluster manager's side
+ * (RegisterService, UnregisterService, OpenService, ListServices) works.
+ *
  * A server process registers a named SERVICE (LITE_IOC_RPC_REGISTER). Its
  * lite.ko reserves, for each client node that opens the service, one
  * request ring of `depth` slots of `slot_bytes`, and maps every ring into
