@@ -33,6 +33,7 @@ struct Command {
 // Manager subcommands (manager_commands.cc).
 absl::Status RunNodes(const Context& ctx, const cli::Args& args);
 absl::Status RunLmrs(const Context& ctx, const cli::Args& args);
+absl::Status RunServices(const Context& ctx, const cli::Args& args);
 absl::Status RunGrants(const Context& ctx, const cli::Args& args);
 absl::Status RunDrain(const Context& ctx, const cli::Args& args);
 absl::Status RunEvict(const Context& ctx, const cli::Args& args);

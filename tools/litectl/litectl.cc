@@ -139,6 +139,19 @@ const std::vector<Command>& Commands() {
                   .help = "only LMRs whose memory is on this node (name or "
                           "id)"}},
        .run = RunLmrs},
+      {.name = "services",
+       .usage = "services [--node NODE]",
+       .summary = "List the RPC services (named, called from any node)",
+       .details = "Ids are hex: the high 32 bits are the serving node's id. "
+                  "MODE's x bits say who may call (owner, group, other). "
+                  "CLIENTS is client nodes holding a ring of the service, of "
+                  "its maximum; QUEUED and SERVED come from the serving "
+                  "node's heartbeats (requests waiting, requests answered). "
+                  "NODE is a node name, or (all digits) a node id.",
+       .flags = {{.name = "node",
+                  .value = "NODE",
+                  .help = "only services served by this node (name or id)"}},
+       .run = RunServices},
       {.name = "grants",
        .usage = "grants [--lmr LMR_ID] [--holder NODE]",
        .summary = "List the map grants (who may use which LMR)",

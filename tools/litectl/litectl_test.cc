@@ -80,6 +80,28 @@ class CannedManager final : public lite::v1::ClusterOperator::Service {
     }
     return grpc::Status::OK;
   }
+  grpc::Status ListServices(grpc::ServerContext*,
+                            const lite::v1::ListServicesRequest* req,
+                            lite::v1::ListServicesResponse* resp) override {
+    absl::MutexLock lock(&mu);
+    last_services = *req;
+    lite::v1::Service* s = resp->add_services();
+    s->set_service_id((uint64_t{2} << 32) | 3);
+    s->set_name("kv/get");
+    s->set_node_id(2);
+    s->set_port(7);
+    s->set_owner_uid(1000);
+    s->set_owner_gid(100);
+    s->set_mode(0711);
+    s->set_max_request_bytes(4096);
+    s->set_max_reply_bytes(65536);
+    s->set_depth(16);
+    s->set_max_clients(8);
+    s->set_clients(2);
+    s->set_queued(5);
+    s->set_served(1234);
+    return grpc::Status::OK;
+  }
   grpc::Status ListLmrs(grpc::ServerContext*,
                         const lite::v1::ListLmrsRequest* req,
                         lite::v1::ListLmrsResponse* resp) override {
@@ -194,6 +216,7 @@ class CannedManager final : public lite::v1::ClusterOperator::Service {
 
   absl::Mutex mu;
   lite::v1::ListLmrsRequest last_lmrs ABSL_GUARDED_BY(mu);
+  lite::v1::ListServicesRequest last_services ABSL_GUARDED_BY(mu);
   lite::v1::DrainNodeRequest last_drain ABSL_GUARDED_BY(mu);
   lite::v1::WatchRequest last_watch ABSL_GUARDED_BY(mu);
   // ListNodes adds a node whose name is kEscReason.
@@ -262,6 +285,20 @@ TEST_F(LitectlTest, NodesJsonHasEveryNode) {
   EXPECT_TRUE(absl::StrContains(out_.str(), "\"node_name\": \"beta\""));
   EXPECT_TRUE(
       absl::StrContains(out_.str(), "\"state\": \"NODE_STATE_FAILED\""));
+}
+
+TEST_F(LitectlTest, ServicesShowNodeNamesModeAndCountsAndFilter) {
+  ASSERT_EQ(Run({"services", "--node", "2"}), 0) << err_.str();
+  EXPECT_TRUE(absl::StrContains(
+      out_.str(),
+      "0x200000003  kv/get  beta(2)  7     1000:100  0711  4 KiB    64 KiB  "
+      "   16     2/8      5       1234"))
+      << out_.str();
+  {
+    absl::MutexLock lock(&manager_.mu);
+    EXPECT_EQ(manager_.last_services.node_id(), 2u);
+  }
+  EXPECT_EQ(Run({"services", "--node", "nosuch"}), 2);
 }
 
 TEST_F(LitectlTest, LmrsShowHumanUnitsAndFilter) {

@@ -233,6 +233,55 @@ absl::Status RunLmrs(const Context& ctx, const cli::Args& args) {
   return absl::OkStatus();
 }
 
+absl::Status RunServices(const Context& ctx, const cli::Args& args) {
+  lite::v1::ListServicesRequest req;
+  auto stub = ManagerStub(ctx);
+  if (args.Has("node")) {
+    LITE_ASSIGN_OR_RETURN(uint32_t node, ResolveNode(ctx, stub.get(), "--node",
+                                                     args.Get("node")));
+    req.set_node_id(node);
+  }
+  lite::v1::ListServicesResponse all;
+  absl::Status s = ReadAllPages<lite::v1::ListServicesRequest,
+                                lite::v1::ListServicesResponse>(
+      ctx, req,
+      [&stub](grpc::ClientContext* c, const lite::v1::ListServicesRequest& r,
+              lite::v1::ListServicesResponse* resp) {
+        return stub->ListServices(c, r, resp);
+      },
+      [&all, first = true](lite::v1::ListServicesResponse& resp) mutable {
+        for (auto& svc : *resp.mutable_services()) {
+          *all.add_services() = std::move(svc);
+        }
+        if (first) all.set_revision(resp.revision());
+        first = false;
+      });
+  if (!s.ok()) return s;
+  if (ctx.output == Output::kJson) {
+    return PrintJson(ctx, all, true);
+  }
+  absl::StatusOr<lite::v1::ListNodesResponse> nodes = AllNodes(ctx, stub.get());
+  if (!nodes.ok()) return nodes.status();
+  const auto names = NodeNames(*nodes);
+  cli::Table t({"ID", "NAME", "NODE", "PORT", "OWNER", "MODE", "MAX REQ",
+                "MAX REPLY", "DEPTH", "CLIENTS", "QUEUED", "SERVED", "AGE"});
+  const int64_t now = NowMs();
+  for (const auto& svc : all.services()) {
+    AddInertRow(
+        t, {HexId(svc.service_id()), svc.name(),
+            NodeLabel(names, svc.node_id()), absl::StrCat(svc.port()),
+            absl::StrCat(svc.owner_uid(), ":", svc.owner_gid()),
+            absl::StrFormat("0%03o", svc.mode()),
+            units::HumanBytes(svc.max_request_bytes()),
+            units::HumanBytes(svc.max_reply_bytes()), absl::StrCat(svc.depth()),
+            absl::StrCat(svc.clients(), "/", svc.max_clients()),
+            absl::StrCat(svc.queued()), absl::StrCat(svc.served()),
+            HumanAge(svc.registered_at_unix_ms(), now)});
+  }
+  *ctx.out << t.Render();
+  return absl::OkStatus();
+}
+
 absl::Status RunGrants(const Context& ctx, const cli::Args& args) {
   lite::v1::ListGrantsRequest req;
   if (args.Has("lmr")) {
