@@ -4,8 +4,9 @@
  * includes this header and Kbuild lists none of the files it names.
  *
  * LITE RPC inside lite.ko: what the RPC files share with each other and
- * with lite_file.c, lite_conn.c and lite_peer.c. uapi/lite_rpc.h is the
- * application's side, lite_rpc_imm.h the wire, docs/rpc.md the story.
+ * with lite_file.c, lite_conn.c and lite_peer.c. The uapi RPC header is
+ * the application's side, the immediate's header the wire, docs/rpc.md the
+ * story.
  *
  * Two halves, one file set each:
  *

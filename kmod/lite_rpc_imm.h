@@ -67,8 +67,9 @@ enum lite_rpc_ctrl {
 
 #define LITE_RPC_IMM_PORT_BITS	14
 #define LITE_RPC_IMM_SLOT_BITS	12
-#define LITE_RPC_IMM_PORT_MAX	((1U << LITE_RPC_IMM_PORT_BITS) - 1)
-#define LITE_RPC_IMM_SLOTS	(1U << LITE_RPC_IMM_SLOT_BITS)
+/* 2^PORT_BITS - 1 and 2^SLOT_BITS (no BIT(): also built on the host) */
+#define LITE_RPC_IMM_PORT_MAX	16383U
+#define LITE_RPC_IMM_SLOTS	4096U
 
 struct lite_rpc_imm {
 	u8 kind;			/* enum lite_rpc_kind */

@@ -48,6 +48,8 @@ TEST(RpcImmTest, LimitsRoundTrip) {
   EXPECT_EQ(out.slot, LITE_RPC_IMM_SLOTS - 1);
   EXPECT_EQ(out.code, LITE_RPC_STATUS_REFUSED);
   // The port's 14 bits are the node's port space in the uapi.
+  EXPECT_EQ(LITE_RPC_IMM_PORT_MAX, (1u << LITE_RPC_IMM_PORT_BITS) - 1);
+  EXPECT_EQ(LITE_RPC_IMM_SLOTS, 1u << LITE_RPC_IMM_SLOT_BITS);
   EXPECT_EQ(LITE_RPC_IMM_PORT_MAX, 16383u);
 }
 
