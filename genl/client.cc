@@ -529,6 +529,33 @@ absl::StatusOr<std::vector<GrantInfo>> Client::ListGrants() {
   return grants;
 }
 
+absl::StatusOr<RpcRing> Client::RpcBind(const RpcBindRequest& request) {
+  std::optional<RpcRing> ring;
+  Request r;
+  r.cmd = LITE_CMD_RPC_BIND;
+  r.build = [&](nl_msg* msg) { return EncodeRpcBind(msg, request); };
+  r.on_reply = [&](const nlmsghdr* msg) {
+    return ExpectOne(&ring, DecodeRpcRing, msg);
+  };
+  LITE_RETURN_IF_ERROR(Transact(r));
+  if (!ring) return ErrnoStatus(EBADMSG, "lite.ko sent no reply");
+  return *ring;
+}
+
+absl::StatusOr<std::vector<ServiceInfo>> Client::ListServices() {
+  std::vector<ServiceInfo> services;
+  Request r;
+  r.cmd = LITE_CMD_RPC_SERVICE_GET;
+  r.dump = true;
+  r.on_reply = [&](const nlmsghdr* msg) -> absl::Status {
+    LITE_ASSIGN_OR_RETURN(ServiceInfo service, DecodeService(msg));
+    services.push_back(std::move(service));
+    return absl::OkStatus();
+  };
+  LITE_RETURN_IF_ERROR(Transact(r));
+  return services;
+}
+
 absl::Status Client::CompleteUpcall(const UpcallCompletion& completion) {
   Request r;
   r.cmd = LITE_CMD_UPCALL_COMPLETE;

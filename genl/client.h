@@ -95,6 +95,11 @@ class Client {
   absl::Status RevokeGrant(uint64_t grant_id);
   absl::StatusOr<std::vector<GrantInfo>> ListGrants();
 
+  // RPC services this node serves (issue #11). RpcBind reserves a ring of
+  // a service for a client node; ListServices dumps the services.
+  absl::StatusOr<RpcRing> RpcBind(const RpcBindRequest& request);
+  absl::StatusOr<std::vector<ServiceInfo>> ListServices();
+
   // Answers an upcall (the attached agent only).
   absl::Status CompleteUpcall(const UpcallCompletion& completion);
 

@@ -58,6 +58,10 @@ absl::Status MergeGrantPart(std::vector<GrantInfo>* grants, GrantInfo part);
 absl::Status CheckDumpComplete(const std::vector<LmrInfo>& lmrs);
 absl::Status CheckDumpComplete(const std::vector<GrantInfo>& grants);
 absl::StatusOr<UpcallRequest> DecodeUpcall(const nlmsghdr* msg);  // UPCALL
+// RPC_BIND's reply: the client's ring (decode_rpc.cc).
+absl::StatusOr<RpcRing> DecodeRpcRing(const nlmsghdr* msg);
+// One RPC_SERVICE_GET dump entry.
+absl::StatusOr<ServiceInfo> DecodeService(const nlmsghdr* msg);
 // An upcall or an event.
 absl::StatusOr<Notification> DecodeNotification(const nlmsghdr* msg);
 // Whether a message of the family (by its command) is one lite.ko sends
@@ -89,7 +93,11 @@ absl::Status EncodeLmrUpdate(nl_msg* msg, uint64_t lmr_id,
                              std::optional<uint64_t> epoch,
                              bool releasing = false);
 absl::Status EncodeGrantRevoke(nl_msg* msg, uint64_t grant_id);
+// At most one of the success payloads (lmr_id, grant, service_id, service,
+// ring), none on failure; the RPC ones checked against the uapi's ranges.
 absl::Status EncodeUpcallCompletion(nl_msg* msg, const UpcallCompletion& c);
+// RPC_BIND: every field required (ids, port and slot bytes in range).
+absl::Status EncodeRpcBind(nl_msg* msg, const RpcBindRequest& request);
 // The attributes of a MAP answer (without the GRANT_GET-only ones).
 absl::Status EncodeGrant(nl_msg* msg, const GrantInfo& grant);
 // Bytes a message for @completion needs (for nlmsg_alloc_size).

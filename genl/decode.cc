@@ -20,6 +20,7 @@
 #include "absl/strings/string_view.h"
 #include "common/status/macros.h"
 #include "genl/codec.h"
+#include "genl/codec_internal.h"
 #include "genl/errors.h"
 #include "kmod/include/uapi/lite.h"
 
@@ -74,16 +75,22 @@ const nla_policy* Policy() {
     p[LITE_ATTR_RELEASING].type = NLA_FLAG;
     // LITE_ATTR_GROUPS: binary, checked by GetGroups.
     p[LITE_ATTR_GROUPS_TRUNCATED].type = NLA_FLAG;
+    p[LITE_ATTR_SERVICE_ID].type = NLA_U64;
+    p[LITE_ATTR_RPC_PORT].type = NLA_U32;
+    p[LITE_ATTR_RPC_MAX_REQUEST].type = NLA_U32;
+    p[LITE_ATTR_RPC_MAX_REPLY].type = NLA_U32;
+    p[LITE_ATTR_RPC_DEPTH].type = NLA_U32;
+    p[LITE_ATTR_RPC_MAX_CLIENTS].type = NLA_U32;
+    p[LITE_ATTR_RPC_ADDR].type = NLA_U64;
+    p[LITE_ATTR_RPC_SLOT_BYTES].type = NLA_U32;
+    p[LITE_ATTR_RPC_CLIENTS].type = NLA_U32;
+    p[LITE_ATTR_RPC_QUEUED].type = NLA_U64;
+    p[LITE_ATTR_RPC_SERVED].type = NLA_U64;
+    p[LITE_ATTR_RPC_CLOSING].type = NLA_FLAG;
     return p;
   }();
   return policy;
 }
-
-struct Attrs {
-  nlattr* tb[LITE_ATTR_MAX + 1] = {};
-  uint8_t cmd = 0;
-  const nlmsghdr* hdr = nullptr;  // for attributes that may repeat
-};
 
 // The command of a generic netlink message, or an error if the header is
 // truncated.
@@ -95,6 +102,9 @@ absl::StatusOr<uint8_t> CommandOf(const nlmsghdr* msg) {
   return static_cast<genlmsghdr*>(nlmsg_data(hdr))->cmd;
 }
 
+}  // namespace
+
+// The helpers decode_rpc.cc shares (codec_internal.h).
 absl::StatusOr<Attrs> Parse(const nlmsghdr* msg) {
   Attrs attrs;
   LITE_ASSIGN_OR_RETURN(attrs.cmd, CommandOf(msg));
@@ -126,6 +136,8 @@ absl::Status Require(const Attrs& a,
   return absl::OkStatus();
 }
 
+namespace {
+
 in_addr AddrOf(const nlattr* attr) {
   in_addr addr;
   addr.s_addr = nla_get_u32(const_cast<nlattr*>(attr));  // network order
@@ -149,6 +161,8 @@ absl::Status DecodePeerFields(const Attrs& a, uint32_t* node_id,
   *qps_connected = nla_get_u32(a.tb[LITE_ATTR_QPS_CONNECTED]);
   return absl::OkStatus();
 }
+
+}  // namespace
 
 // A string attribute: NUL-terminated within its payload, 1..max_len bytes
 // before the NUL (0..max_len when empty_ok).
@@ -188,6 +202,8 @@ absl::StatusOr<uint64_t> GetId64(const Attrs& a, int type, const char* what) {
   if (v == 0) return BadMessage(absl::StrCat(what, " is 0"));
   return v;
 }
+
+namespace {
 
 absl::Status CheckSize(uint64_t size) {
   if (size == 0 || size > LITE_LMR_SIZE_MAX) {
@@ -390,6 +406,11 @@ absl::Status DecodeUpcallKind(const Attrs& a, uint32_t kind, UpcallRequest* u) {
       LITE_ASSIGN_OR_RETURN(u->name, GetName(a));
       return absl::OkStatus();
     }
+    case LITE_UPCALL_RPC_REGISTER:
+    case LITE_UPCALL_RPC_UNREGISTER:
+    case LITE_UPCALL_RPC_OPEN:
+    case LITE_UPCALL_RPC_BIND:
+      return DecodeRpcUpcallKind(a, kind, u);
     default:
       return BadMessage(absl::StrFormat("unknown upcall kind %u", kind));
   }

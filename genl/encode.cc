@@ -15,6 +15,7 @@
 #include "common/names/names.h"
 #include "common/status/macros.h"
 #include "genl/codec.h"
+#include "genl/codec_internal.h"
 #include "genl/errors.h"
 #include "kmod/include/uapi/lite.h"
 
@@ -235,10 +236,14 @@ absl::Status EncodeUpcallCompletion(nl_msg* msg, const UpcallCompletion& c) {
     return InvalidRequest(
         absl::StrFormat("errno %u (valid: 0..%u)", c.error, kErrnoLimit - 1));
   }
-  if (c.error != 0 && (c.lmr_id || c.grant)) {
-    return InvalidRequest("a failed upcall carries no LMR id or grant");
+  const int payloads = !!c.lmr_id + !!c.grant + !!c.service_id + !!c.service +
+                       !!c.ring;
+  if (c.error != 0 && payloads != 0) {
+    return InvalidRequest("a failed upcall carries no answer");
   }
-  if (c.lmr_id && c.grant) return InvalidRequest("both an LMR id and a grant");
+  if (payloads > 1) {
+    return InvalidRequest("more than one answer (LMR id, grant, service, ring)");
+  }
   if (c.lmr_id && *c.lmr_id == 0) return InvalidRequest("LMR id 0");
   int err = nla_put_u64(msg, LITE_ATTR_UPCALL_ID, c.upcall_id);
   if (!err) err = nla_put_u32(msg, LITE_ATTR_ERRNO, c.error);
@@ -251,7 +256,7 @@ absl::Status EncodeUpcallCompletion(nl_msg* msg, const UpcallCompletion& c) {
   if (!err && c.lmr_id) err = nla_put_u64(msg, LITE_ATTR_LMR_ID, *c.lmr_id);
   LITE_RETURN_IF_ERROR(Put(err));
   if (c.grant) return EncodeGrant(msg, *c.grant);
-  return absl::OkStatus();
+  return EncodeRpcCompletion(msg, c);
 }
 
 absl::Status EncodeRawAttrs(nl_msg* msg, const std::vector<RawAttr>& attrs) {

@@ -15,6 +15,14 @@ static_assert(static_cast<uint32_t>(UpcallKind::kAlloc) == LITE_UPCALL_ALLOC);
 static_assert(static_cast<uint32_t>(UpcallKind::kMap) == LITE_UPCALL_MAP);
 static_assert(static_cast<uint32_t>(UpcallKind::kUnmap) == LITE_UPCALL_UNMAP);
 static_assert(static_cast<uint32_t>(UpcallKind::kFree) == LITE_UPCALL_FREE);
+static_assert(static_cast<uint32_t>(UpcallKind::kRpcRegister) ==
+              LITE_UPCALL_RPC_REGISTER);
+static_assert(static_cast<uint32_t>(UpcallKind::kRpcUnregister) ==
+              LITE_UPCALL_RPC_UNREGISTER);
+static_assert(static_cast<uint32_t>(UpcallKind::kRpcOpen) ==
+              LITE_UPCALL_RPC_OPEN);
+static_assert(static_cast<uint32_t>(UpcallKind::kRpcBind) ==
+              LITE_UPCALL_RPC_BIND);
 
 absl::StatusOr<in_addr> ParseIPv4(absl::string_view text) {
   in_addr addr;
@@ -116,6 +124,14 @@ const char* UpcallKindName(UpcallKind kind) {
       return "unmap";
     case UpcallKind::kFree:
       return "free";
+    case UpcallKind::kRpcRegister:
+      return "rpc_register";
+    case UpcallKind::kRpcUnregister:
+      return "rpc_unregister";
+    case UpcallKind::kRpcOpen:
+      return "rpc_open";
+    case UpcallKind::kRpcBind:
+      return "rpc_bind";
   }
   return "unknown";
 }

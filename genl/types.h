@@ -131,7 +131,11 @@ enum class UpcallKind : uint32_t {
   kAlloc = 1,
   kMap = 2,
   kUnmap = 3,
-  kFree = 4
+  kFree = 4,
+  kRpcRegister = 5,
+  kRpcUnregister = 6,
+  kRpcOpen = 7,
+  kRpcBind = 8,
 };
 
 // One LITE_CMD_UPCALL: an application's control call, for the agent.
@@ -145,12 +149,75 @@ struct UpcallRequest {
   // the requester's at its map), and whether it had more than were sent.
   std::vector<uint32_t> groups;
   bool groups_truncated = false;
-  std::string name;           // kAlloc, kMap, kFree
+  std::string name;           // kAlloc, kMap, kFree, kRpcRegister, kRpcOpen
   uint64_t size = 0;          // kAlloc
-  uint32_t mode = 0;          // kAlloc
+  uint32_t mode = 0;          // kAlloc (0666), kRpcRegister (0777)
   uint32_t home_node_id = 0;  // kAlloc: 0 = this node
   uint32_t access = 0;        // kMap: enum lite_access
   uint64_t grant_id = 0;      // kUnmap
+  // kRpcRegister: the service as the server process asked for it.
+  uint32_t port = 0;
+  uint32_t max_request = 0;
+  uint32_t max_reply = 0;
+  uint32_t depth = 0;
+  uint32_t max_clients = 0;
+  uint64_t service_id = 0;  // kRpcUnregister, kRpcBind
+  // kRpcBind: this node's reply slots for the service.
+  uint64_t rpc_addr = 0;
+  uint32_t memory_key = 0;
+  uint32_t slot_bytes = 0;
+};
+
+// A service as RPC_OPEN's answer carries it: where to call it and its sizes.
+struct RpcServiceAddress {
+  uint64_t service_id = 0;  // not 0
+  uint32_t node_id = 0;     // the server's, not 0
+  uint32_t port = 0;        // 1..LITE_RPC_PORT_MAX
+  uint32_t max_request = 0;
+  uint32_t max_reply = 0;
+  uint32_t depth = 0;  // 1..LITE_RPC_DEPTH_MAX
+};
+
+// A client node's ring at the server: LITE_CMD_RPC_BIND's reply, and what
+// RPC_BIND's answer carries back to the client's lite.ko.
+struct RpcRing {
+  uint64_t addr = 0;
+  uint32_t memory_key = 0;
+  uint32_t depth = 0;       // 1..LITE_RPC_DEPTH_MAX
+  uint32_t slot_bytes = 0;  // LITE_RPC_SLOT_ALIGN..LITE_RPC_MSG_MAX
+  bool operator==(const RpcRing&) const = default;
+};
+
+// LITE_CMD_RPC_BIND: reserve a ring of a service this node serves for a
+// client node, whose replies go to its reply slots.
+struct RpcBindRequest {
+  uint64_t service_id = 0;  // not 0
+  uint32_t port = 0;        // 1..LITE_RPC_PORT_MAX
+  uint32_t client_node_id = 0;
+  uint64_t client_incarnation = 0;
+  uint64_t reply_addr = 0;
+  uint32_t reply_key = 0;
+  uint32_t reply_slot_bytes = 0;  // LITE_RPC_SLOT_ALIGN..LITE_RPC_MSG_MAX
+};
+
+// One service this node serves (LITE_CMD_RPC_SERVICE_GET). No key, no
+// address.
+struct ServiceInfo {
+  uint64_t service_id = 0;
+  std::string name;
+  uint32_t port = 0;
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  uint32_t pid = 0;
+  uint32_t mode = 0;  // subset of 0777
+  uint32_t max_request = 0;
+  uint32_t max_reply = 0;
+  uint32_t depth = 0;
+  uint32_t max_clients = 0;
+  uint32_t clients = 0;  // rings bound
+  uint64_t queued = 0;   // arrived, not taken yet
+  uint64_t served = 0;   // answered or released, total
+  bool closing = false;  // being unregistered
 };
 
 // LITE_CMD_UPCALL_COMPLETE: the answer to an upcall.
@@ -162,6 +229,10 @@ struct UpcallCompletion {
   std::string message;
   std::optional<uint64_t> lmr_id;  // on success of kAlloc
   std::optional<GrantInfo> grant;  // on success of kMap
+  // On success of kRpcRegister: LITE_ATTR_SERVICE_ID only.
+  std::optional<uint64_t> service_id;
+  std::optional<RpcServiceAddress> service;  // on success of kRpcOpen
+  std::optional<RpcRing> ring;               // on success of kRpcBind
 };
 
 // LITE_CMD_EVENT_LMR_LOST: a hosted LMR's RDMA device was removed.
