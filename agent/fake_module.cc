@@ -352,6 +352,13 @@ absl::StatusOr<ModuleMessage> FakeModule::Receive() {
 absl::Status FakeModule::CheckReply(const Upcall& upcall,
                                     const UpcallReply& reply) {
   if (!reply.status.ok()) return absl::OkStatus();
+  if (upcall.request.index() >= 5) return CheckRpcReply(upcall, reply);
+  if (reply.service_id.has_value() || reply.service.has_value() ||
+      reply.ring.has_value()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "upcall %u: an LMR upcall's reply carries no service or ring",
+        upcall.upcall_id));
+  }
   const bool wants_lmr = std::holds_alternative<AllocUpcall>(upcall.request) ||
                          std::holds_alternative<RegisterUpcall>(upcall.request);
   const bool wants_grant = std::holds_alternative<MapUpcall>(upcall.request);
@@ -411,6 +418,7 @@ absl::Status FakeModule::CompleteUpcall(const UpcallReply& reply) {
       grants_[reply.grant->grant_id()] = *reply.grant;
     }
   }
+  ApplyRpcReply(upcall, reply);
   RecordCall(absl::StrFormat("CompleteUpcall %u %s", reply.upcall_id,
                              absl::StatusCodeToString(reply.status.code())));
   if (reply.status.ok()) {
@@ -482,8 +490,9 @@ uint64_t FakeModule::InjectUpcall(const lite::v1::Credentials& credentials,
     grants_.erase(unmap->grant_id);
     revoked_.erase(unmap->grant_id);
   }
+  const bool pending = InjectRpcLocked(upcall.upcall_id, credentials, &request);
   upcall.request = std::move(request);
-  pending_[upcall.upcall_id] = upcall;
+  if (pending) pending_[upcall.upcall_id] = upcall;
   inbox_.push_back(std::move(upcall));
   return next_upcall_id_ - 1;
 }

@@ -66,6 +66,10 @@ class FakeModule final : public Module {
   absl::Status RevokeGrant(uint64_t grant_id) override;
   absl::StatusOr<std::vector<lite::v1::Grant>> ListGrants() override;
   absl::StatusOr<std::vector<lite::v1::Grant>> ListRevokedGrants() override;
+  // fake_module_rpc.cc: lite.ko's RPC_BIND and RPC_SERVICE_GET.
+  absl::StatusOr<lite::v1::BoundServiceRing> BindServiceRing(
+      const lite::v1::BindServiceRing& request) override;
+  absl::StatusOr<std::vector<ServedService>> ListServices() override;
   absl::StatusOr<ModuleMessage> Receive() override;
   absl::Status CompleteUpcall(const UpcallReply& reply) override;
   void Close() override;
@@ -76,7 +80,10 @@ class FakeModule final : public Module {
   // Queues an upcall as an application's ioctl would and returns its id. A
   // RegisterUpcall without chunks gets made-up pinned chunks covering
   // size_bytes. An UnmapUpcall drops the grant at once, as lite.ko does when
-  // the handle goes away.
+  // the handle goes away. An RpcRegisterUpcall with port 0 gets the lowest
+  // free port; the service is served once the answer names its id. An
+  // RpcUnregisterUpcall drops the service at once and is never pending
+  // (nobody waits for its answer).
   uint64_t InjectUpcall(const lite::v1::Credentials& credentials,
                         UpcallRequest request);
   void InjectPeerConnectionFailed(const PeerConnectionFailed& event);
@@ -93,6 +100,18 @@ class FakeModule final : public Module {
   // if it did not within `timeout`.
   absl::StatusOr<UpcallReply> WaitForReply(uint64_t upcall_id,
                                            absl::Duration timeout);
+  // A service lite.ko serves without a register upcall of this agent (an
+  // agent restart): for restore tests. Replaces one with the same port.
+  void AddServedService(const ServedService& served);
+  // lite.ko's counters of a served service; false if it is not served.
+  bool SetServiceStats(uint64_t service_id, uint32_t clients, uint64_t queued,
+                       uint64_t served);
+  // The ring an RPC_BIND answer installed for a service on this (client)
+  // node; nullopt if none did.
+  std::optional<lite::v1::BoundServiceRing> BoundRing(
+      uint64_t service_id) const;
+  // Client nodes holding a ring of the served service (BindServiceRing).
+  std::vector<uint32_t> RingClients(uint64_t service_id) const;
   // The pair secret the peer was added with (empty: none); nullopt for an
   // unknown peer. lite.ko never tells; tests may ask the fake.
   std::optional<std::string> PeerSecret(uint32_t node_id) const;
@@ -114,6 +133,23 @@ class FakeModule final : public Module {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CheckReply(const Upcall& upcall, const UpcallReply& reply)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // fake_module_rpc.cc: an RPC upcall as lite.ko takes it in (false: it is
+  // never pending), its answer checked and applied.
+  bool InjectRpcLocked(uint64_t upcall_id,
+                       const lite::v1::Credentials& credentials,
+                       UpcallRequest* request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status CheckRpcReply(const Upcall& upcall, const UpcallReply& reply)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ApplyRpcReply(const Upcall& upcall, const UpcallReply& reply)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // A service lite.ko serves: registered (service.service_id() != 0) or
+  // waiting for its register answer (id 0, keyed by upcall id).
+  struct FakeService {
+    ServedService served;
+    // Client node -> its ring.
+    std::map<uint32_t, lite::v1::BoundServiceRing> rings;
+  };
 
   const FakeModuleOptions options_;
   mutable absl::Mutex mu_;
@@ -140,6 +176,13 @@ class FakeModule final : public Module {
   uint64_t upcalls_completed_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t upcalls_failed_ ABSL_GUARDED_BY(mu_) = 0;
   std::deque<std::string> calls_ ABSL_GUARDED_BY(mu_);
+  // By port.
+  std::map<uint32_t, FakeService> services_ ABSL_GUARDED_BY(mu_);
+  // Register upcalls waiting for their answer: upcall id -> port.
+  std::map<uint64_t, uint32_t> registering_ ABSL_GUARDED_BY(mu_);
+  // This node as a client: service id -> ring.
+  std::map<uint64_t, lite::v1::BoundServiceRing> bound_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_ring_address_ ABSL_GUARDED_BY(mu_) = 0x7e0000000000;
 };
 
 }  // namespace lite::agent

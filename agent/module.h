@@ -88,11 +88,48 @@ struct FreeUpcall {
   std::string name;
 };
 
+// ---- RPC upcalls (issue #11, docs/rpc.md) ----
+
+// lite_rpc_register: lite.ko made the service's rings at `port`; the
+// manager records it (owner = the upcall's credentials) and names its id.
+struct RpcRegisterUpcall {
+  std::string name;
+  uint32_t mode = 0;  // subset of 0777: the x bit lets a user call it
+  uint32_t port = 0;
+  uint32_t max_request_bytes = 0;
+  uint32_t max_reply_bytes = 0;
+  uint32_t depth = 0;
+  uint32_t max_clients = 0;
+};
+
+// The service's file closed or lite_rpc_unregister: tell the manager.
+// Nobody waits for the answer (like UNMAP); the agent retries while the
+// manager is unreachable.
+struct RpcUnregisterUpcall {
+  uint64_t service_id = 0;
+};
+
+// lite_rpc_open: resolve a name; the manager checks the x bit.
+struct RpcOpenUpcall {
+  std::string name;
+};
+
+// After an open, when this node has no ring at the server yet: this node's
+// reply slots, which the manager hands to the server's lite.ko.
+struct RpcBindUpcall {
+  uint64_t service_id = 0;
+  uint64_t reply_address = 0;
+  uint32_t reply_key = 0;
+  uint32_t reply_slot_bytes = 0;
+};
+
 struct Upcall {
   // Assigned by the module; unique among pending upcalls. Never 0.
   uint64_t upcall_id = 0;
   lite::v1::Credentials credentials;
-  std::variant<AllocUpcall, RegisterUpcall, MapUpcall, UnmapUpcall, FreeUpcall>
+  std::variant<AllocUpcall, RegisterUpcall, MapUpcall, UnmapUpcall, FreeUpcall,
+               RpcRegisterUpcall, RpcUnregisterUpcall, RpcOpenUpcall,
+               RpcBindUpcall>
       request;
 };
 
@@ -108,6 +145,26 @@ struct UpcallReply {
   std::optional<lite::v1::Lmr> lmr = std::nullopt;
   // On OK for map: the grant. lite.ko installs it behind a new handle.
   std::optional<lite::v1::Grant> grant = std::nullopt;
+  // On OK for RPC register: the manager's id for the service, under which
+  // lite.ko publishes it.
+  std::optional<uint64_t> service_id = std::nullopt;
+  // On OK for RPC open: the service (lite.ko takes its id, node, port,
+  // sizes and depth).
+  std::optional<lite::v1::Service> service = std::nullopt;
+  // On OK for RPC bind: this node's ring at the server.
+  std::optional<lite::v1::BoundServiceRing> ring = std::nullopt;
+  // Not 0: the errno the application gets instead of the one the status'
+  // code maps to (a bind's RESOURCE_EXHAUSTED is EUSERS, not ENOSPC).
+  int error_errno = 0;
+};
+
+// A service this node's lite.ko serves (LITE_CMD_RPC_SERVICE_GET): the
+// Service fields lite.ko knows (id, name, node, port, owner, mode, sizes,
+// depth, max_clients, clients, queued, served), and whether it is being
+// unregistered.
+struct ServedService {
+  lite::v1::Service service;
+  bool closing = false;
 };
 
 // ---- Module events: things lite.ko noticed on the data path. ----
@@ -203,6 +260,19 @@ class Module {
   // Revoked grants lite.ko still lists (LITE_ATTR_REVOKED): not drained yet,
   // or drained but not unmapped by their application. Restored as revoking.
   virtual absl::StatusOr<std::vector<lite::v1::Grant>> ListRevokedGrants() = 0;
+
+  // ---- RPC services this node serves ----
+  // Reserves a ring of the service at request.port() for the client node
+  // (lite.ko's LITE_CMD_RPC_BIND; the manager's BindServiceRing). NOT_FOUND
+  // no such service (or being unregistered); FAILED_PRECONDITION the id is
+  // not the port's (ESTALE); RESOURCE_EXHAUSTED every ring is taken
+  // (EUSERS); UNAVAILABLE the client is not a connected peer (EHOSTDOWN);
+  // INVALID_ARGUMENT a field out of the uapi's range.
+  virtual absl::StatusOr<lite::v1::BoundServiceRing> BindServiceRing(
+      const lite::v1::BindServiceRing& request) = 0;
+  // Every service lite.ko serves, in port order: for heartbeat stats and
+  // re-registration after a rejoin.
+  virtual absl::StatusOr<std::vector<ServedService>> ListServices() = 0;
 
   // ---- Upcalls and module events ----
   // Blocks until lite.ko has an upcall or an event. Returns CANCELLED once

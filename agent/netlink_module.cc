@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "agent/counters.h"
+#include "agent/netlink_rpc.h"
 #include "common/log/log.h"
 #include "common/status/macros.h"
 #include "kmod/include/uapi/lite.h"
@@ -67,6 +68,7 @@ absl::StatusCode ErrnoToModuleCode(int err) {
     case ENOMEM:
     case EMFILE:
     case ENOBUFS:
+    case EUSERS:  // RPC_BIND: every ring of the service is taken
       return absl::StatusCode::kResourceExhausted;
     case EINVAL:
     case ERANGE:
@@ -182,9 +184,7 @@ absl::StatusOr<Upcall> UpcallFromGenl(const genl::UpcallRequest& r) {
       u.request = FreeUpcall{.name = r.name};
       break;
     default:
-      return absl::InvalidArgumentError(
-          absl::StrFormat("upcall %u has unknown kind %u", r.upcall_id,
-                          static_cast<uint32_t>(r.kind)));
+      LITE_RETURN_IF_ERROR(RpcRequestFromGenl(r, &u));
   }
   return u;
 }
@@ -194,6 +194,9 @@ absl::StatusOr<genl::UpcallCompletion> CompletionFromReply(
   genl::UpcallCompletion c;
   c.upcall_id = reply.upcall_id;
   c.error = static_cast<uint32_t>(StatusToErrno(reply.status));
+  if (!reply.status.ok() && reply.error_errno > 0) {
+    c.error = static_cast<uint32_t>(reply.error_errno);
+  }
   if (!reply.status.ok()) {
     c.message = std::string(reply.status.message());
     return c;
@@ -223,6 +226,7 @@ absl::StatusOr<genl::UpcallCompletion> CompletionFromReply(
     }
     c.grant = std::move(info);
   }
+  LITE_RETURN_IF_ERROR(AddRpcAnswer(reply, &c));
   return c;
 }
 

@@ -53,8 +53,8 @@ struct NetlinkModuleOptions {
 };
 
 // errno (from lite.ko) -> status code, as the Module interface documents:
-// ENOENT NOT_FOUND, EEXIST ALREADY_EXISTS, ENOSPC/ENOMEM/EMFILE/ENOBUFS
-// RESOURCE_EXHAUSTED, EINVAL INVALID_ARGUMENT, EBUSY/ENXIO/ENOTCONN/ENODEV/
+// ENOENT NOT_FOUND, EEXIST ALREADY_EXISTS, ENOSPC/ENOMEM/EMFILE/ENOBUFS/
+// EUSERS RESOURCE_EXHAUSTED, EINVAL INVALID_ARGUMENT, EBUSY/ENXIO/ENOTCONN/ENODEV/
 // ESTALE FAILED_PRECONDITION, EPERM/EACCES PERMISSION_DENIED, ETIMEDOUT
 // DEADLINE_EXCEEDED, EHOSTDOWN/EAGAIN UNAVAILABLE, else INTERNAL.
 absl::StatusCode ErrnoToModuleCode(int err);
@@ -110,6 +110,11 @@ class NetlinkModule : public Module {
   absl::Status RevokeGrant(uint64_t grant_id) override;
   absl::StatusOr<std::vector<lite::v1::Grant>> ListGrants() override;
   absl::StatusOr<std::vector<lite::v1::Grant>> ListRevokedGrants() override;
+
+  // netlink_rpc.cc.
+  absl::StatusOr<lite::v1::BoundServiceRing> BindServiceRing(
+      const lite::v1::BindServiceRing& request) override;
+  absl::StatusOr<std::vector<ServedService>> ListServices() override;
 
   absl::StatusOr<ModuleMessage> Receive() override;
   absl::Status CompleteUpcall(const UpcallReply& reply) override;

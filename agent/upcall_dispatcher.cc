@@ -26,6 +26,14 @@ const char* KindName(const Upcall& upcall) {
       return "unmap";
     case 4:
       return "free";
+    case 5:
+      return "rpc_register";
+    case 6:
+      return "rpc_unregister";
+    case 7:
+      return "rpc_open";
+    case 8:
+      return "rpc_bind";
   }
   return "unknown";
 }
@@ -41,11 +49,13 @@ UpcallDispatcher::UpcallDispatcher(
       stub_(stub),
       callers_(callers),
       grants_(grants),
-      counters_(counters) {}
+      counters_(counters),
+      unregisterer_(options.unregister, stub, callers, counters) {}
 
 UpcallDispatcher::~UpcallDispatcher() { Stop(); }
 
 void UpcallDispatcher::Start() {
+  unregisterer_.Start();
   receiver_ = std::thread([this] { ReceiveLoop(); });
   for (int i = 0; i < options_.workers; ++i) {
     workers_.emplace_back([this] { WorkerLoop(); });
@@ -63,6 +73,7 @@ void UpcallDispatcher::Stop() {
     if (t.joinable()) t.join();
   }
   workers_.clear();
+  unregisterer_.Stop();
   // Whatever is still queued gets an answer, so no application waits for
   // lite.ko's own timeout.
   std::deque<Queued> left;
@@ -103,6 +114,13 @@ void UpcallDispatcher::ReceiveLoop() {
       if (const auto* unmap = std::get_if<UnmapUpcall>(&upcall->request)) {
         // Before the manager hears of it: an ack the home waits for.
         callers_->GrantGivenBack(unmap->grant_id);
+      }
+      if (const auto* gone =
+              std::get_if<RpcUnregisterUpcall>(&upcall->request)) {
+        // Nobody waits for it: no answer, retried while the manager is
+        // away.
+        unregisterer_.Unregister(gone->service_id);
+        continue;
       }
       absl::MutexLock lock(&mu_);
       queue_.push_back(
@@ -184,10 +202,19 @@ void UpcallDispatcher::Handle(const Queued& item) {
       std::holds_alternative<AllocUpcall>(item.upcall.request)) {
     created = reply.lmr;
   }
+  // Likewise a service registered for a server process that left: lite.ko
+  // freed its rings, so the manager must not keep it listed.
+  std::optional<uint64_t> registered = reply.service_id;
+  if (!reply.status.ok()) registered.reset();
   const absl::Status answered = Complete(item.upcall, std::move(reply));
-  if (created.has_value() &&
-      (absl::IsCancelled(answered) || absl::IsNotFound(answered))) {
+  const bool unclaimed =
+      absl::IsCancelled(answered) || absl::IsNotFound(answered);
+  if (created.has_value() && unclaimed) {
     FreeUnclaimed(*caller, item.upcall, *created, item.deadline);
+  }
+  if (registered.has_value() && unclaimed) {
+    counters_->Add("agent.services_unclaimed");
+    unregisterer_.Unregister(*registered);
   }
 }
 
@@ -244,6 +271,8 @@ absl::Status UpcallDispatcher::Call(const lite::v1::NodeCaller& caller,
     req.set_name(r->name);
     lite::v1::FreeLmrResponse resp;
     status = stub_->FreeLmr(&ctx, req, &resp);
+  } else {
+    return CallRpc(caller, upcall, &ctx, reply);
   }
   return FromGrpcStatus(status);
 }

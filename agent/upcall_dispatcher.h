@@ -1,5 +1,7 @@
 // Answers the module's upcalls: applications asking (through /dev/lite and
-// lite.ko) to allocate, register, map, unmap or free LMRs. One thread
+// lite.ko) to allocate, register, map, unmap or free LMRs, and to register,
+// open, bind and unregister RPC services (rpc_upcalls.cc; unregistrations
+// go to a ServiceUnregisterer, since nobody waits for them). One thread
 // receives from the module; a small pool of workers turns each upcall into a
 // ClusterManager call on the node's behalf and hands the answer back to the
 // module. Upcalls wait (bounded by --upcall_timeout) while the agent is not
@@ -19,6 +21,7 @@
 #include "agent/counters.h"
 #include "agent/grant_gate.h"
 #include "agent/module.h"
+#include "agent/service_unregisterer.h"
 #include "lite/v1/manager.grpc.pb.h"
 
 namespace lite::agent {
@@ -45,6 +48,7 @@ struct UpcallDispatcherOptions {
   int workers = 4;
   // From the moment the agent receives an upcall until it answers it.
   absl::Duration upcall_timeout = absl::Seconds(10);
+  ServiceUnregistererOptions unregister;
 };
 
 class UpcallDispatcher {
@@ -56,6 +60,8 @@ class UpcallDispatcher {
   ~UpcallDispatcher();
 
   void Start();
+  // Unregistrations not delivered yet (tests, status).
+  size_t UnregistersPending() const { return unregisterer_.Pending(); }
   // Requires module->Close() first (it ends the receive thread). Cancels
   // calls in flight, answers queued upcalls with UNAVAILABLE, joins threads.
   void Stop();
@@ -72,6 +78,10 @@ class UpcallDispatcher {
   // Runs the manager call for one upcall; fills reply.lmr / reply.grant.
   absl::Status Call(const lite::v1::NodeCaller& caller, const Upcall& upcall,
                     absl::Time deadline, UpcallReply* reply);
+  // rpc_upcalls.cc: the manager call of an RPC upcall (register, open,
+  // bind); fills reply.service_id / service / ring and error_errno.
+  absl::Status CallRpc(const lite::v1::NodeCaller& caller, const Upcall& upcall,
+                       grpc::ClientContext* ctx, UpcallReply* reply);
   // Answers lite.ko; returns what it said (NOT_FOUND or CANCELLED: the
   // caller is gone).
   absl::Status Complete(const Upcall& upcall, UpcallReply reply);
@@ -90,6 +100,7 @@ class UpcallDispatcher {
   GrantGate* const grants_;
   Counters* const counters_;
   ContextRegistry contexts_;
+  ServiceUnregisterer unregisterer_;
 
   absl::Mutex mu_;
   std::deque<Queued> queue_ ABSL_GUARDED_BY(mu_);
