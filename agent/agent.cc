@@ -94,6 +94,24 @@ Agent::Agent(AgentOptions options, Module* module,
           {"agent.module_events.lmr_lost",
            "LMRs lite.ko lost with their RDMA device"},
           {"agent.lmrs_lost_reported", "LmrLost reports sent to the manager"},
+          {"agent.requests.bind_service_ring",
+           "BindServiceRing requests answered (rings of services this node "
+           "serves)"},
+          {"agent.services_reregistered",
+           "RPC services lite.ko still served, registered again after a "
+           "(re)join"},
+          {"agent.services_not_restored",
+           "RPC services the manager refused to register again (lite.ko "
+           "keeps serving them; not listed)"},
+          {"agent.services_unregistered",
+           "RPC services whose end the manager heard of"},
+          {"agent.services_unregister_refused",
+           "RPC service unregistrations the manager refused for good"},
+          {"agent.services_unregister_abandoned",
+           "RPC service unregistrations given up after retrying"},
+          {"agent.services_unclaimed",
+           "RPC services registered for a process gone before the answer "
+           "(unregistered again)"},
           {"agent.messages_unsent",
            "acks and reports dropped: too many queued while no session was "
            "open"},
@@ -105,13 +123,15 @@ Agent::Agent(AgentOptions options, Module* module,
       revoker_(options_.revoker, module, &grants_, &counters_,
                [this](uint64_t grant_id, uint64_t incarnation) {
                  QueueAck(grant_id, incarnation);
-               }) {}
+               }),
+      service_stats_(module, &counters_) {}
 
 Agent::~Agent() { Shutdown(); }
 
 void Agent::Start() {
   started_ = true;
   revoker_.Start();
+  service_stats_.Start();
   upcalls_.Start();
   runner_ = std::thread([this] { Run(); });
 }
@@ -134,6 +154,7 @@ void Agent::Shutdown() {
     contexts_.CancelAll();
     runner_.join();
     revoker_.Stop();
+    service_stats_.Stop();
   }
   module_->Close();
   if (started_) upcalls_.Stop();

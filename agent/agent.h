@@ -36,6 +36,7 @@
 #include "agent/module.h"
 #include "agent/peer_table.h"
 #include "agent/revoker.h"
+#include "agent/service_stats.h"
 #include "agent/upcall_dispatcher.h"
 #include "lite/v1/agent.pb.h"
 #include "lite/v1/manager.grpc.pb.h"
@@ -119,6 +120,12 @@ class Agent final : public CallerSource {
                             lite::v1::RestoreGrantResponse* resp);
   absl::Status RestoreGrants(const lite::v1::NodeCaller& caller,
                              bool manager_recovering);
+  // agent_rpc.cc: re-registers the RPC services lite.ko still serves, under
+  // the ids lite.ko has (RegisterService restore_service_id).
+  absl::Status RestoreServices(const lite::v1::NodeCaller& caller);
+  // agent_rpc.cc: NodeRequest.bind_service_ring, checked, to lite.ko.
+  absl::StatusOr<lite::v1::BoundServiceRing> BindServiceRing(
+      uint32_t self, const lite::v1::BindServiceRing& bind);
   SessionEnd RunSession(const lite::v1::JoinResponse& join,
                         bool* heartbeat_acked);
   void HeartbeatLoop(Session* session);
@@ -162,6 +169,7 @@ class Agent final : public CallerSource {
   ContextRegistry contexts_;
   UpcallDispatcher upcalls_;
   Revoker revoker_;
+  ServiceStatsCache service_stats_;
 
   mutable absl::Mutex mu_;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;

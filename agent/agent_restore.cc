@@ -132,6 +132,7 @@ absl::Status Agent::Restore(const lite::v1::JoinResponse& join) {
     if (ShuttingDown()) return absl::CancelledError("shutting down");
     LITE_RETURN_IF_ERROR(ReRegister(caller, lmr));
   }
+  LITE_RETURN_IF_ERROR(RestoreServices(caller));
   // Only a restored identity keeps its grants; a new incarnation's were
   // revoked in Adopt.
   if (join.restored()) return RestoreGrants(caller, join.manager_recovering());

@@ -47,9 +47,13 @@ struct Agent::Session {
     absl::MutexLock lock(&write_mu);
     return stream->Write(msg);
   }
-  bool SendHeartbeat(uint64_t applied_event_sequence) {
+  bool SendHeartbeat(uint64_t applied_event_sequence,
+                     std::vector<lite::v1::ServiceStats> service_stats = {}) {
     lite::v1::AgentMessage msg;
     lite::v1::Heartbeat* hb = msg.mutable_heartbeat();
+    for (lite::v1::ServiceStats& st : service_stats) {
+      *hb->add_service_stats() = std::move(st);
+    }
     hb->set_node_id(caller.node_id());
     hb->set_incarnation(caller.incarnation());
     hb->set_applied_event_sequence(applied_event_sequence);
@@ -256,7 +260,9 @@ void Agent::HeartbeatLoop(Session* session) {
       applied = applied_event_sequence_;
     }
     // A failed write means the stream is gone; the reader sees it too.
-    if (!session->SendHeartbeat(applied)) return;
+    if (!session->SendHeartbeat(applied, service_stats_.ForHeartbeat())) {
+      return;
+    }
     counters_.Add("agent.heartbeats_sent");
   }
 }
@@ -455,6 +461,17 @@ void Agent::HandleRequest(Session* session,
         } else {
           s = mem.status();
         }
+      }
+      break;
+    }
+    case lite::v1::NodeRequest::kBindServiceRing: {
+      counters_.Add("agent.requests.bind_service_ring");
+      absl::StatusOr<lite::v1::BoundServiceRing> ring = BindServiceRing(
+          session->caller.node_id(), request.bind_service_ring());
+      if (ring.ok()) {
+        *result->mutable_bound_service_ring() = *std::move(ring);
+      } else {
+        s = ring.status();
       }
       break;
     }
