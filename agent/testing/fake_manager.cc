@@ -71,6 +71,7 @@ FakeManager::FakeManager() {
     c->set_length_bytes(4096);
     return grpc::Status::OK;
   };
+  SetRpcDefaults();
 }
 
 void FakeManager::OnJoin(

@@ -40,6 +40,24 @@ class FakeManager final : public lite::v1::ClusterManager::Service {
       Handler<lite::v1::RestoreGrantRequest, lite::v1::RestoreGrantResponse> h);
   // Default: OK, a grant for the caller on the named LMR.
   void OnMapLmr(Handler<lite::v1::MapLmrRequest, lite::v1::MapLmrResponse> h);
+  // RPC services (fake_manager_rpc.cc). Defaults: RegisterService OK with
+  // restore_service_id or node<<32 | n; UnregisterService OK; OpenService OK
+  // with service 0x200000007 on node 2 port 5 (64/128 bytes, depth 8);
+  // BindService OK with a ring of depth 8 and 64-byte slots.
+  void OnRegisterService(Handler<lite::v1::RegisterServiceRequest,
+                                 lite::v1::RegisterServiceResponse>
+                             h);
+  void OnUnregisterService(Handler<lite::v1::UnregisterServiceRequest,
+                                   lite::v1::UnregisterServiceResponse>
+                               h);
+  void OnOpenService(
+      Handler<lite::v1::OpenServiceRequest, lite::v1::OpenServiceResponse> h);
+  void OnBindService(
+      Handler<lite::v1::BindServiceRequest, lite::v1::BindServiceResponse> h);
+  std::vector<lite::v1::RegisterServiceRequest> service_registers() const;
+  std::vector<lite::v1::UnregisterServiceRequest> service_unregisters() const;
+  std::vector<lite::v1::OpenServiceRequest> opens() const;
+  std::vector<lite::v1::BindServiceRequest> binds() const;
   // Whether heartbeats are acknowledged. Default true.
   void SetAutoAck(bool on);
 
@@ -106,9 +124,25 @@ class FakeManager final : public lite::v1::ClusterManager::Service {
                        const lite::v1::FreeLmrRequest* req,
                        lite::v1::FreeLmrResponse* resp) override;
 
+  grpc::Status RegisterService(
+      grpc::ServerContext*, const lite::v1::RegisterServiceRequest* req,
+      lite::v1::RegisterServiceResponse* resp) override;
+  grpc::Status UnregisterService(
+      grpc::ServerContext*, const lite::v1::UnregisterServiceRequest* req,
+      lite::v1::UnregisterServiceResponse* resp) override;
+  grpc::Status OpenService(grpc::ServerContext*,
+                           const lite::v1::OpenServiceRequest* req,
+                           lite::v1::OpenServiceResponse* resp) override;
+  grpc::Status BindService(grpc::ServerContext*,
+                           const lite::v1::BindServiceRequest* req,
+                           lite::v1::BindServiceResponse* resp) override;
+
   mutable absl::Mutex mu_;
 
  private:
+  // The RPC defaults (fake_manager_rpc.cc).
+  void SetRpcDefaults();
+
   Handler<lite::v1::JoinRequest, lite::v1::JoinResponse> on_join_
       ABSL_GUARDED_BY(mu_);
   Handler<lite::v1::RegisterLmrRequest, lite::v1::RegisterLmrResponse>
@@ -133,6 +167,21 @@ class FakeManager final : public lite::v1::ClusterManager::Service {
   std::vector<lite::v1::AllocLmrRequest> allocs_ ABSL_GUARDED_BY(mu_);
   std::vector<lite::v1::FreeLmrRequest> frees_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> call_order_ ABSL_GUARDED_BY(mu_);
+  Handler<lite::v1::RegisterServiceRequest, lite::v1::RegisterServiceResponse>
+      on_register_service_ ABSL_GUARDED_BY(mu_);
+  Handler<lite::v1::UnregisterServiceRequest,
+          lite::v1::UnregisterServiceResponse>
+      on_unregister_service_ ABSL_GUARDED_BY(mu_);
+  Handler<lite::v1::OpenServiceRequest, lite::v1::OpenServiceResponse>
+      on_open_service_ ABSL_GUARDED_BY(mu_);
+  Handler<lite::v1::BindServiceRequest, lite::v1::BindServiceResponse>
+      on_bind_service_ ABSL_GUARDED_BY(mu_);
+  std::vector<lite::v1::RegisterServiceRequest> service_registers_
+      ABSL_GUARDED_BY(mu_);
+  std::vector<lite::v1::UnregisterServiceRequest> service_unregisters_
+      ABSL_GUARDED_BY(mu_);
+  std::vector<lite::v1::OpenServiceRequest> opens_ ABSL_GUARDED_BY(mu_);
+  std::vector<lite::v1::BindServiceRequest> binds_ ABSL_GUARDED_BY(mu_);
 };
 
 // A FakeManager served on a loopback port of its own.
