@@ -97,7 +97,8 @@ int RunLitenl(const std::vector<std::string>& args, std::ostream& out,
                          "testing lite.ko's validation)",
                  .repeatable = true}},
   };
-  for (auto group : {NodeCommands, LmrCommands, EventCommands}) {
+  for (auto group :
+       {NodeCommands, LmrCommands, EventCommands, ServiceCommands}) {
     for (cli::Command& c : group()) {
       tool.root.commands.push_back(std::move(c));
     }

@@ -1,12 +1,13 @@
 // litenl: talks to lite.ko over its generic-netlink family — sets the node
 // identity, adds and removes peers, lists them, hosts LMR memory, lists
-// grants, follows module events, and can stand in for the agent
+// grants and RPC services, follows module events, and can stand in for the agent
 // (attach/detach). The operator's and the tests' tool; liteagent uses the
 // same //genl library.
 //
 // One file per group of objects, as iproute2's rdma/ has dev.c and link.c:
 // node_commands.cc (node, peer, peers), lmr_commands.cc (lmr, grant),
-// event_commands.cc (events, agent); litenl.cc holds the table.
+// event_commands.cc (events, agent), service_commands.cc (services);
+// litenl.cc holds the table.
 #ifndef LITE_TOOLS_LITENL_LITENL_H_
 #define LITE_TOOLS_LITENL_LITENL_H_
 
@@ -33,6 +34,7 @@ int RunLitenl(const std::vector<std::string>& args, std::ostream& out,
 std::vector<cli::Command> NodeCommands();   // node, peer, peers
 std::vector<cli::Command> LmrCommands();    // lmr, grant
 std::vector<cli::Command> EventCommands();  // events, agent
+std::vector<cli::Command> ServiceCommands();  // services
 
 // A client of the family with the --attr-u32 attributes appended to every
 // request.

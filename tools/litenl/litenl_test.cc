@@ -46,7 +46,8 @@ TEST_F(LitenlTest, HelpAtEveryLevel) {
                                              {"lmr", "update"},
                                              {"lmr", "list"},
                                              {"grant", "list"},
-                                             {"grant", "revoke"}}) {
+                                             {"grant", "revoke"},
+                                             {"services"}}) {
     std::vector<std::string> args = path;
     args.push_back("-h");
     ASSERT_EQ(Run(args), 0) << absl::StrJoin(path, " ");
@@ -117,6 +118,9 @@ TEST_F(LitenlTest, UsageErrorsAreOneLineAndExitTwo) {
         "--secret", std::string(63, 'a') + "g"},
        "litenl: --secret must be 64 hex digits (the 32-byte pair secret); got "
        "64 characters, not all hex digits (see 'litenl peer add --help')\n"},
+      {{"services", "-o", "yaml"},
+       "litenl: -o: table or json, not 'yaml' (see 'litenl services "
+       "--help')\n"},
       {{"lmr", "list", "--chunks=maybe"},
        "litenl: --chunks takes no value (got 'maybe') (see 'litenl lmr list "
        "--help')\n"},
