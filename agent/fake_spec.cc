@@ -99,4 +99,44 @@ absl::StatusOr<std::vector<FakeMapSpec>> ParseFakeMaps(absl::string_view text) {
   return out;
 }
 
+absl::StatusOr<std::vector<FakeServiceSpec>> ParseFakeServices(
+    absl::string_view text) {
+  std::vector<FakeServiceSpec> out;
+  if (text.empty()) return out;
+  for (absl::string_view entry : absl::StrSplit(text, ',')) {
+    absl::string_view name, value;
+    LITE_RETURN_IF_ERROR(SplitEntry("fake_services", entry, &name, &value));
+    FakeServiceSpec spec;
+    spec.name = std::string(name);
+    if (!ParseOctalMode(value, &spec.mode) || (spec.mode & ~0777u) != 0) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--fake_services entry '%s': mode '%s' is not an octal subset of "
+          "0777",
+          entry, value));
+    }
+    for (const FakeServiceSpec& other : out) {
+      if (other.name == spec.name) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("--fake_services names '%s' twice", spec.name));
+      }
+    }
+    out.push_back(std::move(spec));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<std::string>> ParseFakeOpens(absl::string_view text) {
+  std::vector<std::string> out;
+  if (text.empty()) return out;
+  for (absl::string_view name : absl::StrSplit(text, ',')) {
+    if (absl::Status s = names::ValidateLmrName("service name", name);
+        !s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("--fake_opens: %s", s.message()));
+    }
+    out.emplace_back(name);
+  }
+  return out;
+}
+
 }  // namespace lite::agent

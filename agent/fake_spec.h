@@ -4,6 +4,9 @@
 //
 //   --fake_lmrs=NAME=SIZE[@MODE],...   e.g. buf=64M,shared/log=1G@0644
 //   --fake_maps=NAME=ACCESS,...        ACCESS is r, w or rw
+//   --fake_services=NAME=MODE,...      RPC services registered, MODE a
+//                                      subset of 0777, e.g. echo=0711
+//   --fake_opens=NAME,...              RPC services opened
 //
 // '=' and ',' cannot appear in LMR names, so the syntax is unambiguous.
 #ifndef LITE_AGENT_FAKE_SPEC_H_
@@ -30,9 +33,19 @@ struct FakeMapSpec {
   bool write = false;
 };
 
+// An RPC service the fake's "server" registers (port: the lowest free).
+struct FakeServiceSpec {
+  std::string name;
+  uint32_t mode = 0;
+};
+
 // Empty text -> no entries.
 absl::StatusOr<std::vector<FakeLmrSpec>> ParseFakeLmrs(absl::string_view text);
 absl::StatusOr<std::vector<FakeMapSpec>> ParseFakeMaps(absl::string_view text);
+absl::StatusOr<std::vector<FakeServiceSpec>> ParseFakeServices(
+    absl::string_view text);
+// Service names (the LMR name rules).
+absl::StatusOr<std::vector<std::string>> ParseFakeOpens(absl::string_view text);
 
 }  // namespace lite::agent
 

@@ -30,6 +30,12 @@ ABSL_FLAG(std::string, fake_lmrs, "",
 ABSL_FLAG(std::string, fake_maps, "",
           "TEST ONLY (--module=fake): LMRs the fake's applications map at "
           "startup, NAME=r|w|rw,...");
+ABSL_FLAG(std::string, fake_services, "",
+          "TEST ONLY (--module=fake): RPC services the fake's applications "
+          "register at startup, NAME=MODE,... e.g. echo=0711");
+ABSL_FLAG(std::string, fake_opens, "",
+          "TEST ONLY (--module=fake): RPC services the fake's applications "
+          "open at startup, NAME,...");
 ABSL_FLAG(std::string, fake_peers_file, "",
           "TEST ONLY (--module=fake): the fake rewrites this file with its "
           "identity and peers after every change, each peer with the SHA-256 "
@@ -46,14 +52,19 @@ struct FakeConfig {
   FakeModuleOptions module;
   std::vector<FakeLmrSpec> lmrs;
   std::vector<FakeMapSpec> maps;
+  std::vector<FakeServiceSpec> services;
+  std::vector<std::string> opens;
 };
 
 absl::StatusOr<FakeConfig> ReadFakeFlags(absl::string_view module) {
   if (module != "fake" && (!absl::GetFlag(FLAGS_fake_lmrs).empty() ||
                            !absl::GetFlag(FLAGS_fake_maps).empty() ||
+                           !absl::GetFlag(FLAGS_fake_services).empty() ||
+                           !absl::GetFlag(FLAGS_fake_opens).empty() ||
                            !absl::GetFlag(FLAGS_fake_peers_file).empty())) {
     return absl::InvalidArgumentError(
-        "--fake_lmrs, --fake_maps and --fake_peers_file need --module=fake");
+        "--fake_lmrs, --fake_maps, --fake_services, --fake_opens and "
+        "--fake_peers_file need --module=fake");
   }
   FakeConfig c;
   c.module.peers_file = absl::GetFlag(FLAGS_fake_peers_file);
@@ -65,11 +76,17 @@ absl::StatusOr<FakeConfig> ReadFakeFlags(absl::string_view module) {
   c.module.memory_bytes = *memory;
   LITE_ASSIGN_OR_RETURN(c.lmrs, ParseFakeLmrs(absl::GetFlag(FLAGS_fake_lmrs)));
   LITE_ASSIGN_OR_RETURN(c.maps, ParseFakeMaps(absl::GetFlag(FLAGS_fake_maps)));
+  LITE_ASSIGN_OR_RETURN(c.services,
+                        ParseFakeServices(absl::GetFlag(FLAGS_fake_services)));
+  LITE_ASSIGN_OR_RETURN(c.opens,
+                        ParseFakeOpens(absl::GetFlag(FLAGS_fake_opens)));
   return c;
 }
 
 // Plays the fake module's applications: registers and maps what the
-// --fake_lmrs / --fake_maps flags list, and logs each answer.
+// --fake_lmrs / --fake_maps flags list, registers and opens the services of
+// --fake_services / --fake_opens, and logs each answer (host tests read the
+// log lines).
 void RunFakeApplications(FakeModule* fake, const FakeConfig& fake_config,
                          const AgentMainConfig& config) {
   lite::v1::Credentials creds;
@@ -90,6 +107,21 @@ void RunFakeApplications(FakeModule* fake, const FakeConfig& fake_config,
     pending.emplace_back(absl::StrCat("map '", spec.name, "'"),
                          fake->InjectUpcall(creds, map));
   }
+  for (const FakeServiceSpec& spec : fake_config.services) {
+    RpcRegisterUpcall reg{.name = spec.name,
+                          .mode = spec.mode,
+                          .port = 0,  // the fake takes the lowest free one
+                          .max_request_bytes = 4096,
+                          .max_reply_bytes = 4096,
+                          .depth = 16,
+                          .max_clients = 4};
+    pending.emplace_back(absl::StrCat("register service '", spec.name, "'"),
+                         fake->InjectUpcall(creds, reg));
+  }
+  for (const std::string& name : fake_config.opens) {
+    pending.emplace_back(absl::StrCat("open service '", name, "'"),
+                         fake->InjectUpcall(creds, RpcOpenUpcall{name}));
+  }
   // The dispatcher answers every upcall within --upcall_timeout (and at
   // shutdown), so these waits end.
   const absl::Duration wait =
@@ -108,6 +140,13 @@ void RunFakeApplications(FakeModule* fake, const FakeConfig& fake_config,
     } else if (reply->grant.has_value()) {
       LITE_LOG_INFO("fake application: %s: grant %#x", what,
                     reply->grant->grant_id());
+    } else if (reply->service_id.has_value()) {
+      LITE_LOG_INFO("fake application: %s: service %#x", what,
+                    *reply->service_id);
+    } else if (reply->service.has_value()) {
+      LITE_LOG_INFO("fake application: %s: service %#x on node %u port %u",
+                    what, reply->service->service_id(),
+                    reply->service->node_id(), reply->service->port());
     }
   }
 }
@@ -127,7 +166,10 @@ int Main(int argc, char** argv) {
       },
       .beside =
           [&](Module* module, const AgentMainConfig& config) {
-            if (fake_config.lmrs.empty() && fake_config.maps.empty()) return;
+            if (fake_config.lmrs.empty() && fake_config.maps.empty() &&
+                fake_config.services.empty() && fake_config.opens.empty()) {
+              return;
+            }
             RunFakeApplications(static_cast<FakeModule*>(module), fake_config,
                                 config);
           },

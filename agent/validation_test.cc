@@ -83,5 +83,26 @@ TEST(FakeSpecTest, Maps) {
   EXPECT_THAT(ParseFakeMaps("a="), StatusIs(kInvalid));
 }
 
+TEST(FakeSpecTest, ServicesAndOpens) {
+  auto services = ParseFakeServices("echo=0711,svc/priv=0700");
+  ASSERT_TRUE(services.ok()) << services.status();
+  ASSERT_EQ(services->size(), 2u);
+  EXPECT_EQ((*services)[0].name, "echo");
+  EXPECT_EQ((*services)[0].mode, 0711u);
+  EXPECT_EQ((*services)[1].name, "svc/priv");
+  EXPECT_EQ((*services)[1].mode, 0700u);
+  EXPECT_TRUE(ParseFakeServices("")->empty());
+  EXPECT_THAT(ParseFakeServices("echo"), StatusIs(kInvalid));
+  EXPECT_THAT(ParseFakeServices("echo=1777"), StatusIs(kInvalid));
+  EXPECT_THAT(ParseFakeServices("echo=8"), StatusIs(kInvalid));
+  EXPECT_THAT(ParseFakeServices("echo=0711,echo=0700"), StatusIs(kInvalid));
+  auto opens = ParseFakeOpens("echo,svc/priv");
+  ASSERT_TRUE(opens.ok()) << opens.status();
+  EXPECT_EQ(*opens, (std::vector<std::string>{"echo", "svc/priv"}));
+  EXPECT_TRUE(ParseFakeOpens("")->empty());
+  EXPECT_THAT(ParseFakeOpens("echo,"), StatusIs(kInvalid));
+  EXPECT_THAT(ParseFakeOpens("-bad"), StatusIs(kInvalid));
+}
+
 }  // namespace
 }  // namespace lite::agent
