@@ -377,6 +377,12 @@ absl::Status Cluster::StartAgent(const std::string& name, int index,
   if (!config.fake_maps.empty()) {
     args.push_back(absl::StrCat("--fake_maps=", config.fake_maps));
   }
+  if (!config.fake_services.empty()) {
+    args.push_back(absl::StrCat("--fake_services=", config.fake_services));
+  }
+  if (!config.fake_opens.empty()) {
+    args.push_back(absl::StrCat("--fake_opens=", config.fake_opens));
+  }
   for (std::string& flag : DaemonSecurity(name)) {
     args.push_back(std::move(flag));
   }

@@ -131,6 +131,9 @@ class Cluster {
     std::string fake_lmrs = "";
     std::string fake_maps = "";
     std::string fake_memory = "256M";
+    // RPC services the fake registers (NAME=MODE,...) and opens (NAME,...).
+    std::string fake_services = "";
+    std::string fake_opens = "";
   };
 
   enum Security { kTls, kInsecure };
