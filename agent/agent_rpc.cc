@@ -24,13 +24,13 @@ absl::StatusOr<lite::v1::BoundServiceRing> Agent::BindServiceRing(
         "service id %#x is not one of node %u's", b.service_id(), self));
   }
   if (b.port() == 0 || b.port() > LITE_RPC_PORT_MAX) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "port %u (valid: 1..%u)", b.port(), LITE_RPC_PORT_MAX));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("port %u (valid: 1..%u)", b.port(), LITE_RPC_PORT_MAX));
   }
   if (b.client_node_id() == 0 || b.client_incarnation() == 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "client node %u incarnation %u: both must be nonzero",
-        b.client_node_id(), b.client_incarnation()));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("client node %u incarnation %u: both must be nonzero",
+                        b.client_node_id(), b.client_incarnation()));
   }
   if (b.reply_slot_bytes() < LITE_RPC_SLOT_ALIGN ||
       b.reply_slot_bytes() > LITE_RPC_MSG_MAX ||
@@ -39,8 +39,7 @@ absl::StatusOr<lite::v1::BoundServiceRing> Agent::BindServiceRing(
         "reply slots of %u bytes (valid: multiples of %u up to %u)",
         b.reply_slot_bytes(), LITE_RPC_SLOT_ALIGN, LITE_RPC_MSG_MAX));
   }
-  absl::StatusOr<lite::v1::BoundServiceRing> ring =
-      module_->BindServiceRing(b);
+  absl::StatusOr<lite::v1::BoundServiceRing> ring = module_->BindServiceRing(b);
   if (!ring.ok()) return ring.status();
   LITE_LOG_INFO(
       "service %#x (port %u): ring of %u x %u bytes bound for node %u "
@@ -103,9 +102,9 @@ absl::Status Agent::RestoreServices(const lite::v1::NodeCaller& caller) {
     if (absl::IsUnavailable(st) || absl::IsDeadlineExceeded(st) ||
         absl::IsCancelled(st)) {
       // The manager is away: the next Join tries again.
-      return absl::Status(
-          st.code(), absl::StrFormat("re-registering service '%s': %s",
-                                     s.name(), st.message()));
+      return absl::Status(st.code(),
+                          absl::StrFormat("re-registering service '%s': %s",
+                                          s.name(), st.message()));
     }
     // Refused for good (the name was taken meanwhile, draining, ...):
     // lite.ko keeps serving it for the callers bound already.

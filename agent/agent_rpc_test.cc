@@ -94,9 +94,7 @@ RpcRegisterUpcall Echo(uint32_t port = 3) {
 // A connected agent on the fake module and the scripted manager.
 class AgentRpcTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    agent_ = MakeAgent(server_.address(), &module_);
-  }
+  void SetUp() override { agent_ = MakeAgent(server_.address(), &module_); }
   void Connect() {
     agent_->Start();
     ASSERT_TRUE(mgr().WaitForSessions(1, kWait));
@@ -240,11 +238,11 @@ TEST_F(AgentRpcTest, OpenDeniedAndOutOfRangeAnswers) {
 TEST_F(AgentRpcTest, BindHandsTheReplySlotsOverAndInstallsTheRing) {
   Connect();
   const uint64_t svc = (uint64_t{2} << 32) | 7;
-  const uint64_t id = module_.InjectUpcall(
-      Creds(), RpcBindUpcall{.service_id = svc,
-                             .reply_address = 0xab000,
-                             .reply_key = 0x31,
-                             .reply_slot_bytes = 128});
+  const uint64_t id =
+      module_.InjectUpcall(Creds(), RpcBindUpcall{.service_id = svc,
+                                                  .reply_address = 0xab000,
+                                                  .reply_key = 0x31,
+                                                  .reply_slot_bytes = 128});
   absl::StatusOr<UpcallReply> reply = module_.WaitForReply(id, kWait);
   ASSERT_TRUE(reply.ok());
   ASSERT_TRUE(reply->status.ok()) << reply->status;
@@ -390,8 +388,8 @@ TEST_F(AgentRpcTest, BindServiceRingFullIsResourceExhausted) {
   EXPECT_EQ(Request(4, b).status_code(), 0);
 }
 
-bool HeartbeatWithStats(const FakeManager& m, uint64_t svc, uint64_t served)
-    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+bool HeartbeatWithStats(const FakeManager& m, uint64_t svc,
+                        uint64_t served) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   for (const auto& msg : m.received_locked()) {
     if (!msg.has_heartbeat()) continue;
     for (const auto& st : msg.heartbeat().service_stats()) {
@@ -458,15 +456,14 @@ TEST_F(AgentRpcTest, ServicesLiteKoStillServesAreRegisteredAgainOnJoin) {
   refused.service.set_name("taken");
   refused.service.set_port(6);
   module_.AddServedService(refused);
-  mgr().OnRegisterService(
-      [](const lite::v1::RegisterServiceRequest& req,
-         lite::v1::RegisterServiceResponse* resp) {
-        if (req.name() == "taken") {
-          return grpc::Status(grpc::StatusCode::ALREADY_EXISTS, "taken");
-        }
-        resp->mutable_service()->set_service_id(req.restore_service_id());
-        return grpc::Status::OK;
-      });
+  mgr().OnRegisterService([](const lite::v1::RegisterServiceRequest& req,
+                             lite::v1::RegisterServiceResponse* resp) {
+    if (req.name() == "taken") {
+      return grpc::Status(grpc::StatusCode::ALREADY_EXISTS, "taken");
+    }
+    resp->mutable_service()->set_service_id(req.restore_service_id());
+    return grpc::Status::OK;
+  });
   Connect();
   const auto regs = mgr().service_registers();
   ASSERT_EQ(regs.size(), 2u);

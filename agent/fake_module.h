@@ -137,7 +137,8 @@ class FakeModule final : public Module {
   // never pending), its answer checked and applied.
   bool InjectRpcLocked(uint64_t upcall_id,
                        const lite::v1::Credentials& credentials,
-                       UpcallRequest* request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+                       UpcallRequest* request)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CheckRpcReply(const Upcall& upcall, const UpcallReply& reply)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ApplyRpcReply(const Upcall& upcall, const UpcallReply& reply)

@@ -104,9 +104,9 @@ absl::Status FakeModule::CheckRpcReply(const Upcall& upcall,
         r.slot_bytes() < LITE_RPC_SLOT_ALIGN ||
         r.slot_bytes() % LITE_RPC_SLOT_ALIGN != 0 ||
         r.slot_bytes() > LITE_RPC_MSG_MAX) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "upcall %u: ring of depth %u, %u-byte slots", upcall.upcall_id,
-          r.depth(), r.slot_bytes()));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("upcall %u: ring of depth %u, %u-byte slots",
+                          upcall.upcall_id, r.depth(), r.slot_bytes()));
     }
   }
   return absl::OkStatus();
@@ -156,18 +156,18 @@ absl::StatusOr<lite::v1::BoundServiceRing> FakeModule::BindServiceRing(
   }
   FakeService& s = it->second;
   if (s.served.service.service_id() != r.service_id()) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "port %u serves %#x, not %#x", r.port(),
-        s.served.service.service_id(), r.service_id()));
+    return absl::FailedPreconditionError(
+        absl::StrFormat("port %u serves %#x, not %#x", r.port(),
+                        s.served.service.service_id(), r.service_id()));
   }
   const bool self =
       identity_.has_value() && identity_->node_id() == r.client_node_id();
   auto peer = peers_.find(r.client_node_id());
   if (!self && (peer == peers_.end() ||
                 peer->second.incarnation != r.client_incarnation())) {
-    return absl::UnavailableError(absl::StrFormat(
-        "node %u incarnation %u is not a peer", r.client_node_id(),
-        r.client_incarnation()));
+    return absl::UnavailableError(
+        absl::StrFormat("node %u incarnation %u is not a peer",
+                        r.client_node_id(), r.client_incarnation()));
   }
   // A client with a ring gets a fresh one in its place.
   if (!s.rings.contains(r.client_node_id()) &&

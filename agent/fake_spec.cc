@@ -125,7 +125,8 @@ absl::StatusOr<std::vector<FakeServiceSpec>> ParseFakeServices(
   return out;
 }
 
-absl::StatusOr<std::vector<std::string>> ParseFakeOpens(absl::string_view text) {
+absl::StatusOr<std::vector<std::string>> ParseFakeOpens(
+    absl::string_view text) {
   std::vector<std::string> out;
   if (text.empty()) return out;
   for (absl::string_view name : absl::StrSplit(text, ',')) {

@@ -39,8 +39,7 @@ absl::Status RpcRequestFromGenl(const genl::UpcallRequest& r, Upcall* u) {
   }
 }
 
-absl::Status AddRpcAnswer(const UpcallReply& reply,
-                          genl::UpcallCompletion* c) {
+absl::Status AddRpcAnswer(const UpcallReply& reply, genl::UpcallCompletion* c) {
   if (reply.service_id.has_value() + reply.service.has_value() +
           reply.ring.has_value() >
       1) {
@@ -95,8 +94,7 @@ lite::v1::BoundServiceRing RingFromGenl(const genl::RpcRing& ring) {
   return out;
 }
 
-ServedService ServiceFromGenl(const genl::ServiceInfo& info,
-                              uint32_t node_id) {
+ServedService ServiceFromGenl(const genl::ServiceInfo& info, uint32_t node_id) {
   ServedService out;
   lite::v1::Service& s = out.service;
   s.set_service_id(info.service_id);
@@ -127,11 +125,11 @@ absl::StatusOr<lite::v1::BoundServiceRing> NetlinkModule::BindServiceRing(
     const absl::StatusCode code =
         err ? ErrnoToModuleCode(err) : ring.status().code();
     return absl::Status(
-        code, absl::StrFormat("binding a ring of service %#x (port %u) for "
-                              "node %u: %s",
-                              request.service_id(), request.port(),
-                              request.client_node_id(),
-                              ring.status().message()));
+        code,
+        absl::StrFormat("binding a ring of service %#x (port %u) for "
+                        "node %u: %s",
+                        request.service_id(), request.port(),
+                        request.client_node_id(), ring.status().message()));
   }
   return RingFromGenl(*ring);
 }
@@ -142,9 +140,9 @@ absl::StatusOr<std::vector<ServedService>> NetlinkModule::ListServices() {
       client_->ListServices();
   if (!services.ok()) {
     const int err = genl::ErrnoOf(services.status());
-    return absl::Status(err ? ErrnoToModuleCode(err) : services.status().code(),
-                        absl::StrCat("listing RPC services: ",
-                                     services.status().message()));
+    return absl::Status(
+        err ? ErrnoToModuleCode(err) : services.status().code(),
+        absl::StrCat("listing RPC services: ", services.status().message()));
   }
   std::vector<ServedService> out;
   out.reserve(services->size());

@@ -114,10 +114,10 @@ TEST(RpcCompletionTest, EachAnswerGoesToItsAttributes) {
   c = CompletionFromReply(reply);
   ASSERT_TRUE(c.ok()) << c.status();
   ASSERT_TRUE(c->ring.has_value());
-  EXPECT_EQ(*c->ring, (genl::RpcRing{.addr = 0x5000,
-                                     .memory_key = 0x66,
-                                     .depth = 8,
-                                     .slot_bytes = 64}));
+  EXPECT_EQ(
+      *c->ring,
+      (genl::RpcRing{
+          .addr = 0x5000, .memory_key = 0x66, .depth = 8, .slot_bytes = 64}));
   // Two answers at once, an open's service without its node, id 0.
   reply.service_id = 1;
   EXPECT_FALSE(CompletionFromReply(reply).ok());

@@ -53,8 +53,7 @@ void ServiceStatsCache::Loop() {
       if (stopping_) return;
       wanted_ = false;
     }
-    absl::StatusOr<std::vector<ServedService>> served =
-        module_->ListServices();
+    absl::StatusOr<std::vector<ServedService>> served = module_->ListServices();
     std::vector<lite::v1::ServiceStats> stats;
     if (served.ok()) {
       stats.reserve(served->size());

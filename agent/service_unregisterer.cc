@@ -78,8 +78,9 @@ void ServiceUnregisterer::Loop() {
       mu_.AwaitWithDeadline(absl::Condition(&ready), wake);
       if (stopping_) return;
       const absl::Time now = absl::Now();
-      auto it = std::find_if(jobs_.begin(), jobs_.end(),
-                             [&](const auto& e) { return e.second.next <= now; });
+      auto it = std::find_if(jobs_.begin(), jobs_.end(), [&](const auto& e) {
+        return e.second.next <= now;
+      });
       if (it == jobs_.end()) continue;  // woken by a new, later job
       service_id = it->first;
       job = it->second;

@@ -213,11 +213,10 @@ TEST(RpcCompletionTest, EachAnswerCarriesItsAttributes) {
     EXPECT_EQ(nla_get_u32(p.tb[LITE_ATTR_RPC_DEPTH]), 8u);
   }
   {
-    UpcallCompletion c{.upcall_id = 3,
-                       .ring = RpcRing{.addr = 0x1000,
-                                       .memory_key = 9,
-                                       .depth = 8,
-                                       .slot_bytes = 4096}};
+    UpcallCompletion c{
+        .upcall_id = 3,
+        .ring = RpcRing{
+            .addr = 0x1000, .memory_key = 9, .depth = 8, .slot_bytes = 4096}};
     MsgPtr msg = NewMessage(LITE_CMD_UPCALL_COMPLETE);
     ASSERT_TRUE(EncodeUpcallCompletion(msg.get(), c).ok());
     Parsed p = ParseRequest(msg.get());

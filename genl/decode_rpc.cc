@@ -51,9 +51,9 @@ absl::StatusOr<uint32_t> GetSlotBytes(const Attrs& a) {
       GetRange(a, LITE_ATTR_RPC_SLOT_BYTES, "LITE_ATTR_RPC_SLOT_BYTES",
                LITE_RPC_SLOT_ALIGN, LITE_RPC_MSG_MAX));
   if (v % LITE_RPC_SLOT_ALIGN != 0) {
-    return BadMessage(absl::StrFormat(
-        "LITE_ATTR_RPC_SLOT_BYTES %u is not a multiple of %u", v,
-        LITE_RPC_SLOT_ALIGN));
+    return BadMessage(
+        absl::StrFormat("LITE_ATTR_RPC_SLOT_BYTES %u is not a multiple of %u",
+                        v, LITE_RPC_SLOT_ALIGN));
   }
   return v;
 }
@@ -71,18 +71,16 @@ absl::StatusOr<uint32_t> GetRpcMode(const Attrs& a) {
 absl::Status GetShape(const Attrs& a, uint32_t* max_request,
                       uint32_t* max_reply, uint32_t* depth,
                       uint32_t* max_clients) {
-  LITE_ASSIGN_OR_RETURN(*max_request,
-                        GetRange(a, LITE_ATTR_RPC_MAX_REQUEST,
-                                 "LITE_ATTR_RPC_MAX_REQUEST", 0,
-                                 LITE_RPC_MSG_MAX));
+  LITE_ASSIGN_OR_RETURN(
+      *max_request, GetRange(a, LITE_ATTR_RPC_MAX_REQUEST,
+                             "LITE_ATTR_RPC_MAX_REQUEST", 0, LITE_RPC_MSG_MAX));
   LITE_ASSIGN_OR_RETURN(
       *max_reply, GetRange(a, LITE_ATTR_RPC_MAX_REPLY,
                            "LITE_ATTR_RPC_MAX_REPLY", 0, LITE_RPC_MSG_MAX));
   LITE_ASSIGN_OR_RETURN(*depth, GetDepth(a));
-  LITE_ASSIGN_OR_RETURN(*max_clients,
-                        GetRange(a, LITE_ATTR_RPC_MAX_CLIENTS,
-                                 "LITE_ATTR_RPC_MAX_CLIENTS", 1,
-                                 LITE_RPC_CLIENTS_MAX));
+  LITE_ASSIGN_OR_RETURN(*max_clients, GetRange(a, LITE_ATTR_RPC_MAX_CLIENTS,
+                                               "LITE_ATTR_RPC_MAX_CLIENTS", 1,
+                                               LITE_RPC_CLIENTS_MAX));
   return absl::OkStatus();
 }
 
@@ -138,11 +136,10 @@ absl::StatusOr<RpcRing> DecodeRpcRing(const nlmsghdr* msg) {
   ring.memory_key = U32(a, LITE_ATTR_MEMORY_KEY);
   LITE_ASSIGN_OR_RETURN(ring.depth, GetDepth(a));
   LITE_ASSIGN_OR_RETURN(ring.slot_bytes, GetSlotBytes(a));
-  if (static_cast<uint64_t>(ring.depth) * ring.slot_bytes >
-      LITE_RPC_RING_MAX) {
-    return BadMessage(absl::StrFormat(
-        "a ring of %u slots of %u bytes is over %u bytes", ring.depth,
-        ring.slot_bytes, LITE_RPC_RING_MAX));
+  if (static_cast<uint64_t>(ring.depth) * ring.slot_bytes > LITE_RPC_RING_MAX) {
+    return BadMessage(
+        absl::StrFormat("a ring of %u slots of %u bytes is over %u bytes",
+                        ring.depth, ring.slot_bytes, LITE_RPC_RING_MAX));
   }
   return ring;
 }
@@ -171,8 +168,8 @@ absl::StatusOr<ServiceInfo> DecodeService(const nlmsghdr* msg) {
       GetShape(a, &s.max_request, &s.max_reply, &s.depth, &s.max_clients));
   s.clients = U32(a, LITE_ATTR_RPC_CLIENTS);
   if (s.clients > s.max_clients) {
-    return BadMessage(absl::StrFormat("%u clients of at most %u", s.clients,
-                                      s.max_clients));
+    return BadMessage(
+        absl::StrFormat("%u clients of at most %u", s.clients, s.max_clients));
   }
   s.queued = U64(a, LITE_ATTR_RPC_QUEUED);
   s.served = U64(a, LITE_ATTR_RPC_SERVED);

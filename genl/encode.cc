@@ -236,13 +236,14 @@ absl::Status EncodeUpcallCompletion(nl_msg* msg, const UpcallCompletion& c) {
     return InvalidRequest(
         absl::StrFormat("errno %u (valid: 0..%u)", c.error, kErrnoLimit - 1));
   }
-  const int payloads = !!c.lmr_id + !!c.grant + !!c.service_id + !!c.service +
-                       !!c.ring;
+  const int payloads =
+      !!c.lmr_id + !!c.grant + !!c.service_id + !!c.service + !!c.ring;
   if (c.error != 0 && payloads != 0) {
     return InvalidRequest("a failed upcall carries no answer");
   }
   if (payloads > 1) {
-    return InvalidRequest("more than one answer (LMR id, grant, service, ring)");
+    return InvalidRequest(
+        "more than one answer (LMR id, grant, service, ring)");
   }
   if (c.lmr_id && *c.lmr_id == 0) return InvalidRequest("LMR id 0");
   int err = nla_put_u64(msg, LITE_ATTR_UPCALL_ID, c.upcall_id);

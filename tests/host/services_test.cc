@@ -76,9 +76,9 @@ TEST_F(ServicesTest, RegisterOpenRestoreAndEndWithTheNode) {
   // x, nox's has none (no root override), and "missing" does not exist.
   ASSERT_TRUE(
       cluster_.StartAgent("n2", 2, {.fake_opens = "echo,nox,missing"}).ok());
-  const std::string opened = absl::StrFormat(
-      "open service 'echo': service %#x on node %u port 1",
-      echo.service_id(), n1->node_id());
+  const std::string opened =
+      absl::StrFormat("open service 'echo': service %#x on node %u port 1",
+                      echo.service_id(), n1->node_id());
   std::string log;
   ASSERT_TRUE(Eventually(
       [&] {
@@ -86,8 +86,8 @@ TEST_F(ServicesTest, RegisterOpenRestoreAndEndWithTheNode) {
         return absl::StrContains(log, opened) &&
                absl::StrContains(
                    log, "open service 'nox' failed: PERMISSION_DENIED") &&
-               absl::StrContains(
-                   log, "open service 'missing' failed: NOT_FOUND");
+               absl::StrContains(log,
+                                 "open service 'missing' failed: NOT_FOUND");
       },
       kStartTimeout))
       << log;

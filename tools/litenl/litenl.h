@@ -1,7 +1,7 @@
 // litenl: talks to lite.ko over its generic-netlink family — sets the node
 // identity, adds and removes peers, lists them, hosts LMR memory, lists
-// grants and RPC services, follows module events, and can stand in for the agent
-// (attach/detach). The operator's and the tests' tool; liteagent uses the
+// grants and RPC services, follows module events, and can stand in for the
+// agent (attach/detach). The operator's and the tests' tool; liteagent uses the
 // same //genl library.
 //
 // One file per group of objects, as iproute2's rdma/ has dev.c and link.c:
@@ -31,9 +31,9 @@ int RunLitenl(const std::vector<std::string>& args, std::ostream& out,
               std::ostream& err);
 
 // The command groups (litenl.cc puts them in one table).
-std::vector<cli::Command> NodeCommands();   // node, peer, peers
-std::vector<cli::Command> LmrCommands();    // lmr, grant
-std::vector<cli::Command> EventCommands();  // events, agent
+std::vector<cli::Command> NodeCommands();     // node, peer, peers
+std::vector<cli::Command> LmrCommands();      // lmr, grant
+std::vector<cli::Command> EventCommands();    // events, agent
 std::vector<cli::Command> ServiceCommands();  // services
 
 // A client of the family with the --attr-u32 attributes appended to every
