@@ -2,9 +2,10 @@
 //
 // liteagent never touches RDMA or application memory itself: it tells the
 // kernel module who this node is, which peers exist, which LMR memory to
-// allocate or free, which grants to revoke, and it answers the module's
-// upcalls (applications asking to allocate, register, map, unmap or free an
-// LMR). Every method maps one-to-one onto one generic-netlink command of
+// allocate or free, which grants to revoke, which rings of RPC services to
+// reserve for client nodes, and it answers the module's upcalls
+// (applications asking to allocate, register, map, unmap or free an LMR, or
+// to register, open, bind or unregister an RPC service). Every method maps one-to-one onto one generic-netlink command of
 // lite.ko's family (the real implementation arrives with the data path); the
 // FakeModule in fake_module.h implements it in-process for tests.
 //
