@@ -5,9 +5,10 @@
 // allocate or free, which grants to revoke, which rings of RPC services to
 // reserve for client nodes, and it answers the module's upcalls
 // (applications asking to allocate, register, map, unmap or free an LMR, or
-// to register, open, bind or unregister an RPC service). Every method maps one-to-one onto one generic-netlink command of
-// lite.ko's family (the real implementation arrives with the data path); the
-// FakeModule in fake_module.h implements it in-process for tests.
+// to register, open, bind or unregister an RPC service). Every method maps
+// one-to-one onto one generic-netlink command of lite.ko's family (the real
+// implementation arrives with the data path); the FakeModule in fake_module.h
+// implements it in-process for tests.
 //
 // Thread safety: implementations must allow concurrent calls from different
 // threads (the session thread applies events while upcall workers complete
