@@ -18,6 +18,7 @@
 
 #include "lite_grant.h"
 #include "lite_internal.h"
+#include "lite_rpc.h"
 
 /* A snapshot of the devices, taken under the device list lock. */
 struct lite_query_ctx {
@@ -150,9 +151,23 @@ static long lite_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case LITE_IOC_FAA:
 	case LITE_IOC_CAS:
 		return lite_ops_ioctl(file->private_data, cmd, arg);
+	case LITE_IOC_RPC_REGISTER:
+	case LITE_IOC_RPC_OPEN:
+	case LITE_IOC_RPC_CLOSE:
+	case LITE_IOC_RPC_CALL:
+	case LITE_IOC_RPC_SEND:
+	case LITE_IOC_RPC_RECV:
+	case LITE_IOC_RPC_REPLY:
+		return lite_rpc_ioctl(file->private_data, cmd, uarg);
 	default:
 		return lite_file_ioctl(file->private_data, cmd, uarg);
 	}
+}
+
+/* A service's rings (LITE_IOC_RPC_REGISTER's map_offset). */
+static int lite_chardev_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return lite_rpc_mmap(file->private_data, vma);
 }
 
 static const struct file_operations lite_fops = {
@@ -160,6 +175,7 @@ static const struct file_operations lite_fops = {
 	.open = lite_file_open,
 	.release = lite_file_release,
 	.unlocked_ioctl = lite_ioctl,
+	.mmap = lite_chardev_mmap,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = no_llseek,
 };

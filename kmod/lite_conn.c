@@ -39,6 +39,7 @@
 #include <rdma/ib_cm.h>
 
 #include "lite_conn_internal.h"
+#include "lite_rpc.h"
 #include "lite_ops.h"
 
 #define LITE_RESOLVE_TIMEOUT_MS 2000
@@ -407,10 +408,17 @@ int lite_conn_create_qp_locked(struct lite_conn *conn,
 	}
 	conn->qp_created = true;
 	conn->max_sge = sge;
+	conn->recv_wrs = recv_wr;
 	/* The extra entry stays free, as for ib_drain_qp(). */
 	atomic_set(&conn->sq_credits, send_wr);
 	/* As rdma_create_qp() leaves its QPs: INIT takes no traffic yet. */
-	return own ? lite_conn_qp_to(conn, IB_QPS_INIT) : 0;
+	if (own) {
+		ret = lite_conn_qp_to(conn, IB_QPS_INIT);
+		if (ret)
+			return ret;
+	}
+	/* Receives before the peer can send: none finds an empty queue. */
+	return lite_rpc_conn_post_recvs(conn);
 }
 
 u8 lite_rd_atomic(int device_max)

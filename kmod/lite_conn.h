@@ -86,6 +86,13 @@ struct lite_conn {
 	 */
 	bool no_atomics;
 	wait_queue_head_t wait;		/* inflight reaching 0, credits coming back */
+
+	/*
+	 * RPC (lite_rpc_wire.c): receives with no buffer, for the
+	 * immediates of the WRITE_WITH_IMMs and SEND_WITH_IMMs peers post.
+	 */
+	struct ib_cqe rpc_recv_cqe;
+	u32 recv_wrs;			/* receives kept posted */
 };
 
 /* A slot of conns[] or accepted[], read under lite_lock. */

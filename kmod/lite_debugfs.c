@@ -12,6 +12,7 @@
 #include <linux/seq_file.h>
 
 #include "lite_internal.h"
+#include "lite_rpc_internal.h"
 
 atomic64_t lite_counters[LITE_CNT_NR];
 
@@ -50,6 +51,9 @@ static const char * const lite_counter_names[LITE_CNT_NR] = {
 	[LITE_CNT_QUARANTINED_BYTES] = "quarantined_bytes",
 	[LITE_CNT_USER_GRANTS_REFUSED] = "user_grants_refused",
 	[LITE_CNT_USER_UPCALLS_REFUSED] = "user_upcalls_refused",
+	[LITE_CNT_RPC_SERVICES] = "rpc_services",
+	[LITE_CNT_RPC_BINDINGS] = "rpc_bindings",
+	[LITE_CNT_RPC_QUARANTINED_BYTES] = "rpc_quarantined_bytes",
 	[LITE_CNT_GRANTS_KEY_REFUSED] = "grants_key_refused",
 	[LITE_CNT_QP_ERRORS] = "qp_errors",
 };
@@ -80,6 +84,23 @@ static const char * const lite_ops_stat_names[LITE_ST_NR] = {
 };
 
 static struct dentry *lite_debugfs_dir;
+
+atomic64_t lite_rpc_stats[LITE_RPC_ST_NR];
+
+static const char * const lite_rpc_stat_names[LITE_RPC_ST_NR] = {
+	[LITE_RPC_ST_CALLS] = "calls",
+	[LITE_RPC_ST_MSGS] = "messages",
+	[LITE_RPC_ST_REQUESTS_IN] = "requests_in",
+	[LITE_RPC_ST_REPLIES_SENT] = "replies_sent",
+	[LITE_RPC_ST_REPLIES_IN] = "replies_in",
+	[LITE_RPC_ST_LATE_REPLIES] = "late_replies",
+	[LITE_RPC_ST_REFUSED] = "refused",
+	[LITE_RPC_ST_DROPPED] = "dropped",
+	[LITE_RPC_ST_TIMEOUTS] = "timeouts",
+	[LITE_RPC_ST_HOSTDOWN] = "hostdown",
+	[LITE_RPC_ST_NO_CREDIT] = "credit_waits",
+	[LITE_RPC_ST_SEND_ERRORS] = "send_errors",
+};
 
 static int lite_counter_get(void *data, u64 *val)
 {
@@ -127,6 +148,7 @@ DEFINE_SHOW_ATTRIBUTE(lite_key_mode);
 /* Counters are diagnostics: the module works without them. */
 void lite_debugfs_init(void)
 {
+	struct dentry *dir;
 	int i;
 
 	lite_debugfs_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
@@ -135,6 +157,10 @@ void lite_debugfs_init(void)
 					   lite_debugfs_dir, &lite_counters[i],
 					   &lite_counter_fops);
 	lite_debugfs_ops_init(lite_debugfs_dir);
+	dir = debugfs_create_dir("rpc", lite_debugfs_dir);
+	for (i = 0; i < LITE_RPC_ST_NR; i++)
+		debugfs_create_file_unsafe(lite_rpc_stat_names[i], 0444, dir,
+					   &lite_rpc_stats[i], &lite_counter_fops);
 	debugfs_create_file("key_mode", 0444, lite_debugfs_dir, NULL,
 			    &lite_key_mode_fops);
 }

@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 
 #include "lite_internal.h"
+#include "lite_rpc.h"
 #include "lite_ops.h"
 
 static LIST_HEAD(lite_devices);
@@ -173,6 +174,8 @@ static void lite_ib_remove(struct ib_device *ibdev, void *client_data)
 	lite_peers_device_removed(ldev);
 	/* No connection, so no operation, is left on the device. */
 	lite_ops_device_remove(ldev);
+	/* RPC rings and reply slots on it end like LMR memory below. */
+	lite_rpc_device_removed(ldev);
 	/*
 	 * Hosted LMR memory stays (lost: its grants revoked, the agent told),
 	 * but its DMA mappings and memory regions go with the device, before

@@ -22,6 +22,7 @@
 #include <linux/xarray.h>
 
 #include "lite_internal.h"
+#include "lite_rpc.h"
 #include "lite_grant.h"
 
 /*
@@ -158,13 +159,6 @@ void lite_user_uncharge_grant(struct lite_user *user)
 	spin_unlock_irqrestore(&lite_users_lock, flags);
 }
 
-struct lite_file {
-	struct xarray handles;		/* index -> struct lite_grant */
-	struct file *file;		/* its open file (lite_file_pin()) */
-	u32 tag;
-	u32 next;			/* xa_alloc_cyclic's cursor */
-};
-
 int lite_file_open(struct inode *inode, struct file *file)
 {
 	struct lite_file *lf;
@@ -173,6 +167,7 @@ int lite_file_open(struct inode *inode, struct file *file)
 	if (!lf)
 		return -ENOMEM;
 	xa_init_flags(&lf->handles, XA_FLAGS_ALLOC);
+	xa_init_flags(&lf->rpc_handles, XA_FLAGS_ALLOC);
 	/* Never 0, so no handle is 0. */
 	lf->tag = get_random_u32() | 1;
 	lf->file = file;
@@ -203,6 +198,8 @@ int lite_file_release(struct inode *inode, struct file *file)
 	struct lite_grant *grant;
 	unsigned long idx, deadline;
 
+	/* Services first: their callers hear ECONNREFUSED at once. */
+	lite_rpc_file_release(lf);
 	/*
 	 * Revoke every grant first, then wait for all of them with one
 	 * deadline: a file with many stuck grants keeps its closing task

@@ -149,6 +149,9 @@ enum lite_counter {
 	LITE_CNT_QP_ERRORS,		/* QPs failed by a work request or QP event */
 	LITE_CNT_USER_GRANTS_REFUSED,	/* MAPs refused: max_grants_per_uid reached */
 	LITE_CNT_USER_UPCALLS_REFUSED,	/* calls refused: max_upcalls_per_uid reached */
+	LITE_CNT_RPC_SERVICES,		/* gauge: RPC services served here */
+	LITE_CNT_RPC_BINDINGS,		/* gauge: this node's bindings to services */
+	LITE_CNT_RPC_QUARANTINED_BYTES,	/* gauge: ring bytes kept after a fence timed out */
 	LITE_CNT_NR
 };
 
@@ -446,6 +449,9 @@ int lite_nl_lmr_alloc(struct sk_buff *skb, struct genl_info *info);
 int lite_nl_lmr_free(struct sk_buff *skb, struct genl_info *info);
 int lite_nl_lmr_update(struct sk_buff *skb, struct genl_info *info);
 int lite_nl_lmr_dump(struct sk_buff *skb, struct netlink_callback *cb);
+/* Bytes more (-ENOSPC over lmr_quota_mib) or less of the node's quota. */
+int lite_lmr_quota_charge(u64 bytes);
+void lite_lmr_quota_uncharge(u64 bytes);
 /* The hosted LMR @lmr_id with a reference, or NULL. */
 struct lite_lmr *lite_lmr_get(u64 lmr_id);
 void lite_lmr_put(struct lite_lmr *lmr);
@@ -519,6 +525,16 @@ int lite_nl_grant_parse(struct genl_info *info, u32 asked,
 			struct lite_grant **out);
 
 /* lite_file.c: open files of /dev/lite and their handles. */
+struct lite_file {
+	struct xarray handles;		/* index -> struct lite_grant */
+	struct file *file;		/* its open file (lite_file_pin()) */
+	u32 tag;
+	u32 next;			/* xa_alloc_cyclic's cursor */
+	/* index -> struct lite_rpc_handle (lite_rpc_ctl.c) */
+	struct xarray rpc_handles;
+	u32 rpc_next;
+};
+
 int lite_file_open(struct inode *inode, struct file *file);
 int lite_file_release(struct inode *inode, struct file *file);
 long lite_file_ioctl(struct lite_file *lf, unsigned int cmd, void __user *uarg);

@@ -267,6 +267,27 @@ static int lite_lmr_fill(struct lite_lmr *lmr, u32 max_chunks,
 	return 0;
 }
 
+/*
+ * RPC rings and reply slots count against the same quota as LMRs: both are
+ * memory this node keeps for peers to write into.
+ */
+int lite_lmr_quota_charge(u64 bytes)
+{
+	u64 quota = (u64)READ_ONCE(lite_lmr_quota_mib) << 20;
+	s64 old = atomic64_read(&lite_lmr_bytes);
+
+	do {
+		if (bytes > quota || (u64)old > quota - bytes)
+			return -ENOSPC;
+	} while (!atomic64_try_cmpxchg(&lite_lmr_bytes, &old, old + bytes));
+	return 0;
+}
+
+void lite_lmr_quota_uncharge(u64 bytes)
+{
+	atomic64_sub(bytes, &lite_lmr_bytes);
+}
+
 /* Under lite_lmr_mutex: a new LMR, hosted, or an error with a message. */
 static int lite_lmr_create_locked(const struct lite_lmr_args *a,
 				  struct genl_info *info, struct lite_lmr **out)

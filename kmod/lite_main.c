@@ -18,6 +18,7 @@
 
 #include "lite_grant.h"
 #include "lite_internal.h"
+#include "lite_rpc.h"
 
 /* See lite_internal.h for what it protects. */
 DEFINE_MUTEX(lite_lock);
@@ -246,6 +247,8 @@ static void __exit lite_exit(void)
 	 */
 	lite_node_exit();
 	lite_peers_exit();
+	/* RPC rings and reply slots: no QP is left to write into them. */
+	lite_rpc_exit();
 	/*
 	 * Parked grants (still holding hosted LMRs) are given back here, then
 	 * the hosted and quarantined LMRs' pages: no QP is left to reach them.

@@ -36,6 +36,7 @@
 #include <net/netlink.h>
 
 #include "lite_internal.h"
+#include "lite_rpc.h"
 
 static struct {
 	bool attached;
@@ -141,6 +142,13 @@ static const struct nla_policy lite_nl_upcall_complete_policy[LITE_ATTR_MAX + 1]
 	[LITE_ATTR_CHUNKS] = NLA_POLICY_NESTED(lite_nl_chunks_policy),
 	[LITE_ATTR_INCARNATION] = { .type = NLA_U64 },
 	[LITE_ATTR_GRANTED_AT_MS] = { .type = NLA_S64 },
+	[LITE_ATTR_SERVICE_ID] = { .type = NLA_U64 },
+	[LITE_ATTR_RPC_PORT] = { .type = NLA_U32 },
+	[LITE_ATTR_RPC_MAX_REQUEST] = { .type = NLA_U32 },
+	[LITE_ATTR_RPC_MAX_REPLY] = { .type = NLA_U32 },
+	[LITE_ATTR_RPC_DEPTH] = { .type = NLA_U32 },
+	[LITE_ATTR_RPC_ADDR] = { .type = NLA_U64 },
+	[LITE_ATTR_RPC_SLOT_BYTES] = { .type = NLA_U32 },
 };
 
 static const struct nla_policy lite_nl_grant_id_policy[LITE_ATTR_MAX + 1] = {
@@ -610,6 +618,7 @@ static int (* const lite_nl_owned_doits[LITE_CMD_MAX + 1])(struct sk_buff *skb,
 	[LITE_CMD_LMR_FREE] = lite_nl_lmr_free,
 	[LITE_CMD_LMR_UPDATE] = lite_nl_lmr_update,
 	[LITE_CMD_UPCALL_COMPLETE] = lite_nl_upcall_complete,
+	[LITE_CMD_RPC_BIND] = lite_nl_rpc_bind,
 };
 
 /*
@@ -745,6 +754,20 @@ static const struct genl_ops lite_genl_ops[] = {
 		.cmd = LITE_CMD_GRANT_GET,
 		.flags = GENL_ADMIN_PERM,
 		.dumpit = lite_nl_grant_dump,
+		.policy = lite_nl_no_attrs,
+		.maxattr = LITE_ATTR_MAX,
+	},
+	{
+		.cmd = LITE_CMD_RPC_BIND,
+		.flags = GENL_ADMIN_PERM,
+		.doit = lite_nl_owned_doit,
+		.policy = lite_nl_rpc_bind_policy,
+		.maxattr = LITE_ATTR_MAX,
+	},
+	{
+		.cmd = LITE_CMD_RPC_SERVICE_GET,
+		.flags = GENL_ADMIN_PERM,
+		.dumpit = lite_nl_rpc_service_dump,
 		.policy = lite_nl_no_attrs,
 		.maxattr = LITE_ATTR_MAX,
 	},

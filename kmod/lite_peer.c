@@ -39,6 +39,7 @@
 #include <linux/xarray.h>
 
 #include "lite_conn.h"
+#include "lite_rpc.h"
 #include "lite_internal.h"
 
 /* Initiator retry delays: doubled after each failure, jitter added. */
@@ -359,6 +360,7 @@ void lite_peer_unreachable_locked(struct lite_conn *conn)
 		if (other)
 			lite_conn_kill_locked(other, EHOSTDOWN, false);
 	}
+	lite_rpc_peer_down_locked(peer->node_id);
 	lite_peer_event_locked(peer, LITE_CMD_EVENT_PEER_FAILED, conn->index,
 			       EHOSTDOWN);
 }
@@ -413,6 +415,8 @@ static void lite_peer_detach_locked(struct lite_peer *peer)
 		}
 	}
 	peer->connected = 0;
+	/* Calls to it fail now; its rings go once its connections are torn down. */
+	lite_rpc_peer_down_locked(peer->node_id);
 	/* A running connect work sees ->removed and drops its own reference. */
 	if (cancel_delayed_work(&peer->connect_work))
 		lite_peer_put(peer);

@@ -38,6 +38,7 @@
 
 #include "lite_internal.h"
 #include "lite_grant.h"
+#include "lite_upcall.h"
 
 /* Pending upcalls at most; more fail with EAGAIN. */
 #define LITE_UPCALLS_MAX	1024
@@ -65,48 +66,6 @@ module_param_cb(max_upcalls_per_uid, &lite_max_upcalls_ops,
 		&lite_max_upcalls_per_uid, 0644);
 MODULE_PARM_DESC(max_upcalls_per_uid, "ALLOC/MAP/FREE calls one uid may have waiting for the agent, 1..1024 (default 256); more fail with EDQUOT");
 
-struct lite_upcall {
-	struct kref ref;		/* the waiter's; the list's while pending */
-	struct list_head entry;		/* under lite_upcall_lock */
-	bool pending;			/* on the list; under lite_upcall_lock */
-	u64 id;
-	u32 kind;			/* enum lite_upcall_kind */
-	u32 portid;			/* the agent it went to */
-	u32 uid, gid, pid;
-	struct group_info *groups;	/* the caller's supplementary groups */
-	struct lite_user *user;		/* @uid's accounting, with a reference */
-	/*
-	 * MAP: the grant reserved for the answer (a charge of @user), until
-	 * the installed grant takes it over; the requester's memcg, which the
-	 * grant is allocated in (the answer runs in the agent's task).
-	 */
-	struct lite_user *grant_charge;
-	struct mem_cgroup *memcg;
-	u32 access;			/* MAP: what was asked for */
-	struct lite_file *lf;		/* MAP: the caller's file */
-	struct file *file;		/* MAP: pins @lf until the upcall goes */
-	/*
-	 * Whoever claims the upcall answers it; a waiter killed after the
-	 * claim may leave, and the one who answers learns it here (enum
-	 * lite_upcall_waiter, cmpxchg) and undoes what nobody will hear of.
-	 */
-	atomic_t waiter;
-	struct completion done;
-	/* The answer, written by whoever took the upcall off the list. */
-	int err;
-	u64 lmr_id;			/* ALLOC, MAP */
-	u64 handle;			/* MAP */
-	u64 size;			/* MAP */
-	u32 home_node_id;		/* MAP */
-	char message[LITE_MESSAGE_BUF];
-};
-
-enum lite_upcall_waiter {
-	LITE_WAITER_WAITING,
-	LITE_WAITER_ANSWERED,		/* the answer is being completed */
-	LITE_WAITER_GONE,		/* killed after the claim: left */
-};
-
 static LIST_HEAD(lite_upcalls);
 static unsigned int lite_nr_upcalls;
 static u64 lite_upcall_last_id;
@@ -126,12 +85,12 @@ static void lite_upcall_release(struct kref *ref)
 	kfree(up);
 }
 
-static void lite_upcall_put(struct lite_upcall *up)
+void lite_upcall_put(struct lite_upcall *up)
 {
 	kref_put(&up->ref, lite_upcall_release);
 }
 
-static struct lite_upcall *lite_upcall_new(u32 kind)
+struct lite_upcall *lite_upcall_new(u32 kind)
 {
 	struct lite_upcall *up;
 
@@ -169,7 +128,7 @@ static void lite_upcall_unlink_locked(struct lite_upcall *up)
  * Takes @up off the list if it still is; the list's reference is then
  * ours. False if someone else took it first (answered or given up).
  */
-static bool lite_upcall_claim(struct lite_upcall *up)
+bool lite_upcall_claim(struct lite_upcall *up)
 {
 	bool mine;
 
@@ -202,14 +161,14 @@ static struct lite_upcall *lite_upcall_find(u64 id)
  * Before the answer of a claimed upcall: false if its waiter has left (it
  * hears nothing), true if it will hear the answer.
  */
-static bool lite_upcall_heard(struct lite_upcall *up)
+bool lite_upcall_heard(struct lite_upcall *up)
 {
 	return atomic_cmpxchg(&up->waiter, LITE_WAITER_WAITING,
 			      LITE_WAITER_ANSWERED) != LITE_WAITER_GONE;
 }
 
 /* Answers a claimed upcall and drops the list's reference. */
-static void lite_upcall_answer(struct lite_upcall *up, int err)
+void lite_upcall_answer(struct lite_upcall *up, int err)
 {
 	lite_upcall_heard(up);
 	up->err = err;
@@ -245,7 +204,7 @@ static bool lite_upcall_withdraw(struct lite_upcall *up);
  * were more: the manager's group class looks at them (uapi/lite.h). Written
  * in place in the message, no copy.
  */
-static int lite_upcall_put_groups(struct sk_buff *msg,
+int lite_upcall_put_groups(struct sk_buff *msg,
 				  const struct group_info *gi)
 {
 	int ngroups = gi ? gi->ngroups : 0;
@@ -270,7 +229,7 @@ static int lite_upcall_put_groups(struct sk_buff *msg,
  * A new upcall message for @up: puts it on the list (giving it its id and
  * the agent's port) and starts the message with the common attributes.
  */
-static struct sk_buff *lite_upcall_start(struct lite_upcall *up, void **hdr)
+struct sk_buff *lite_upcall_start(struct lite_upcall *up, void **hdr)
 {
 	struct sk_buff *msg;
 	int ret = 0;
@@ -340,7 +299,7 @@ static bool lite_upcall_withdraw(struct lite_upcall *up)
  * Sends the message and waits for the answer. Returns 0 or a negative
  * errno; the answer's details are in @up.
  */
-static int lite_upcall_send_wait(struct lite_upcall *up, struct sk_buff *msg,
+int lite_upcall_send_wait(struct lite_upcall *up, struct sk_buff *msg,
 				 void *hdr)
 {
 	long left;
@@ -387,7 +346,7 @@ static int lite_upcall_send_wait(struct lite_upcall *up, struct sk_buff *msg,
 }
 
 /* Removes an upcall that was never sent. */
-static int lite_upcall_abort(struct lite_upcall *up, struct sk_buff *msg,
+int lite_upcall_abort(struct lite_upcall *up, struct sk_buff *msg,
 			     int err)
 {
 	nlmsg_free(msg);
@@ -399,14 +358,14 @@ static int lite_upcall_abort(struct lite_upcall *up, struct sk_buff *msg,
  * A control call that fails before the manager answers leaves no stale
  * text in the caller's `message`: the uapi promises it NUL-terminated.
  */
-static long lite_early_error(char __user *message, long err)
+long lite_early_error(char __user *message, long err)
 {
 	if (clear_user(message, LITE_MESSAGE_BUF))
 		return -EFAULT;
 	return err;
 }
 
-static bool lite_user_name_valid(const char *name)
+bool lite_user_name_valid(const char *name)
 {
 	return memchr(name, 0, LITE_NAME_BUF) && lite_name_valid(name);
 }
@@ -550,44 +509,66 @@ out:
 	return ret;
 }
 
-/* In the background: nobody waits, and no agent is fine. */
-void lite_upcall_unmap(const struct lite_grant *grant)
+struct sk_buff *lite_upcall_notice_start(u32 kind, u32 uid, u32 gid, u32 pid,
+					 const struct group_info *groups,
+					 void **hdr, u32 *portid)
 {
 	struct sk_buff *msg;
 	bool attached;
-	void *hdr;
-	u32 portid;
 	u64 id;
 
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
-		return;
+		return NULL;
 	spin_lock(&lite_upcall_lock);
-	attached = lite_nl_agent_portid(&portid);
+	attached = lite_nl_agent_portid(portid);
 	id = ++lite_upcall_last_id;
 	spin_unlock(&lite_upcall_lock);
 	if (!attached)
 		goto drop;
-	/* The requester's credentials: a close may run in another task. */
-	hdr = genlmsg_put(msg, 0, 0, &lite_genl_family, 0, LITE_CMD_UPCALL);
-	if (!hdr ||
+	*hdr = genlmsg_put(msg, 0, 0, &lite_genl_family, 0, LITE_CMD_UPCALL);
+	if (!*hdr ||
 	    nla_put_u64_64bit(msg, LITE_ATTR_UPCALL_ID, id, LITE_ATTR_PAD) ||
-	    nla_put_u32(msg, LITE_ATTR_UPCALL_KIND, LITE_UPCALL_UNMAP) ||
-	    nla_put_u32(msg, LITE_ATTR_UID, grant->uid) ||
-	    nla_put_u32(msg, LITE_ATTR_GID, grant->gid) ||
-	    nla_put_u32(msg, LITE_ATTR_PID, grant->pid) ||
-	    lite_upcall_put_groups(msg, grant->groups) ||
-	    nla_put_u64_64bit(msg, LITE_ATTR_GRANT_ID, grant->grant_id,
-			      LITE_ATTR_PAD))
+	    nla_put_u32(msg, LITE_ATTR_UPCALL_KIND, kind) ||
+	    nla_put_u32(msg, LITE_ATTR_UID, uid) ||
+	    nla_put_u32(msg, LITE_ATTR_GID, gid) ||
+	    nla_put_u32(msg, LITE_ATTR_PID, pid) ||
+	    lite_upcall_put_groups(msg, groups))
 		goto drop;
+	return msg;
+drop:
+	nlmsg_free(msg);
+	return NULL;
+}
+
+void lite_upcall_notice_send(struct sk_buff *msg, void *hdr, u32 portid)
+{
 	genlmsg_end(msg, hdr);
 	if (genlmsg_unicast(&init_net, msg, portid))
 		lite_count(LITE_CNT_UPCALLS_NOTCONN);
 	else
 		lite_count(LITE_CNT_UPCALLS_SENT);
-	return;
-drop:
-	nlmsg_free(msg);
+}
+
+/* In the background: nobody waits, and no agent is fine. */
+void lite_upcall_unmap(const struct lite_grant *grant)
+{
+	struct sk_buff *msg;
+	void *hdr;
+	u32 portid;
+
+	/* The requester's credentials: a close may run in another task. */
+	msg = lite_upcall_notice_start(LITE_UPCALL_UNMAP, grant->uid,
+				       grant->gid, grant->pid, grant->groups,
+				       &hdr, &portid);
+	if (!msg)
+		return;
+	if (nla_put_u64_64bit(msg, LITE_ATTR_GRANT_ID, grant->grant_id,
+			      LITE_ATTR_PAD)) {
+		nlmsg_free(msg);
+		return;
+	}
+	lite_upcall_notice_send(msg, hdr, portid);
 }
 
 /* Is @node_id this node or a peer? */
@@ -720,6 +701,8 @@ static int lite_upcall_complete_found(struct genl_info *info,
 
 	if (!err && up->kind == LITE_UPCALL_MAP)
 		return lite_upcall_complete_map(info, up);
+	if (!err && lite_upcall_is_rpc(up->kind))
+		return lite_upcall_complete_rpc(info, up);
 	if (!err && up->kind == LITE_UPCALL_ALLOC) {
 		if (!lite_nl_require(info, LITE_ATTR_LMR_ID, "LITE_ATTR_LMR_ID"))
 			return -EINVAL;

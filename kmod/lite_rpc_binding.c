@@ -1,0 +1,589 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LITE RPC: this node's bindings to services, here or on peers. A binding
+ * has one reply slot per slot of its ring at the server; slot s stages the
+ * request written into ring slot s and takes its reply.
+ *
+ * A slot in use is held by up to three parties (holds, a mask): the
+ * request's send completion, the peer's answer (the reply, or a message's
+ * credit) and the caller. It is free again when all three let go, so
+ * neither a late reply, nor a send completion that comes after the reply,
+ * ever lands in a slot that another call took meanwhile. A caller that
+ * gives up (timeout, fatal signal) leaves its slot ABANDONED: the slot
+ * stays taken until its reply comes, which is dropped and counted.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/jiffies.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "lite_conn.h"
+#include "lite_rpc_internal.h"
+
+enum {
+	LITE_HOLD_SEND = 1,
+	LITE_HOLD_PEER = 2,
+	LITE_HOLD_CALLER = 4,
+	LITE_HOLD_ALL = 7,
+};
+
+/* How long GONE's answer waits for this node's requests in flight. */
+#define LITE_RPC_RELEASE_WAIT_MS	5000
+
+/* (server node, port) -> live binding; RCU reads, writes under lite_rpc_mutex. */
+static DEFINE_XARRAY(lite_rpc_bindings);
+
+static unsigned long lite_rpc_binding_key(u32 node, u32 port)
+{
+	return ((unsigned long)node << LITE_RPC_IMM_PORT_BITS) | port;
+}
+
+static void lite_rpc_binding_free_work(struct work_struct *work)
+{
+	struct lite_rpc_binding *b = container_of(work, typeof(*b), free_work);
+
+	/* The server's NIC may still write until its connections are gone. */
+	if (b->dead != -ECONNREFUSED)
+		lite_conns_wait_closed();
+	lite_rpc_mem_free(&b->mem, false);
+	bitmap_free(b->free_map);
+	lite_uncount(LITE_CNT_RPC_BINDINGS);
+	kfree_rcu(b, rcu);
+}
+
+static void lite_rpc_binding_release(struct kref *ref)
+{
+	struct lite_rpc_binding *b = container_of(ref, typeof(*b), ref);
+
+	/* Process context: it may wait for connections to close. */
+	queue_work(lite_wq, &b->free_work);
+}
+
+void lite_rpc_binding_get(struct lite_rpc_binding *b)
+{
+	kref_get(&b->ref);
+}
+
+void lite_rpc_binding_put(struct lite_rpc_binding *b)
+{
+	kref_put(&b->ref, lite_rpc_binding_release);
+}
+
+struct lite_rpc_binding *lite_rpc_binding_find(u64 service_id, u32 node,
+					       u32 port)
+{
+	struct lite_rpc_binding *b;
+
+	rcu_read_lock();
+	b = xa_load(&lite_rpc_bindings, lite_rpc_binding_key(node, port));
+	if (b && (b->service_id != service_id || READ_ONCE(b->dead) ||
+		  !kref_get_unless_zero(&b->ref)))
+		b = NULL;
+	rcu_read_unlock();
+	return b;
+}
+
+static void lite_rpc_send_done(struct ib_cq *cq, struct ib_wc *wc);
+
+int lite_rpc_binding_create(const struct lite_rpc_open_ans *ans,
+			    struct lite_rpc_binding **out)
+{
+	u32 need = max(ans->max_request, ans->max_reply);
+	struct lite_rpc_binding *b;
+	struct lite_device *ldev;
+	u32 slot_bytes, i;
+	int ret;
+
+	slot_bytes = max_t(u32, ALIGN(need, LITE_RPC_SLOT_ALIGN),
+			   LITE_RPC_SLOT_ALIGN);
+	if (!ans->depth || ans->depth > LITE_RPC_DEPTH_MAX ||
+	    (u64)ans->depth * slot_bytes > LITE_RPC_RING_MAX)
+		return -EIO;
+	ret = lite_node_device_get(&ldev);
+	if (ret)
+		return ret;
+	b = kzalloc(struct_size(b, slots, ans->depth), GFP_KERNEL_ACCOUNT);
+	if (b) {
+		struct lite_peer *peer;
+
+		rcu_read_lock();
+		peer = lite_peer_lookup_rcu(ans->node_id);
+		if (peer)
+			b->incarnation = peer->incarnation;
+		rcu_read_unlock();
+		if (!peer) {
+			kfree(b);
+			lite_device_put(ldev);
+			return -EHOSTDOWN;
+		}
+	}
+	if (!b) {
+		lite_device_put(ldev);
+		return -ENOMEM;
+	}
+	b->free_map = bitmap_zalloc(ans->depth, GFP_KERNEL_ACCOUNT);
+	if (!b->free_map) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	ret = lite_rpc_mem_alloc(ldev, (size_t)ans->depth * slot_bytes,
+				 &b->mem);
+	if (ret)
+		goto err;
+	lite_device_put(ldev);
+	kref_init(&b->ref);
+	b->service_id = ans->service_id;
+	b->node_id = ans->node_id;
+	b->port = ans->port;
+	b->max_request = ans->max_request;
+	b->max_reply = ans->max_reply;
+	b->depth = ans->depth;
+	b->slot_bytes = slot_bytes;
+	spin_lock_init(&b->lock);
+	init_waitqueue_head(&b->credit_wait);
+	INIT_WORK(&b->free_work, lite_rpc_binding_free_work);
+	for (i = 0; i < b->depth; i++) {
+		b->slots[i].b = b;
+		b->slots[i].index = i;
+		b->slots[i].cqe.done = lite_rpc_send_done;
+		init_completion(&b->slots[i].done);
+	}
+	bitmap_fill(b->free_map, b->depth);
+	b->free_slots = b->depth;
+	lite_count(LITE_CNT_RPC_BINDINGS);
+	*out = b;
+	return 0;
+err:
+	bitmap_free(b->free_map);
+	kfree(b);
+	lite_device_put(ldev);
+	return ret;
+}
+
+/* Drops a binding that was never installed (nobody else knows it). */
+void lite_rpc_binding_discard(struct lite_rpc_binding *b)
+{
+	b->dead = -ECONNREFUSED;	/* no peer ever had its address */
+	lite_rpc_binding_put(b);
+}
+
+int lite_rpc_binding_install(struct lite_rpc_binding *b,
+			     const struct lite_rpc_bind_ans *ring,
+			     struct lite_rpc_binding **out)
+{
+	unsigned long key = lite_rpc_binding_key(b->node_id, b->port);
+	struct lite_rpc_binding *old;
+	int ret;
+
+	if (ring->depth != b->depth || ring->slot_bytes != b->slot_bytes)
+		return -ESTALE;
+	mutex_lock(&lite_rpc_mutex);
+	old = xa_load(&lite_rpc_bindings, key);
+	if (old && old->service_id == b->service_id && !READ_ONCE(old->dead)) {
+		/* Another open on this node bound it first: share that one. */
+		lite_rpc_binding_get(old);
+		mutex_unlock(&lite_rpc_mutex);
+		*out = old;
+		return 1;
+	}
+	b->ring_addr = ring->ring_addr;
+	b->ring_key = ring->ring_key;
+	b->live = true;
+	/* The table's reference. */
+	lite_rpc_binding_get(b);
+	old = xa_store(&lite_rpc_bindings, key, b, GFP_KERNEL);
+	ret = xa_err(old);
+	if (ret) {
+		b->live = false;
+		lite_rpc_binding_put(b);
+		mutex_unlock(&lite_rpc_mutex);
+		return ret;
+	}
+	mutex_unlock(&lite_rpc_mutex);
+	/* A dead binding the table still held (its service replaced). */
+	if (old)
+		lite_rpc_binding_put(old);
+	*out = b;
+	return 0;
+}
+
+/* ---- slots ---- */
+
+static void lite_rpc_slot_let_go(struct lite_rpc_cslot *s, u8 hold)
+{
+	struct lite_rpc_binding *b = s->b;
+
+	lockdep_assert_held(&b->lock);
+	if (!(s->holds & hold))
+		return;
+	s->holds &= ~hold;
+	if (s->holds)
+		return;
+	s->state = LITE_CSLOT_FREE;
+	set_bit(s->index, b->free_map);
+	b->free_slots++;
+	wake_up(&b->credit_wait);
+}
+
+/* A call in @s ends with @err before its reply (dead binding, send failed). */
+static void lite_rpc_slot_fail(struct lite_rpc_cslot *s, int err)
+{
+	switch (s->state) {
+	case LITE_CSLOT_CALL:
+		s->err = err;
+		s->len = 0;
+		s->state = LITE_CSLOT_DONE;
+		complete(&s->done);
+		lite_rpc_slot_let_go(s, LITE_HOLD_PEER);
+		break;
+	case LITE_CSLOT_ABANDONED:
+	case LITE_CSLOT_MSG:
+		lite_rpc_slot_let_go(s, LITE_HOLD_PEER);
+		break;
+	}
+}
+
+int lite_rpc_slot_take(struct lite_rpc_binding *b, bool nonblock,
+		       unsigned long deadline, u8 state,
+		       struct lite_rpc_cslot **out)
+{
+	struct lite_rpc_cslot *s;
+	bool waited = false;
+	unsigned long bit;
+	long left;
+	int ret;
+
+	spin_lock_bh(&b->lock);
+	for (;;) {
+		ret = b->dead;
+		if (ret)
+			break;
+		if (b->free_slots) {
+			bit = find_first_bit(b->free_map, b->depth);
+			clear_bit(bit, b->free_map);
+			b->free_slots--;
+			s = &b->slots[bit];
+			s->state = state;
+			s->holds = LITE_HOLD_ALL;
+			s->err = 0;
+			s->len = 0;
+			reinit_completion(&s->done);
+			atomic_inc(&b->posts_inflight);
+			*out = s;
+			break;
+		}
+		if (nonblock) {
+			ret = -EAGAIN;
+			break;
+		}
+		if (!waited) {
+			lite_rpc_stat(LITE_RPC_ST_NO_CREDIT);
+			waited = true;
+		}
+		left = (long)(deadline - jiffies);
+		if (left <= 0) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		spin_unlock_bh(&b->lock);
+		left = wait_event_killable_timeout(b->credit_wait,
+						   READ_ONCE(b->free_slots) ||
+						   READ_ONCE(b->dead), left);
+		spin_lock_bh(&b->lock);
+		if (left < 0) {
+			ret = -EINTR;
+			break;
+		}
+	}
+	spin_unlock_bh(&b->lock);
+	return ret;
+}
+
+/* Nothing was posted from @s: it is free again. */
+void lite_rpc_slot_untake(struct lite_rpc_cslot *s)
+{
+	struct lite_rpc_binding *b = s->b;
+
+	if (atomic_dec_and_test(&b->posts_inflight))
+		wake_up_all(&b->credit_wait);
+	spin_lock_bh(&b->lock);
+	lite_rpc_slot_let_go(s, LITE_HOLD_ALL);
+	spin_unlock_bh(&b->lock);
+}
+
+static void lite_rpc_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct lite_rpc_cslot *s = container_of(wc->wr_cqe, typeof(*s), cqe);
+	struct lite_rpc_binding *b = s->b;
+	int err = lite_rpc_send_end(cq, wc);
+
+	spin_lock(&b->lock);
+	if (s->state == LITE_CSLOT_MSG) {
+		s->err = err;
+		complete(&s->done);
+	}
+	if (err) {
+		if (err == -EHOSTDOWN)
+			lite_rpc_stat(LITE_RPC_ST_HOSTDOWN);
+		lite_rpc_slot_fail(s, err);
+	}
+	lite_rpc_slot_let_go(s, LITE_HOLD_SEND);
+	spin_unlock(&b->lock);
+	if (atomic_dec_and_test(&b->posts_inflight))
+		wake_up_all(&b->credit_wait);
+}
+
+int lite_rpc_slot_post(struct lite_rpc_cslot *s, u32 len, bool oneway,
+		       unsigned long deadline)
+{
+	struct lite_rpc_binding *b = s->b;
+	u32 imm;
+	int ret;
+
+	imm = lite_rpc_imm(oneway ? LITE_RPC_KIND_MSG : LITE_RPC_KIND_CALL,
+			   b->port, 0, s->index);
+	ret = lite_rpc_post_wait(b->node_id, b->incarnation,
+				 raw_smp_processor_id(), &s->cqe, &b->mem,
+				 b->mem.dma + (u64)s->index * b->slot_bytes,
+				 len,
+				 b->ring_addr + (u64)s->index * b->slot_bytes,
+				 b->ring_key, imm, deadline);
+	if (ret) {
+		if (atomic_dec_and_test(&b->posts_inflight))
+			wake_up_all(&b->credit_wait);
+		spin_lock_bh(&b->lock);
+		lite_rpc_slot_let_go(s, LITE_HOLD_SEND | LITE_HOLD_PEER);
+		spin_unlock_bh(&b->lock);
+		return ret;
+	}
+	lite_rpc_stat(oneway ? LITE_RPC_ST_MSGS : LITE_RPC_ST_CALLS);
+	return 0;
+}
+
+int lite_rpc_slot_wait(struct lite_rpc_cslot *s, unsigned long deadline)
+{
+	struct lite_rpc_binding *b = s->b;
+	long left = (long)(deadline - jiffies);
+	int ret;
+
+	if (left > 0)
+		left = wait_for_completion_killable_timeout(&s->done, left);
+	spin_lock_bh(&b->lock);
+	if (s->state == LITE_CSLOT_DONE) {
+		ret = s->err;
+	} else {
+		/* The reply, if it comes, frees the slot. */
+		s->state = LITE_CSLOT_ABANDONED;
+		lite_rpc_slot_let_go(s, LITE_HOLD_CALLER);
+		ret = left < 0 ? -EINTR : -ETIMEDOUT;
+		if (ret == -ETIMEDOUT)
+			lite_rpc_stat(LITE_RPC_ST_TIMEOUTS);
+	}
+	spin_unlock_bh(&b->lock);
+	return ret;
+}
+
+void lite_rpc_slot_finish(struct lite_rpc_cslot *s)
+{
+	spin_lock_bh(&s->b->lock);
+	lite_rpc_slot_let_go(s, LITE_HOLD_CALLER);
+	spin_unlock_bh(&s->b->lock);
+}
+
+int lite_rpc_msg_wait(struct lite_rpc_cslot *s)
+{
+	int ret;
+
+	/* The send completes or is flushed: a bound wait, not killable. */
+	wait_for_completion(&s->done);
+	spin_lock_bh(&s->b->lock);
+	ret = s->err;
+	lite_rpc_slot_let_go(s, LITE_HOLD_CALLER);
+	spin_unlock_bh(&s->b->lock);
+	return ret;
+}
+
+/* ---- what the server sends (softirq) ---- */
+
+static struct lite_rpc_binding *lite_rpc_binding_rcu(u32 node, u32 port)
+{
+	return xa_load(&lite_rpc_bindings, lite_rpc_binding_key(node, port));
+}
+
+void lite_rpc_binding_reply(u32 node, u32 port, u8 code, u32 slot, u32 len)
+{
+	struct lite_rpc_binding *b;
+	struct lite_rpc_cslot *s;
+
+	rcu_read_lock();
+	b = lite_rpc_binding_rcu(node, port);
+	if (!b || slot >= b->depth) {
+		lite_rpc_stat(LITE_RPC_ST_DROPPED);
+		goto out;
+	}
+	s = &b->slots[slot];
+	spin_lock(&b->lock);
+	if (s->state == LITE_CSLOT_CALL && (s->holds & LITE_HOLD_PEER)) {
+		if (code == LITE_RPC_STATUS_OK && len <= b->slot_bytes) {
+			s->err = 0;
+			s->len = len;
+			lite_rpc_stat(LITE_RPC_ST_REPLIES_IN);
+		} else {
+			s->err = code == LITE_RPC_STATUS_OK ? -EIO :
+							      -ECONNREFUSED;
+			if (s->err == -ECONNREFUSED)
+				lite_rpc_stat(LITE_RPC_ST_REFUSED);
+		}
+		s->state = LITE_CSLOT_DONE;
+		complete(&s->done);
+		lite_rpc_slot_let_go(s, LITE_HOLD_PEER);
+	} else if (s->state == LITE_CSLOT_ABANDONED &&
+		   (s->holds & LITE_HOLD_PEER)) {
+		lite_rpc_stat(LITE_RPC_ST_LATE_REPLIES);
+		lite_rpc_slot_let_go(s, LITE_HOLD_PEER);
+	} else {
+		lite_rpc_stat(LITE_RPC_ST_DROPPED);
+	}
+	spin_unlock(&b->lock);
+out:
+	rcu_read_unlock();
+}
+
+void lite_rpc_binding_credit(u32 node, u32 port, u32 slot)
+{
+	struct lite_rpc_binding *b;
+	struct lite_rpc_cslot *s;
+
+	rcu_read_lock();
+	b = lite_rpc_binding_rcu(node, port);
+	if (b && slot < b->depth) {
+		s = &b->slots[slot];
+		spin_lock(&b->lock);
+		if (s->state == LITE_CSLOT_MSG && (s->holds & LITE_HOLD_PEER))
+			lite_rpc_slot_let_go(s, LITE_HOLD_PEER);
+		else
+			lite_rpc_stat(LITE_RPC_ST_DROPPED);
+		spin_unlock(&b->lock);
+	} else {
+		lite_rpc_stat(LITE_RPC_ST_DROPPED);
+	}
+	rcu_read_unlock();
+}
+
+/* Fails every call of @b with @err; it takes no new one. Locked. */
+static void lite_rpc_binding_kill_locked(struct lite_rpc_binding *b, int err)
+{
+	u32 i;
+
+	b->dead = err;
+	for (i = 0; i < b->depth; i++)
+		if (b->slots[i].holds)
+			lite_rpc_slot_fail(&b->slots[i], err);
+	wake_up_all(&b->credit_wait);
+}
+
+/* GONE's answer: once nothing of ours is in flight, RELEASED. */
+static void lite_rpc_release_work(struct work_struct *work)
+{
+	struct lite_rpc_binding *b =
+		container_of(work, typeof(*b), released_work);
+
+	wait_event_timeout(b->credit_wait, !atomic_read(&b->posts_inflight),
+			   msecs_to_jiffies(LITE_RPC_RELEASE_WAIT_MS));
+	lite_rpc_post_ctrl(b->node_id, b->incarnation, b->port,
+			   lite_rpc_imm(LITE_RPC_KIND_CTRL, b->port,
+					LITE_RPC_CTRL_RELEASED, 0));
+	/* The table's reference; its free work reuses released_work. */
+	lite_rpc_binding_put(b);
+}
+
+void lite_rpc_binding_gone(u32 node, u32 port)
+{
+	unsigned long key = lite_rpc_binding_key(node, port);
+	struct lite_rpc_binding *b;
+
+	rcu_read_lock();
+	b = lite_rpc_binding_rcu(node, port);
+	if (!b) {
+		rcu_read_unlock();
+		lite_rpc_stat(LITE_RPC_ST_DROPPED);
+		return;
+	}
+	spin_lock(&b->lock);
+	if (b->dead) {
+		spin_unlock(&b->lock);
+		rcu_read_unlock();
+		return;
+	}
+	lite_rpc_binding_kill_locked(b, -ECONNREFUSED);
+	spin_unlock(&b->lock);
+	/* Out of the table; its reference goes with RELEASED. */
+	xa_cmpxchg(&lite_rpc_bindings, key, b, NULL, GFP_ATOMIC);
+	INIT_WORK(&b->released_work, lite_rpc_release_work);
+	queue_work(lite_wq, &b->released_work);
+	rcu_read_unlock();
+}
+
+void lite_rpc_bindings_peer_down(u32 node)
+{
+	struct lite_rpc_binding *b;
+	unsigned long key;
+
+	xa_for_each(&lite_rpc_bindings, key, b) {
+		if (b->node_id != node)
+			continue;
+		spin_lock_bh(&b->lock);
+		if (!b->dead) {
+			lite_rpc_binding_kill_locked(b, -EHOSTDOWN);
+			lite_rpc_stat(LITE_RPC_ST_HOSTDOWN);
+		}
+		spin_unlock_bh(&b->lock);
+		if (xa_cmpxchg(&lite_rpc_bindings, key, b, NULL,
+			       GFP_ATOMIC) == b)
+			lite_rpc_binding_put(b);
+	}
+}
+
+void lite_rpc_bindings_device_removed(struct lite_device *ldev)
+{
+	struct lite_rpc_binding *b;
+	unsigned long key;
+
+	/* No connection on @ldev is left: the bindings die like peers. */
+	xa_for_each(&lite_rpc_bindings, key, b) {
+		if (b->mem.ldev != ldev)
+			continue;
+		spin_lock_bh(&b->lock);
+		if (!b->dead)
+			lite_rpc_binding_kill_locked(b, -EHOSTDOWN);
+		spin_unlock_bh(&b->lock);
+		/* Its handles may keep it: the device part goes now. */
+		lite_rpc_mem_unmap(&b->mem);
+		if (xa_cmpxchg(&lite_rpc_bindings, key, b, NULL,
+			       GFP_KERNEL) == b)
+			lite_rpc_binding_put(b);
+	}
+}
+
+void lite_rpc_bindings_exit(void)
+{
+	struct lite_rpc_binding *b;
+	unsigned long key;
+
+	xa_for_each(&lite_rpc_bindings, key, b) {
+		xa_erase(&lite_rpc_bindings, key);
+		lite_rpc_binding_put(b);
+	}
+	flush_workqueue(lite_wq);
+	rcu_barrier();
+}
+
+void lite_rpc_binding_limits(const struct lite_rpc_binding *b,
+			     u32 *max_request, u32 *max_reply, u32 *depth)
+{
+	*max_request = b->max_request;
+	*max_reply = b->max_reply;
+	*depth = b->depth;
+}

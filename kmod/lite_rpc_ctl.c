@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LITE RPC's control path: LITE_IOC_RPC_REGISTER, _OPEN and _CLOSE, the
+ * RPC handles of an open file, mmap of a service's rings, and the netlink
+ * commands LITE_CMD_RPC_BIND and LITE_CMD_RPC_SERVICE_GET.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cred.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/version.h>
+#include <net/genetlink.h>
+
+#include "lite_rpc_internal.h"
+#include "lite_upcall.h"
+
+/* ---- handles ---- */
+
+static bool lite_rpc_handle_index(struct lite_file *lf, u64 handle, u32 *idx)
+{
+	u32 low = (u32)handle;
+
+	if ((u32)(handle >> 32) != lf->tag || low < LITE_RPC_HANDLE_BASE)
+		return false;
+	*idx = low - LITE_RPC_HANDLE_BASE;
+	return *idx < LITE_HANDLES_MAX;
+}
+
+static u64 lite_rpc_handle_value(struct lite_file *lf, u32 idx)
+{
+	return (u64)lf->tag << 32 | (LITE_RPC_HANDLE_BASE + idx);
+}
+
+static int lite_rpc_handle_add(struct lite_file *lf, struct lite_rpc_handle *h,
+			       u64 *handle)
+{
+	int ret;
+
+	ret = xa_alloc_cyclic(&lf->rpc_handles, &h->index, h,
+			      XA_LIMIT(0, LITE_HANDLES_MAX - 1), &lf->rpc_next,
+			      GFP_KERNEL);
+	if (ret < 0)
+		return ret == -EBUSY ? -EMFILE : ret;
+	lite_count(LITE_CNT_HANDLES);
+	*handle = lite_rpc_handle_value(lf, h->index);
+	return 0;
+}
+
+struct lite_rpc_service *lite_rpc_handle_service(struct lite_file *lf,
+						 u64 handle)
+{
+	struct lite_rpc_service *svc = NULL;
+	struct lite_rpc_handle *h;
+	u32 idx;
+
+	if (!lite_rpc_handle_index(lf, handle, &idx))
+		return NULL;
+	rcu_read_lock();
+	h = xa_load(&lf->rpc_handles, idx);
+	if (h && h->serve && kref_get_unless_zero(&h->svc->ref))
+		svc = h->svc;
+	rcu_read_unlock();
+	return svc;
+}
+
+struct lite_rpc_binding *lite_rpc_handle_binding(struct lite_file *lf,
+						 u64 handle)
+{
+	struct lite_rpc_binding *b = NULL;
+	struct lite_rpc_handle *h;
+	u32 idx;
+
+	if (!lite_rpc_handle_index(lf, handle, &idx))
+		return NULL;
+	rcu_read_lock();
+	h = xa_load(&lf->rpc_handles, idx);
+	if (h && !h->serve && kref_get_unless_zero(&h->b->ref))
+		b = h->b;
+	rcu_read_unlock();
+	return b;
+}
+
+/* Ends what a handle out of its file held. Process context. */
+static void lite_rpc_handle_end(struct lite_rpc_handle *h)
+{
+	lite_uncount(LITE_CNT_HANDLES);
+	if (h->serve) {
+		bool published = h->svc->published;
+
+		lite_rpc_service_close(h->svc);
+		if (published)
+			lite_upcall_rpc_unregister(&h->svc->args,
+						   h->svc->service_id);
+		lite_rpc_service_put(h->svc);
+	} else {
+		lite_rpc_binding_put(h->b);
+	}
+	kfree_rcu(h, rcu);
+}
+
+void lite_rpc_file_release(struct lite_file *lf)
+{
+	struct lite_rpc_handle *h;
+	unsigned long idx;
+
+	xa_for_each(&lf->rpc_handles, idx, h) {
+		xa_erase(&lf->rpc_handles, idx);
+		lite_rpc_handle_end(h);
+		cond_resched();
+	}
+	xa_destroy(&lf->rpc_handles);
+}
+
+static long lite_ioctl_rpc_close(struct lite_file *lf, void __user *uarg)
+{
+	struct lite_rpc_close c;
+	struct lite_rpc_handle *h;
+	u32 idx;
+
+	if (copy_from_user(&c, uarg, sizeof(c)))
+		return -EFAULT;
+	if (c.flags || c.reserved)
+		return -EINVAL;
+	if (!lite_rpc_handle_index(lf, c.service, &idx))
+		return -EBADF;
+	h = xa_erase(&lf->rpc_handles, idx);
+	if (!h)
+		return -EBADF;
+	lite_rpc_handle_end(h);
+	return 0;
+}
+
+/* ---- REGISTER ---- */
+
+static int lite_rpc_register_args(const struct lite_rpc_register *r,
+				  struct lite_rpc_service_args *a)
+{
+	u32 need, slot;
+
+	if (r->flags || !lite_user_name_valid(r->name) || (r->mode & ~0777U) ||
+	    r->max_request > LITE_RPC_MSG_MAX ||
+	    r->max_reply > LITE_RPC_MSG_MAX ||
+	    r->depth > LITE_RPC_DEPTH_MAX ||
+	    r->max_clients > LITE_RPC_CLIENTS_MAX)
+		return -EINVAL;
+	memset(a, 0, sizeof(*a));
+	strscpy(a->name, r->name, sizeof(a->name));
+	a->mode = r->mode;
+	a->max_request = r->max_request;
+	a->max_reply = r->max_reply;
+	a->depth = r->depth ?: 16;
+	a->max_clients = r->max_clients ?: 16;
+	need = max(a->max_request, a->max_reply);
+	slot = max_t(u32, ALIGN(need, LITE_RPC_SLOT_ALIGN),
+		     LITE_RPC_SLOT_ALIGN);
+	if ((u64)a->depth * slot > LITE_RPC_RING_MAX)
+		return -EINVAL;
+	a->uid = from_kuid_munged(&init_user_ns, current_euid());
+	a->gid = from_kgid_munged(&init_user_ns, current_egid());
+	a->pid = task_tgid_nr(current);
+	return 0;
+}
+
+static long lite_ioctl_rpc_register(struct lite_file *lf,
+				    struct lite_rpc_register __user *uarg)
+{
+	struct lite_rpc_service_args args;
+	struct lite_rpc_service *svc;
+	struct lite_rpc_handle *h;
+	struct lite_rpc_register r;
+	u64 service_id = 0;
+	int ret;
+
+	if (copy_from_user(&r, uarg, sizeof(r)))
+		return -EFAULT;
+	ret = lite_rpc_register_args(&r, &args);
+	if (ret)
+		return lite_early_error(uarg->message, ret);
+	h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
+	if (!h)
+		return lite_early_error(uarg->message, -ENOMEM);
+	ret = lite_rpc_service_create(&args, &svc);
+	if (ret) {
+		kfree(h);
+		return lite_early_error(uarg->message, ret);
+	}
+	memset(r.message, 0, sizeof(r.message));
+	ret = lite_upcall_rpc_register(&args, svc->port, &service_id,
+				       r.message);
+	if (ret) {
+		lite_rpc_service_close(svc);
+		lite_rpc_service_put(svc);
+		kfree(h);
+		goto out;
+	}
+	lite_rpc_service_publish(svc, service_id);
+	h->serve = true;
+	h->svc = svc;
+	ret = lite_rpc_handle_add(lf, h, &r.service);
+	if (ret) {
+		h->index = 0;
+		lite_count(LITE_CNT_HANDLES);	/* lite_rpc_handle_end() */
+		lite_rpc_handle_end(h);
+		goto out;
+	}
+	r.service_id = service_id;
+	r.port = svc->port;
+	r.slot_bytes = svc->slot_bytes;
+	r.ring_bytes = svc->ring_bytes;
+	r.map_offset = (u64)(h->index + 1) << 32;
+	r.map_bytes = svc->ring_bytes * svc->nr_rings;
+	r.depth = args.depth;
+	r.max_clients = args.max_clients;
+out:
+	if (copy_to_user(uarg, &r, sizeof(r))) {
+		if (!ret) {
+			h = xa_erase(&lf->rpc_handles, h->index);
+			if (h)
+				lite_rpc_handle_end(h);
+		}
+		return -EFAULT;
+	}
+	return ret;
+}
+
+/* ---- OPEN ---- */
+
+/* This node's binding to the service @ans names: found, or made. */
+static int lite_rpc_bind(const struct lite_rpc_open_ans *ans,
+			 struct lite_rpc_binding **out, char *message)
+{
+	struct lite_rpc_bind_ans ring = {};
+	struct lite_rpc_binding *b;
+	int ret;
+
+	*out = lite_rpc_binding_find(ans->service_id, ans->node_id, ans->port);
+	if (*out)
+		return 0;
+	ret = lite_rpc_binding_create(ans, &b);
+	if (ret)
+		return ret;
+	ret = lite_upcall_rpc_bind(ans->service_id, &b->mem, b->slot_bytes,
+				   &ring, message);
+	if (!ret)
+		ret = lite_rpc_binding_install(b, &ring, out);
+	if (ret) {
+		/* Not ours to keep: another open's, or none (an error). */
+		lite_rpc_binding_discard(b);
+		return ret < 0 ? ret : 0;
+	}
+	return 0;
+}
+
+static long lite_ioctl_rpc_open(struct lite_file *lf,
+				struct lite_rpc_open __user *uarg)
+{
+	struct lite_rpc_open_ans ans = {};
+	struct lite_rpc_binding *b;
+	struct lite_rpc_handle *h;
+	struct lite_rpc_open o;
+	int ret;
+
+	if (copy_from_user(&o, uarg, sizeof(o)))
+		return -EFAULT;
+	if (o.flags || o.reserved || !lite_user_name_valid(o.name))
+		return lite_early_error(uarg->message, -EINVAL);
+	h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
+	if (!h)
+		return lite_early_error(uarg->message, -ENOMEM);
+	memset(o.message, 0, sizeof(o.message));
+	ret = lite_upcall_rpc_open(o.name, &ans, o.message);
+	if (!ret)
+		ret = lite_rpc_bind(&ans, &b, o.message);
+	if (ret) {
+		kfree(h);
+		goto out;
+	}
+	h->b = b;
+	ret = lite_rpc_handle_add(lf, h, &o.service);
+	if (ret) {
+		lite_rpc_binding_put(b);
+		kfree(h);
+		goto out;
+	}
+	o.service_id = ans.service_id;
+	o.node_id = ans.node_id;
+	lite_rpc_binding_limits(b, &o.max_request, &o.max_reply, &o.depth);
+out:
+	if (copy_to_user(uarg, &o, sizeof(o))) {
+		if (!ret) {
+			h = xa_erase(&lf->rpc_handles, h->index);
+			if (h)
+				lite_rpc_handle_end(h);
+		}
+		return -EFAULT;
+	}
+	return ret;
+}
+
+long lite_rpc_ioctl(struct lite_file *lf, unsigned int cmd, void __user *uarg)
+{
+	switch (cmd) {
+	case LITE_IOC_RPC_REGISTER:
+		return lite_ioctl_rpc_register(lf, uarg);
+	case LITE_IOC_RPC_OPEN:
+		return lite_ioctl_rpc_open(lf, uarg);
+	case LITE_IOC_RPC_CLOSE:
+		return lite_ioctl_rpc_close(lf, uarg);
+	default:
+		return lite_rpc_ops_ioctl(lf, cmd, uarg);
+	}
+}
+
+/* ---- mmap ---- */
+
+static const struct vm_operations_struct lite_rpc_vm_ops = {};
+
+/* The rings are never executable, copied on fork, grown or dumped. */
+static void lite_vma_set_flags(struct vm_area_struct *vma)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
+	vm_flags_clear(vma, VM_MAYEXEC);
+#else
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY;
+	vma->vm_flags &= ~VM_MAYEXEC;
+#endif
+}
+
+int lite_rpc_mmap(struct lite_file *lf, struct vm_area_struct *vma)
+{
+	unsigned long pgoff = vma->vm_pgoff, addr = vma->vm_start;
+	unsigned long len = vma->vm_end - vma->vm_start;
+	struct lite_rpc_service *svc = NULL;
+	struct lite_rpc_handle *h;
+	u32 idx, i;
+	u64 off;
+	int ret = 0;
+
+	/* The offset REGISTER gave: (handle index + 1) << 32 bytes. */
+	if (pgoff & ((1UL << (32 - PAGE_SHIFT)) - 1))
+		return -EINVAL;
+	idx = (pgoff >> (32 - PAGE_SHIFT)) - 1;
+	rcu_read_lock();
+	h = xa_load(&lf->rpc_handles, idx);
+	if (h && h->serve && kref_get_unless_zero(&h->svc->ref))
+		svc = h->svc;
+	rcu_read_unlock();
+	if (!svc)
+		return -EBADF;
+	if (len > svc->ring_bytes * svc->nr_rings || svc->closing) {
+		ret = -EINVAL;
+		goto out;
+	}
+	lite_vma_set_flags(vma);
+	vma->vm_ops = &lite_rpc_vm_ops;
+	for (i = 0; i < svc->nr_rings && !ret; i++) {
+		struct lite_rpc_mem *mem = &svc->rings[i].mem;
+
+		for (off = 0; off < mem->bytes && addr < vma->vm_end;
+		     off += PAGE_SIZE, addr += PAGE_SIZE) {
+			ret = vm_insert_page(vma, addr,
+					     virt_to_page(mem->vaddr + off));
+			if (ret)
+				break;
+		}
+	}
+out:
+	lite_rpc_service_put(svc);
+	return ret;
+}
+
+/* ---- netlink ---- */
+
+const struct nla_policy lite_nl_rpc_bind_policy[LITE_ATTR_MAX + 1] = {
+	[LITE_ATTR_SERVICE_ID] = { .type = NLA_U64 },
+	[LITE_ATTR_RPC_PORT] = NLA_POLICY_RANGE(NLA_U32, 1, LITE_RPC_PORT_MAX),
+	[LITE_ATTR_NODE_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[LITE_ATTR_INCARNATION] = { .type = NLA_U64 },
+	[LITE_ATTR_RPC_ADDR] = { .type = NLA_U64 },
+	[LITE_ATTR_MEMORY_KEY] = { .type = NLA_U32 },
+	/* The policy's bounds are s16: the top is checked below. */
+	[LITE_ATTR_RPC_SLOT_BYTES] = NLA_POLICY_MIN(NLA_U32,
+						    LITE_RPC_SLOT_ALIGN),
+};
+
+int lite_nl_rpc_bind(struct sk_buff *skb, struct genl_info *info)
+{
+	struct lite_rpc_bind_ans ans = {};
+	struct lite_rpc_bind_req req;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	if (!lite_nl_require(info, LITE_ATTR_SERVICE_ID, "LITE_ATTR_SERVICE_ID") ||
+	    !lite_nl_require(info, LITE_ATTR_RPC_PORT, "LITE_ATTR_RPC_PORT") ||
+	    !lite_nl_require(info, LITE_ATTR_NODE_ID, "LITE_ATTR_NODE_ID") ||
+	    !lite_nl_require(info, LITE_ATTR_INCARNATION, "LITE_ATTR_INCARNATION") ||
+	    !lite_nl_require(info, LITE_ATTR_RPC_ADDR, "LITE_ATTR_RPC_ADDR") ||
+	    !lite_nl_require(info, LITE_ATTR_MEMORY_KEY, "LITE_ATTR_MEMORY_KEY") ||
+	    !lite_nl_require(info, LITE_ATTR_RPC_SLOT_BYTES, "LITE_ATTR_RPC_SLOT_BYTES"))
+		return -EINVAL;
+	req.service_id = nla_get_u64(info->attrs[LITE_ATTR_SERVICE_ID]);
+	req.port = nla_get_u32(info->attrs[LITE_ATTR_RPC_PORT]);
+	req.node_id = nla_get_u32(info->attrs[LITE_ATTR_NODE_ID]);
+	req.incarnation = nla_get_u64(info->attrs[LITE_ATTR_INCARNATION]);
+	req.reply_addr = nla_get_u64(info->attrs[LITE_ATTR_RPC_ADDR]);
+	req.reply_key = nla_get_u32(info->attrs[LITE_ATTR_MEMORY_KEY]);
+	req.reply_slot_bytes = nla_get_u32(info->attrs[LITE_ATTR_RPC_SLOT_BYTES]);
+	if (req.reply_slot_bytes % LITE_RPC_SLOT_ALIGN ||
+	    req.reply_slot_bytes > LITE_RPC_MSG_MAX) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[LITE_ATTR_RPC_SLOT_BYTES],
+				    "LITE_ATTR_RPC_SLOT_BYTES: not a multiple of LITE_RPC_SLOT_ALIGN up to LITE_RPC_MSG_MAX");
+		return -EINVAL;
+	}
+	ret = lite_rpc_service_bind(&req, &ans);
+	switch (ret) {
+	case 0:
+		break;
+	case -ENOENT:
+		GENL_SET_ERR_MSG(info, "no such service at this port (unregistered, or never published)");
+		return ret;
+	case -ESTALE:
+		GENL_SET_ERR_MSG(info, "the service at this port has another id");
+		return ret;
+	case -EUSERS:
+		GENL_SET_ERR_MSG(info, "the service has max_clients client nodes already");
+		return ret;
+	case -EHOSTDOWN:
+		GENL_SET_ERR_MSG(info, "the client node is not a connected peer with this incarnation");
+		return ret;
+	case -EINVAL:
+		GENL_SET_ERR_MSG(info, "the client's reply slots are smaller than the service's replies or requests");
+		return ret;
+	default:
+		return ret;
+	}
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &lite_genl_family, 0,
+				LITE_CMD_RPC_BIND);
+	if (!hdr ||
+	    nla_put_u64_64bit(msg, LITE_ATTR_RPC_ADDR, ans.ring_addr,
+			      LITE_ATTR_PAD) ||
+	    nla_put_u32(msg, LITE_ATTR_MEMORY_KEY, ans.ring_key) ||
+	    nla_put_u32(msg, LITE_ATTR_RPC_DEPTH, ans.depth) ||
+	    nla_put_u32(msg, LITE_ATTR_RPC_SLOT_BYTES, ans.slot_bytes)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+struct lite_rpc_dump {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+};
+
+static int lite_rpc_dump_one(const struct lite_rpc_service_info *s, void *arg)
+{
+	struct lite_rpc_dump *d = arg;
+	void *hdr;
+
+	hdr = genlmsg_put(d->skb, NETLINK_CB(d->cb->skb).portid,
+			  d->cb->nlh->nlmsg_seq, &lite_genl_family, NLM_F_MULTI,
+			  LITE_CMD_RPC_SERVICE_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(d->skb, LITE_ATTR_SERVICE_ID, s->service_id,
+			      LITE_ATTR_PAD) ||
+	    nla_put_string(d->skb, LITE_ATTR_NAME, s->name) ||
+	    nla_put_u32(d->skb, LITE_ATTR_RPC_PORT, s->port) ||
+	    nla_put_u32(d->skb, LITE_ATTR_UID, s->uid) ||
+	    nla_put_u32(d->skb, LITE_ATTR_GID, s->gid) ||
+	    nla_put_u32(d->skb, LITE_ATTR_PID, s->pid) ||
+	    nla_put_u32(d->skb, LITE_ATTR_MODE, s->mode) ||
+	    nla_put_u32(d->skb, LITE_ATTR_RPC_MAX_REQUEST, s->max_request) ||
+	    nla_put_u32(d->skb, LITE_ATTR_RPC_MAX_REPLY, s->max_reply) ||
+	    nla_put_u32(d->skb, LITE_ATTR_RPC_DEPTH, s->depth) ||
+	    nla_put_u32(d->skb, LITE_ATTR_RPC_MAX_CLIENTS, s->max_clients) ||
+	    nla_put_u32(d->skb, LITE_ATTR_RPC_CLIENTS, s->clients) ||
+	    nla_put_u64_64bit(d->skb, LITE_ATTR_RPC_QUEUED, s->queued,
+			      LITE_ATTR_PAD) ||
+	    nla_put_u64_64bit(d->skb, LITE_ATTR_RPC_SERVED, s->served,
+			      LITE_ATTR_PAD) ||
+	    (s->closing && nla_put_flag(d->skb, LITE_ATTR_RPC_CLOSING))) {
+		genlmsg_cancel(d->skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(d->skb, hdr);
+	return 0;
+}
+
+int lite_nl_rpc_service_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct lite_rpc_dump d = { .skb = skb, .cb = cb };
+	unsigned long next = cb->args[0] ?: 1;
+	int ret;
+
+	ret = lite_rpc_services_visit(&next, lite_rpc_dump_one, &d);
+	cb->args[0] = next;
+	/* A full message: the rest comes in the next one. */
+	if (ret == -EMSGSIZE && skb->len)
+		return skb->len;
+	return ret ?: skb->len;
+}
+
+/* ---- device removal and unload ---- */
+
+void lite_rpc_device_removed(struct lite_device *ldev)
+{
+	lite_rpc_services_device_removed(ldev);
+	lite_rpc_bindings_device_removed(ldev);
+}
+
+void lite_rpc_exit(void)
+{
+	lite_rpc_services_exit();
+	lite_rpc_bindings_exit();
+	lite_rpc_mem_exit();
+}

@@ -1,0 +1,790 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LITE RPC: the services this node serves. A service has max_clients
+ * rings, allocated at registration; LITE_CMD_RPC_BIND gives one to a
+ * client node. A request slot goes EMPTY -> QUEUED (its immediate came)
+ * -> TAKEN (a RECV gave it to a server thread, with a new generation in
+ * its id) -> REPLYING (its reply or credit posted) -> EMPTY. The client
+ * writes a slot only while it is EMPTY to it, i.e. after the reply or
+ * credit reached it; a new request may so arrive before the send
+ * completion of the reply here, and REPLYING counts as EMPTY for it.
+ *
+ * Unregistering refuses what is queued or taken, waits for the replies in
+ * flight, sends GONE to every client, and leaves the rings to the fence
+ * (lite_rpc.h): a delayed work that frees them once every client answered
+ * RELEASED or is down, and keeps what a silent client could still reach.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "lite_conn.h"
+#include "lite_rpc_internal.h"
+
+/* How long unregistering waits for RELEASED before keeping the rings. */
+#define LITE_RPC_FENCE_MS	10000
+#define LITE_RPC_FENCE_POLL_MS	50
+/* How long it waits for its replies in flight. */
+#define LITE_RPC_DRAIN_MS	5000
+
+DEFINE_MUTEX(lite_rpc_mutex);
+/* port -> service, from registration until the fence is done. */
+static DEFINE_XARRAY_ALLOC1(lite_rpc_ports);
+static u32 lite_rpc_next_port;
+
+static void lite_rpc_service_free_rcu(struct rcu_head *rcu)
+{
+	struct lite_rpc_service *svc = container_of(rcu, typeof(*svc), rcu);
+	u32 i;
+
+	for (i = 0; i < svc->nr_rings; i++)
+		kfree(svc->rings[i].slots);
+	kfree(svc);
+}
+
+static void lite_rpc_service_free_work(struct work_struct *work)
+{
+	struct lite_rpc_service *svc =
+		container_of(work, typeof(*svc), free_work);
+	u32 i;
+
+	/* The fence ended every ring's device part, or kept it reachable. */
+	for (i = 0; i < svc->nr_rings; i++)
+		lite_rpc_mem_free(&svc->rings[i].mem, svc->rings[i].keep);
+	xa_destroy(&svc->by_node);
+	lite_device_put(svc->ldev);
+	/* Receive completions look at it under RCU. */
+	call_rcu(&svc->rcu, lite_rpc_service_free_rcu);
+}
+
+/* The last reference may go in a completion: the pages go in a work. */
+static void lite_rpc_service_release(struct kref *ref)
+{
+	struct lite_rpc_service *svc = container_of(ref, typeof(*svc), ref);
+
+	queue_work(lite_wq, &svc->free_work);
+}
+
+void lite_rpc_service_get(struct lite_rpc_service *svc)
+{
+	kref_get(&svc->ref);
+}
+
+void lite_rpc_service_put(struct lite_rpc_service *svc)
+{
+	kref_put(&svc->ref, lite_rpc_service_release);
+}
+
+static void lite_rpc_fence_work(struct work_struct *work);
+
+int lite_rpc_service_create(const struct lite_rpc_service_args *args,
+			    struct lite_rpc_service **out)
+{
+	u32 need = max(args->max_request, args->max_reply);
+	struct lite_rpc_service *svc;
+	struct lite_device *ldev;
+	u32 slot_bytes, i, j;
+	int ret;
+
+	slot_bytes = max_t(u32, ALIGN(need, LITE_RPC_SLOT_ALIGN),
+			   LITE_RPC_SLOT_ALIGN);
+	if ((u64)args->depth * slot_bytes > LITE_RPC_RING_MAX)
+		return -EINVAL;
+	ret = lite_node_device_get(&ldev);
+	if (ret)
+		return ret;
+	svc = kzalloc(struct_size(svc, rings, args->max_clients),
+		      GFP_KERNEL_ACCOUNT);
+	if (!svc) {
+		lite_device_put(ldev);
+		return -ENOMEM;
+	}
+	kref_init(&svc->ref);
+	svc->args = *args;
+	svc->ldev = ldev;
+	svc->slot_bytes = slot_bytes;
+	svc->ring_bytes = PAGE_ALIGN((u64)args->depth * slot_bytes);
+	spin_lock_init(&svc->lock);
+	INIT_LIST_HEAD(&svc->queue);
+	init_waitqueue_head(&svc->recv_wait);
+	init_waitqueue_head(&svc->fence_wait);
+	xa_init(&svc->by_node);
+	INIT_DELAYED_WORK(&svc->fence_work, lite_rpc_fence_work);
+	INIT_WORK(&svc->free_work, lite_rpc_service_free_work);
+	svc->nr_rings = args->max_clients;
+	for (i = 0; i < svc->nr_rings; i++) {
+		struct lite_rpc_ring *ring = &svc->rings[i];
+
+		ring->svc = svc;
+		ring->index = i;
+		ring->slots = kcalloc(args->depth, sizeof(*ring->slots),
+				      GFP_KERNEL_ACCOUNT);
+		if (!ring->slots) {
+			ret = -ENOMEM;
+			goto err;
+		}
+		for (j = 0; j < args->depth; j++) {
+			ring->slots[j].ring = ring;
+			ring->slots[j].index = j;
+		}
+		ret = lite_rpc_mem_alloc(ldev, svc->ring_bytes, &ring->mem);
+		if (ret)
+			goto err;
+	}
+	mutex_lock(&lite_rpc_mutex);
+	ret = xa_alloc_cyclic(&lite_rpc_ports, &svc->port, svc,
+			      XA_LIMIT(1, LITE_RPC_PORT_MAX),
+			      &lite_rpc_next_port, GFP_KERNEL);
+	mutex_unlock(&lite_rpc_mutex);
+	if (ret < 0) {
+		ret = ret == -EBUSY ? -ENOSPC : ret;
+		goto err;
+	}
+	lite_count(LITE_CNT_RPC_SERVICES);
+	*out = svc;
+	return 0;
+err:
+	/* Never published: no peer knows the rings (freed by the release). */
+	lite_rpc_service_put(svc);
+	return ret;
+}
+
+void lite_rpc_service_publish(struct lite_rpc_service *svc, u64 service_id)
+{
+	spin_lock_bh(&svc->lock);
+	svc->service_id = service_id;
+	svc->published = true;
+	spin_unlock_bh(&svc->lock);
+}
+
+/* A published, not closing service at @port with a reference, or NULL. */
+static struct lite_rpc_service *lite_rpc_service_find(u32 port)
+{
+	struct lite_rpc_service *svc;
+
+	rcu_read_lock();
+	svc = xa_load(&lite_rpc_ports, port);
+	if (svc && (!READ_ONCE(svc->published) || READ_ONCE(svc->closing) ||
+		    !kref_get_unless_zero(&svc->ref)))
+		svc = NULL;
+	rcu_read_unlock();
+	return svc;
+}
+
+/* ---- arrivals (softirq) ---- */
+
+static void lite_rpc_refuse(u32 node, u32 port, u32 slot)
+{
+	lite_rpc_stat(LITE_RPC_ST_REFUSED);
+	lite_rpc_post_ctrl(node, 0, port,
+			   lite_rpc_imm(LITE_RPC_KIND_REPLY, port,
+					LITE_RPC_STATUS_REFUSED, slot));
+}
+
+void lite_rpc_service_arrival(u32 node, u32 port, bool oneway, u32 slot,
+			      u32 len)
+{
+	struct lite_rpc_service *svc;
+	struct lite_rpc_ring *ring;
+	struct lite_rpc_rslot *s;
+	bool refuse = false;
+
+	lite_rpc_stat(LITE_RPC_ST_REQUESTS_IN);
+	rcu_read_lock();
+	svc = xa_load(&lite_rpc_ports, port);
+	ring = svc ? xa_load(&svc->by_node, node) : NULL;
+	if (!ring) {
+		rcu_read_unlock();
+		/* No such service (any more): the caller hears it at once. */
+		if (!oneway)
+			lite_rpc_refuse(node, port, slot);
+		else
+			lite_rpc_stat(LITE_RPC_ST_DROPPED);
+		return;
+	}
+	spin_lock(&svc->lock);
+	if (ring->node_id != node || slot >= svc->args.depth ||
+	    len > svc->args.max_request) {
+		lite_rpc_stat(LITE_RPC_ST_DROPPED);
+		goto unlock;
+	}
+	s = &ring->slots[slot];
+	if (s->state != LITE_RSLOT_EMPTY && s->state != LITE_RSLOT_REPLYING) {
+		/* The client wrote a slot that was not its to write. */
+		lite_rpc_stat(LITE_RPC_ST_DROPPED);
+		goto unlock;
+	}
+	if (svc->closing) {
+		s->state = LITE_RSLOT_EMPTY;
+		refuse = !oneway;
+		goto unlock;
+	}
+	s->state = LITE_RSLOT_QUEUED;
+	s->oneway = oneway;
+	s->len = len;
+	list_add_tail(&s->queue, &svc->queue);
+	svc->queued++;
+	wake_up(&svc->recv_wait);
+unlock:
+	spin_unlock(&svc->lock);
+	rcu_read_unlock();
+	if (refuse)
+		lite_rpc_refuse(node, port, slot);
+}
+
+void lite_rpc_service_released(u32 node, u32 port)
+{
+	struct lite_rpc_service *svc;
+	struct lite_rpc_ring *ring;
+
+	rcu_read_lock();
+	svc = xa_load(&lite_rpc_ports, port);
+	ring = svc ? xa_load(&svc->by_node, node) : NULL;
+	if (ring) {
+		spin_lock(&svc->lock);
+		if (ring->gone_sent)
+			ring->released = true;
+		spin_unlock(&svc->lock);
+	}
+	rcu_read_unlock();
+}
+
+/* ---- RECV and REPLY ---- */
+
+int lite_rpc_service_take(struct lite_rpc_service *svc,
+			  struct lite_rpc_request *out, u32 max)
+{
+	struct lite_rpc_rslot *s;
+	u32 n = 0;
+
+	spin_lock_bh(&svc->lock);
+	if (svc->closing) {
+		spin_unlock_bh(&svc->lock);
+		return -ECONNREFUSED;
+	}
+	while (n < max && !list_empty(&svc->queue)) {
+		s = list_first_entry(&svc->queue, struct lite_rpc_rslot, queue);
+		list_del(&s->queue);
+		svc->queued--;
+		s->state = LITE_RSLOT_TAKEN;
+		s->gen++;
+		out[n].id = lite_rpc_req_id(s);
+		out[n].offset = s->ring->index * svc->ring_bytes +
+				(u64)s->index * svc->slot_bytes;
+		out[n].length = s->len;
+		out[n].client_node = s->ring->node_id;
+		out[n].flags = s->oneway ? LITE_RPC_REQ_ONEWAY : 0;
+		out[n].reserved = 0;
+		n++;
+	}
+	spin_unlock_bh(&svc->lock);
+	return n;
+}
+
+static void lite_rpc_reply_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct lite_rpc_rslot *s = container_of(wc->wr_cqe, typeof(*s), cqe);
+	struct lite_rpc_service *svc = s->ring->svc;
+
+	lite_rpc_send_end(cq, wc);
+	spin_lock(&svc->lock);
+	if (s->state == LITE_RSLOT_REPLYING)
+		s->state = LITE_RSLOT_EMPTY;
+	spin_unlock(&svc->lock);
+	if (atomic_dec_and_test(&svc->replies_inflight))
+		wake_up(&svc->fence_wait);
+	lite_rpc_service_put(svc);
+}
+
+/* The TAKEN slot @id names, or an errno; under the service's lock. */
+static struct lite_rpc_rslot *lite_rpc_slot_of(struct lite_rpc_service *svc,
+					       u64 id)
+{
+	u32 r = ((u32)id >> 12) & 0xfffff, slot = id & 0xfff;
+	struct lite_rpc_ring *ring;
+	struct lite_rpc_rslot *s;
+
+	if (r >= svc->nr_rings || slot >= svc->args.depth)
+		return ERR_PTR(-EINVAL);
+	ring = &svc->rings[r];
+	s = &ring->slots[slot];
+	if (s->state != LITE_RSLOT_TAKEN || s->gen != (u32)(id >> 32)) {
+		/* Its client went down after the take: the request is gone. */
+		if (!ring->node_id && s->gen == (u32)(id >> 32))
+			return ERR_PTR(-EHOSTDOWN);
+		return ERR_PTR(-EINVAL);
+	}
+	return s;
+}
+
+int lite_rpc_service_answer(struct lite_rpc_service *svc, u64 id,
+			    const void __user *data, u32 len, u32 flags,
+			    unsigned long deadline)
+{
+	bool release = flags & LITE_RPC_REPLY_RELEASE;
+	struct lite_rpc_rslot *s;
+	struct lite_rpc_ring *ring;
+	u64 base, off, dma;
+	u32 imm, node;
+	u64 inc;
+	int ret;
+
+	spin_lock_bh(&svc->lock);
+	s = lite_rpc_slot_of(svc, id);
+	if (IS_ERR(s)) {
+		spin_unlock_bh(&svc->lock);
+		return PTR_ERR(s);
+	}
+	if (s->oneway != release || (release && len)) {
+		spin_unlock_bh(&svc->lock);
+		return -EINVAL;
+	}
+	if (len > svc->args.max_reply) {
+		spin_unlock_bh(&svc->lock);
+		return -EMSGSIZE;
+	}
+	ring = s->ring;
+	base = (u64)s->index * svc->slot_bytes;
+	off = base;
+	if (flags & LITE_RPC_REPLY_IN_PLACE) {
+		u64 map = ring->index * svc->ring_bytes + base;
+		u64 at = (u64)(uintptr_t)data;
+
+		if (at < map || at - map + len > svc->slot_bytes) {
+			spin_unlock_bh(&svc->lock);
+			return -EINVAL;
+		}
+		off = base + (at - map);
+	}
+	s->state = LITE_RSLOT_REPLYING;
+	node = ring->node_id;
+	inc = ring->incarnation;
+	/* Counted from here: unregistering waits for the copy too. */
+	lite_rpc_service_get(svc);
+	atomic_inc(&svc->replies_inflight);
+	spin_unlock_bh(&svc->lock);
+
+	if (len && !(flags & LITE_RPC_REPLY_IN_PLACE) &&
+	    copy_from_user(ring->mem.vaddr + off, data, len)) {
+		spin_lock_bh(&svc->lock);
+		if (s->state == LITE_RSLOT_REPLYING)
+			s->state = LITE_RSLOT_TAKEN;
+		spin_unlock_bh(&svc->lock);
+		ret = -EFAULT;
+		goto err;
+	}
+	dma = ring->mem.dma + off;
+	if (release)
+		imm = lite_rpc_imm(LITE_RPC_KIND_CTRL, svc->port,
+				   LITE_RPC_CTRL_CREDIT, s->index);
+	else
+		imm = lite_rpc_imm(LITE_RPC_KIND_REPLY, svc->port,
+				   LITE_RPC_STATUS_OK, s->index);
+	s->cqe.done = lite_rpc_reply_done;
+	ret = lite_rpc_post_wait(node, inc, svc->port, &s->cqe, &ring->mem,
+				 dma, len,
+				 ring->reply_addr +
+				 (u64)s->index * ring->reply_slot_bytes,
+				 ring->reply_key, imm, deadline);
+	if (ret) {
+		/* The client is unreachable: the request is dropped. */
+		spin_lock_bh(&svc->lock);
+		if (s->state == LITE_RSLOT_REPLYING)
+			s->state = LITE_RSLOT_EMPTY;
+		spin_unlock_bh(&svc->lock);
+		if (ret != -ETIMEDOUT && ret != -EINTR)
+			ret = -EHOSTDOWN;
+		goto err;
+	}
+	spin_lock_bh(&svc->lock);
+	svc->served++;
+	spin_unlock_bh(&svc->lock);
+	if (!release)
+		lite_rpc_stat(LITE_RPC_ST_REPLIES_SENT);
+	return 0;
+err:
+	if (atomic_dec_and_test(&svc->replies_inflight))
+		wake_up(&svc->fence_wait);
+	lite_rpc_service_put(svc);
+	return ret;
+}
+
+/* ---- LITE_CMD_RPC_BIND ---- */
+
+static bool lite_rpc_client_known(u32 node, u64 inc)
+{
+	struct lite_peer *peer;
+	bool known;
+
+	rcu_read_lock();
+	peer = lite_peer_lookup_rcu(node);
+	known = peer && peer->incarnation == inc;
+	rcu_read_unlock();
+	return known;
+}
+
+int lite_rpc_service_bind(const struct lite_rpc_bind_req *req,
+			  struct lite_rpc_bind_ans *ans)
+{
+	struct lite_rpc_service *svc;
+	struct lite_rpc_ring *ring = NULL;
+	bool wait_closed = false;
+	int ret = 0;
+	u32 i, j;
+
+	svc = lite_rpc_service_find(req->port);
+	if (!svc)
+		return -ENOENT;
+	if (svc->service_id != req->service_id) {
+		ret = -ESTALE;
+		goto out;
+	}
+	if (req->reply_slot_bytes < ALIGN(svc->args.max_reply,
+					  LITE_RPC_SLOT_ALIGN) ||
+	    req->reply_slot_bytes < ALIGN(svc->args.max_request,
+					  LITE_RPC_SLOT_ALIGN)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (!lite_rpc_client_known(req->node_id, req->incarnation)) {
+		ret = -EHOSTDOWN;
+		goto out;
+	}
+	mutex_lock(&lite_rpc_mutex);
+	spin_lock_bh(&svc->lock);
+	ring = xa_load(&svc->by_node, req->node_id);
+	if (!ring) {
+		for (i = 0; i < svc->nr_rings; i++) {
+			if (!svc->rings[i].node_id) {
+				ring = &svc->rings[i];
+				break;
+			}
+		}
+	}
+	if (!ring || svc->closing) {
+		spin_unlock_bh(&svc->lock);
+		mutex_unlock(&lite_rpc_mutex);
+		ret = ring ? -ENOENT : -EUSERS;
+		goto out;
+	}
+	/* A ring used before: its last client's writes may be in flight. */
+	wait_closed = ring->incarnation != 0;
+	if (ring->node_id) {
+		/* The client lost its binding and makes a new one. */
+		for (j = 0; j < svc->args.depth; j++) {
+			struct lite_rpc_rslot *s = &ring->slots[j];
+
+			if (s->state == LITE_RSLOT_QUEUED) {
+				list_del(&s->queue);
+				svc->queued--;
+			}
+			s->state = LITE_RSLOT_EMPTY;
+			s->gen++;
+		}
+		xa_erase(&svc->by_node, ring->node_id);
+		ring->node_id = 0;
+		svc->clients--;
+	}
+	spin_unlock_bh(&svc->lock);
+	if (wait_closed) {
+		ret = lite_conns_wait_closed();
+		if (ret) {
+			mutex_unlock(&lite_rpc_mutex);
+			goto out;
+		}
+		memset(ring->mem.vaddr, 0, ring->mem.bytes);
+	}
+	ring->incarnation = req->incarnation;
+	ring->reply_addr = req->reply_addr;
+	ring->reply_key = req->reply_key;
+	ring->reply_slot_bytes = req->reply_slot_bytes;
+	ring->gone_sent = false;
+	ring->released = false;
+	ret = xa_err(xa_store(&svc->by_node, req->node_id, ring, GFP_KERNEL));
+	if (!ret) {
+		spin_lock_bh(&svc->lock);
+		ring->node_id = req->node_id;
+		svc->clients++;
+		spin_unlock_bh(&svc->lock);
+		ans->ring_addr = ring->mem.addr;
+		ans->ring_key = ring->mem.rkey;
+		ans->depth = svc->args.depth;
+		ans->slot_bytes = svc->slot_bytes;
+	}
+	mutex_unlock(&lite_rpc_mutex);
+out:
+	lite_rpc_service_put(svc);
+	return ret;
+}
+
+/* ---- peer down ---- */
+
+/* @ring's client is gone: drop its requests and free the ring. Locked. */
+static void lite_rpc_ring_drop_locked(struct lite_rpc_service *svc,
+				      struct lite_rpc_ring *ring)
+{
+	u32 j;
+
+	for (j = 0; j < svc->args.depth; j++) {
+		struct lite_rpc_rslot *s = &ring->slots[j];
+
+		if (s->state == LITE_RSLOT_QUEUED) {
+			list_del(&s->queue);
+			svc->queued--;
+		}
+		s->state = LITE_RSLOT_EMPTY;
+	}
+	xa_erase(&svc->by_node, ring->node_id);
+	ring->node_id = 0;
+	ring->released = true;
+	svc->clients--;
+}
+
+void lite_rpc_services_peer_down(u32 node)
+{
+	struct lite_rpc_service *svc;
+	struct lite_rpc_ring *ring;
+	unsigned long port;
+
+	xa_for_each(&lite_rpc_ports, port, svc) {
+		spin_lock_bh(&svc->lock);
+		ring = xa_load(&svc->by_node, node);
+		if (ring)
+			lite_rpc_ring_drop_locked(svc, ring);
+		spin_unlock_bh(&svc->lock);
+	}
+}
+
+/* ---- unregistering and the fence ---- */
+
+/*
+ * The fence is over: every ring either unreachable now (released, or its
+ * client down and its connections closed) and ended on the device, or
+ * kept (@timed_out and its client silent). The pages go with the last
+ * reference (a REPLY may still be copying into one).
+ */
+static void lite_rpc_service_finish(struct lite_rpc_service *svc,
+				    bool timed_out)
+{
+	bool waited = false;
+	u32 i;
+
+	for (i = 0; i < svc->nr_rings; i++) {
+		struct lite_rpc_ring *ring = &svc->rings[i];
+
+		if (timed_out && ring->node_id && !ring->released) {
+			ring->keep = true;
+			continue;
+		}
+		/* A client that went down: its connections end first. */
+		if (ring->incarnation && !waited) {
+			lite_conns_wait_closed();
+			waited = true;
+		}
+		lite_rpc_mem_unmap(&ring->mem);
+	}
+	if (timed_out)
+		pr_warn("service %s (port %u): clients did not release their rings in %u ms\n",
+			svc->args.name, svc->port, LITE_RPC_FENCE_MS);
+	mutex_lock(&lite_rpc_mutex);
+	xa_erase(&lite_rpc_ports, svc->port);
+	mutex_unlock(&lite_rpc_mutex);
+	lite_uncount(LITE_CNT_RPC_SERVICES);
+	lite_rpc_service_put(svc);
+}
+
+static bool lite_rpc_all_released(struct lite_rpc_service *svc)
+{
+	bool all = true;
+	u32 i;
+
+	spin_lock_bh(&svc->lock);
+	for (i = 0; i < svc->nr_rings; i++)
+		if (svc->rings[i].node_id && !svc->rings[i].released)
+			all = false;
+	spin_unlock_bh(&svc->lock);
+	return all;
+}
+
+static void lite_rpc_fence_work(struct work_struct *work)
+{
+	struct lite_rpc_service *svc =
+		container_of(to_delayed_work(work), typeof(*svc), fence_work);
+
+	if (lite_rpc_all_released(svc)) {
+		lite_rpc_service_finish(svc, false);
+		return;
+	}
+	if (time_after(jiffies, svc->fence_deadline)) {
+		lite_rpc_service_finish(svc, true);
+		return;
+	}
+	queue_delayed_work(lite_wq, &svc->fence_work,
+			   msecs_to_jiffies(LITE_RPC_FENCE_POLL_MS));
+}
+
+/*
+ * Closes @svc (its creator's reference goes to the fence). Refused and
+ * GONE sends go out under the lock: posting does not sleep.
+ */
+void lite_rpc_service_close(struct lite_rpc_service *svc)
+{
+	struct lite_rpc_rslot *s;
+	u32 i, j;
+
+	spin_lock_bh(&svc->lock);
+	if (svc->closing) {
+		spin_unlock_bh(&svc->lock);
+		return;
+	}
+	svc->closing = true;
+	INIT_LIST_HEAD(&svc->queue);
+	svc->queued = 0;
+	for (i = 0; i < svc->nr_rings; i++) {
+		struct lite_rpc_ring *ring = &svc->rings[i];
+
+		if (!ring->node_id)
+			continue;
+		for (j = 0; j < svc->args.depth; j++) {
+			s = &ring->slots[j];
+			if ((s->state == LITE_RSLOT_QUEUED ||
+			     s->state == LITE_RSLOT_TAKEN) && !s->oneway)
+				lite_rpc_refuse(ring->node_id, svc->port, j);
+			if (s->state != LITE_RSLOT_REPLYING)
+				s->state = LITE_RSLOT_EMPTY;
+		}
+	}
+	spin_unlock_bh(&svc->lock);
+	wake_up_all(&svc->recv_wait);
+	if (!svc->published) {
+		lite_rpc_service_finish(svc, false);
+		return;
+	}
+	/* GONE only after the last reply: it must not overtake one. */
+	wait_event_timeout(svc->fence_wait,
+			   !atomic_read(&svc->replies_inflight),
+			   msecs_to_jiffies(LITE_RPC_DRAIN_MS));
+	spin_lock_bh(&svc->lock);
+	for (i = 0; i < svc->nr_rings; i++) {
+		struct lite_rpc_ring *ring = &svc->rings[i];
+
+		if (!ring->node_id)
+			continue;
+		ring->gone_sent = true;
+		if (lite_rpc_post_ctrl(ring->node_id, ring->incarnation,
+				       svc->port,
+				       lite_rpc_imm(LITE_RPC_KIND_CTRL,
+						    svc->port,
+						    LITE_RPC_CTRL_GONE, 0)))
+			/* Unreachable: peer down will release it. */
+			pr_debug("service %s: no GONE to node %u\n",
+				 svc->args.name, ring->node_id);
+	}
+	spin_unlock_bh(&svc->lock);
+	svc->fence_deadline = jiffies + msecs_to_jiffies(LITE_RPC_FENCE_MS);
+	queue_delayed_work(lite_wq, &svc->fence_work, 0);
+}
+
+/* ---- dump ---- */
+
+void lite_rpc_service_info(struct lite_rpc_service *svc,
+			   struct lite_rpc_service_info *info)
+{
+	spin_lock_bh(&svc->lock);
+	info->service_id = svc->service_id;
+	memcpy(info->name, svc->args.name, sizeof(info->name));
+	info->uid = svc->args.uid;
+	info->gid = svc->args.gid;
+	info->pid = svc->args.pid;
+	info->mode = svc->args.mode;
+	info->port = svc->port;
+	info->max_request = svc->args.max_request;
+	info->max_reply = svc->args.max_reply;
+	info->depth = svc->args.depth;
+	info->max_clients = svc->args.max_clients;
+	info->slot_bytes = svc->slot_bytes;
+	info->ring_bytes = svc->ring_bytes;
+	info->clients = svc->clients;
+	info->queued = svc->queued;
+	info->served = svc->served;
+	info->published = svc->published;
+	info->closing = svc->closing;
+	spin_unlock_bh(&svc->lock);
+}
+
+/* The first service at *@port or after it, referenced; *@port is its port. */
+static struct lite_rpc_service *lite_rpc_service_find_any(unsigned long *port)
+{
+	struct lite_rpc_service *svc;
+
+	rcu_read_lock();
+	for (;;) {
+		svc = xa_find(&lite_rpc_ports, port, LITE_RPC_PORT_MAX,
+			      XA_PRESENT);
+		if (!svc || kref_get_unless_zero(&svc->ref))
+			break;
+		(*port)++;
+	}
+	rcu_read_unlock();
+	return svc;
+}
+
+int lite_rpc_services_visit(unsigned long *next, lite_rpc_service_fn fn,
+			    void *arg)
+{
+	struct lite_rpc_service_info info;
+	struct lite_rpc_service *svc;
+	unsigned long port;
+	int ret = 0;
+
+	for (port = *next; ; port++) {
+		svc = lite_rpc_service_find_any(&port);
+		if (!svc)
+			break;
+		lite_rpc_service_info(svc, &info);
+		lite_rpc_service_put(svc);
+		if (!info.published)
+			continue;
+		ret = fn(&info, arg);
+		if (ret)
+			break;
+	}
+	*next = port;
+	return ret;
+}
+
+/* ---- device removal and unload ---- */
+
+void lite_rpc_services_device_removed(struct lite_device *ldev)
+{
+	struct lite_rpc_service *svc;
+	unsigned long port = 0;
+
+	/* No connection on @ldev is left (lite_peers_device_removed()). */
+	while ((svc = lite_rpc_service_find_any(&port))) {
+		if (svc->ldev == ldev) {
+			lite_rpc_service_close(svc);
+			/* Frees the rings now if the fence did not yet. */
+			if (cancel_delayed_work_sync(&svc->fence_work))
+				lite_rpc_service_finish(svc, false);
+		}
+		lite_rpc_service_put(svc);
+		port++;
+	}
+}
+
+void lite_rpc_services_exit(void)
+{
+	struct lite_rpc_service *svc;
+	unsigned long port;
+
+	/* Every file is closed, so every service is fencing: end them. */
+	xa_for_each(&lite_rpc_ports, port, svc) {
+		if (cancel_delayed_work_sync(&svc->fence_work))
+			lite_rpc_service_finish(svc, false);
+	}
+	WARN_ON(!xa_empty(&lite_rpc_ports));
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * LITE: a control call through the agent, for the files that make one:
+ * lite_upcall.c (ALLOC, MAP, FREE and the answers) and lite_upcall_rpc.c
+ * (the RPC upcalls). lite_upcall.c explains who answers an upcall.
+ */
+#ifndef LITE_UPCALL_H
+#define LITE_UPCALL_H
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <net/genetlink.h>
+
+#include "lite_internal.h"
+
+/* What an RPC upcall's answer carries (lite_upcall_rpc.c checks it). */
+struct lite_upcall_rpc_ans {
+	u64 service_id;			/* RPC_REGISTER, RPC_OPEN */
+	u32 node_id, port;		/* RPC_OPEN */
+	u32 max_request, max_reply, depth;
+	u64 ring_addr;			/* RPC_BIND */
+	u32 ring_key, slot_bytes;
+};
+
+struct lite_upcall {
+	struct kref ref;		/* the waiter's; the list's while pending */
+	struct list_head entry;		/* under lite_upcall_lock */
+	bool pending;			/* on the list; under lite_upcall_lock */
+	u64 id;
+	u32 kind;			/* enum lite_upcall_kind */
+	u32 portid;			/* the agent it went to */
+	u32 uid, gid, pid;
+	struct group_info *groups;	/* the caller's supplementary groups */
+	struct lite_user *user;		/* @uid's accounting, with a reference */
+	/*
+	 * MAP: the grant reserved for the answer (a charge of @user), until
+	 * the installed grant takes it over; the requester's memcg, which the
+	 * grant is allocated in (the answer runs in the agent's task).
+	 */
+	struct lite_user *grant_charge;
+	struct mem_cgroup *memcg;
+	u32 access;			/* MAP: what was asked for */
+	struct lite_file *lf;		/* MAP: the caller's file */
+	struct file *file;		/* MAP: pins @lf until the upcall goes */
+	/*
+	 * Whoever claims the upcall answers it; a waiter killed after the
+	 * claim may leave, and the one who answers learns it here (enum
+	 * lite_upcall_waiter, cmpxchg) and undoes what nobody will hear of.
+	 */
+	atomic_t waiter;
+	struct completion done;
+	/* The answer, written by whoever took the upcall off the list. */
+	int err;
+	u64 lmr_id;			/* ALLOC, MAP */
+	u64 handle;			/* MAP */
+	u64 size;			/* MAP */
+	u32 home_node_id;		/* MAP */
+	char message[LITE_MESSAGE_BUF];
+	struct lite_upcall_rpc_ans rpc;
+};
+
+enum lite_upcall_waiter {
+	LITE_WAITER_WAITING,
+	LITE_WAITER_ANSWERED,		/* the answer is being completed */
+	LITE_WAITER_GONE,		/* killed after the claim: left */
+};
+
+struct lite_upcall *lite_upcall_new(u32 kind);
+void lite_upcall_put(struct lite_upcall *up);
+/*
+ * A new upcall message for @up, on the pending list with the common
+ * attributes; the caller adds its own, then lite_upcall_send_wait() (or
+ * lite_upcall_abort() if it cannot).
+ */
+struct sk_buff *lite_upcall_start(struct lite_upcall *up, void **hdr);
+int lite_upcall_send_wait(struct lite_upcall *up, struct sk_buff *msg,
+			  void *hdr);
+int lite_upcall_abort(struct lite_upcall *up, struct sk_buff *msg, int err);
+/* Clears the caller's message buffer and returns @err. */
+long lite_early_error(char __user *message, long err);
+bool lite_upcall_claim(struct lite_upcall *up);
+bool lite_upcall_heard(struct lite_upcall *up);
+void lite_upcall_answer(struct lite_upcall *up, int err);
+int lite_upcall_put_groups(struct sk_buff *msg, const struct group_info *gi);
+bool lite_user_name_valid(const char *name);
+/*
+ * An upcall nobody waits for (UNMAP, RPC_UNREGISTER): NULL if no agent is
+ * attached or no memory; else add attributes and send it.
+ */
+struct sk_buff *lite_upcall_notice_start(u32 kind, u32 uid, u32 gid, u32 pid,
+					 const struct group_info *groups,
+					 void **hdr, u32 *portid);
+void lite_upcall_notice_send(struct sk_buff *msg, void *hdr, u32 portid);
+
+/* lite_upcall_rpc.c */
+static inline bool lite_upcall_is_rpc(u32 kind)
+{
+	return kind == LITE_UPCALL_RPC_REGISTER ||
+	       kind == LITE_UPCALL_RPC_OPEN || kind == LITE_UPCALL_RPC_BIND;
+}
+
+/* The answer to a pending RPC upcall @up (no error): checked, then given. */
+int lite_upcall_complete_rpc(struct genl_info *info, struct lite_upcall *up);
+
+#endif /* LITE_UPCALL_H */
