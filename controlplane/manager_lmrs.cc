@@ -55,12 +55,6 @@ bool SameGrant(const Grant& a, const Grant& b) {
   return a.SerializeAsString() == b.SerializeAsString();
 }
 
-// A status code an agent sent, as a StatusCode (unknown values -> UNKNOWN).
-absl::StatusCode AgentCode(int32_t code) {
-  if (code < 1 || code > 16) return absl::StatusCode::kUnknown;
-  return static_cast<absl::StatusCode>(code);
-}
-
 }  // namespace
 
 absl::Status ManagerState::CheckLmrNameFreeLocked(
@@ -400,6 +394,9 @@ absl::Status ManagerState::HandleResult(
   const Live& live = live_it->second;
   if (release_requests_.contains(result.request_id())) {
     return ReleaseResultLocked(binding, result);
+  }
+  if (pending_binds_.contains(result.request_id())) {
+    return BindResultLocked(binding, result);
   }
   auto it = pending_.find(result.request_id());
   if (it == pending_.end()) {

@@ -211,6 +211,7 @@ absl::Time ManagerState::Tick() {
     removed->set_cause(lite::v1::REMOVAL_CAUSE_ALLOCATION_ABANDONED);
     EmitLocked(std::move(event));
   }
+  ExpireBindsLocked(now);
   FailReportedLocked(now);
   if (recovering_ && now >= recovery_end_) EndRecoveryLocked();
 
@@ -221,6 +222,9 @@ absl::Time ManagerState::Tick() {
   }
   if (!request_deadlines_.empty()) {
     next = std::min(next, request_deadlines_.begin()->first);
+  }
+  if (!bind_deadlines_.empty()) {
+    next = std::min(next, bind_deadlines_.begin()->first);
   }
   if (recovering_) next = std::min(next, recovery_end_);
   next_tick_ = next;
@@ -534,8 +538,13 @@ void ManagerState::EndIncarnationLocked(uint32_t node_id, bool left,
   for (uint64_t grant_id : held) store_->DeleteGrant(grant_id);
   // Its revoked grants into RELEASING LMRs: acknowledged by its end.
   ImplyAcksLocked(node_id, member.incarnation());
-  // Its RPC services end with it (their rings were its memory).
+  // Its RPC services end with it (their rings were its memory), and the
+  // binds it was asked for will never be answered.
   RemoveNodeServicesLocked(node_id);
+  FailBindsLocked(node_id,
+                  absl::UnavailableError(absl::StrCat(
+                      label, (left ? " left" : " failed"),
+                      " before answering a bind to its service")));
 
   // Allocations it was asked for will never be answered.
   std::vector<uint64_t> abandoned;
@@ -672,6 +681,8 @@ void ManagerState::Shutdown() {
                       absl::UnavailableError(
                           "litemgr shut down before the home node answered"));
   }
+  FailBindsLocked(0, absl::UnavailableError(
+                         "litemgr shut down before the server node answered"));
 }
 
 ManagerCounters ManagerState::counters() const {

@@ -91,6 +91,8 @@ class ManagerState {
  public:
   using AllocDone =
       std::function<void(absl::StatusOr<lite::v1::AllocLmrResponse>)>;
+  using BindDone =
+      std::function<void(absl::StatusOr<lite::v1::BindServiceResponse>)>;
 
   // `clock` must outlive this object. A store that is Empty() starts the
   // recovery window (options.recovery_window), during which agents rebuild
@@ -169,6 +171,10 @@ class ManagerState {
       const lite::v1::OpenServiceRequest& request);
   absl::StatusOr<lite::v1::ListServicesResponse> ListServices(
       const lite::v1::ListServicesRequest& request) const;
+  // Like AllocLmr (manager_bind.cc): validation errors at once, else OK and
+  // `done` exactly once with the server node's ring or why there is none.
+  absl::Status BindService(const lite::v1::BindServiceRequest& request,
+                           BindDone done);
 
   // ---- listings and operators
   absl::StatusOr<lite::v1::ListNodesResponse> ListNodes(
@@ -264,6 +270,16 @@ class ManagerState {
     uint64_t lmr_id = 0;
     uint32_t holder_node_id = 0;
     uint64_t holder_incarnation = 0;
+  };
+  // A BindService waiting for the server node's answer.
+  struct PendingBind {
+    uint64_t request_id = 0;
+    uint64_t service_id = 0;
+    std::string name;
+    uint32_t server_node_id = 0;
+    uint64_t server_incarnation = 0;
+    absl::Time deadline;
+    BindDone done;
   };
   // An AllocLmr waiting for its home's answer.
   struct PendingAlloc {
@@ -381,7 +397,19 @@ class ManagerState {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void EndRecoveryLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // ---- RPC services (manager_services.cc)
+  // ---- RPC services (manager_services.cc, manager_bind.cc)
+  void FinishBindLocked(uint64_t request_id,
+                        absl::StatusOr<lite::v1::BindServiceResponse> outcome)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A result for a pending bind (its request id is in pending_binds_).
+  absl::Status BindResultLocked(const SessionBinding& binding,
+                                const lite::v1::NodeRequestResult& result)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Binds past their deadline fail with UNAVAILABLE.
+  void ExpireBindsLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Fails the binds sent to `server_node_id` (0: all) with `why`.
+  void FailBindsLocked(uint32_t server_node_id, const absl::Status& why)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The node's incarnation ended: its services go, announced (NODE_ENDED).
   void RemoveNodeServicesLocked(uint32_t node_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -496,6 +524,12 @@ class ManagerState {
   // register them again with restore_service_id): by id, by name, by
   // (node, port); the last service sequence number given per node.
   std::map<uint64_t, lite::v1::Service> services_ ABSL_GUARDED_BY(mu_);
+  // BindService calls waiting for their server node, and their deadlines
+  // (apart from request_deadlines_, which are AllocLmr's).
+  absl::flat_hash_map<uint64_t, PendingBind> pending_binds_
+      ABSL_GUARDED_BY(mu_);
+  std::set<std::pair<absl::Time, uint64_t>> bind_deadlines_
+      ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, uint64_t> service_names_
       ABSL_GUARDED_BY(mu_);
   std::set<std::pair<uint32_t, uint32_t>> service_ports_ ABSL_GUARDED_BY(mu_);

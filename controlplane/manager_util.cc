@@ -50,4 +50,9 @@ lite::v1::Grant WithoutKey(lite::v1::Grant grant) {
   return grant;
 }
 
+absl::StatusCode AgentCode(int32_t code) {
+  if (code < 1 || code > 16) return absl::StatusCode::kUnknown;
+  return static_cast<absl::StatusCode>(code);
+}
+
 }  // namespace lite::controlplane

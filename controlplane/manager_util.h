@@ -31,6 +31,8 @@ lite::v1::Grant WithoutKey(lite::v1::Grant grant);
 
 // "0x0000000300000001": LMR and grant ids in messages, showing both halves.
 std::string IdHex(uint64_t id);
+// A status code an agent sent, as a StatusCode (unknown values -> UNKNOWN).
+absl::StatusCode AgentCode(int32_t code);
 
 }  // namespace lite::controlplane
 

@@ -37,7 +37,8 @@ using ClusterManagerBase =
                         CM::WithCallbackMethod_RegisterService<
                             CM::WithCallbackMethod_UnregisterService<
                                 CM::WithCallbackMethod_OpenService<
-                                    CM::Service>>>>>>>>>>>>;
+                                    CM::WithCallbackMethod_BindService<
+                                        CM::Service>>>>>>>>>>>>>;
 }  // namespace internal
 
 class ClusterManagerService final : public internal::ClusterManagerBase {
@@ -78,8 +79,7 @@ class ClusterManagerService final : public internal::ClusterManagerBase {
       grpc::CallbackServerContext* context,
       const lite::v1::RestoreGrantRequest* request,
       lite::v1::RestoreGrantResponse* response) override;
-  // RPC services (docs/rpc.md). BindService is not served yet: the base
-  // class answers UNIMPLEMENTED.
+  // RPC services (docs/rpc.md).
   grpc::ServerUnaryReactor* RegisterService(
       grpc::CallbackServerContext* context,
       const lite::v1::RegisterServiceRequest* request,
@@ -92,6 +92,10 @@ class ClusterManagerService final : public internal::ClusterManagerBase {
       grpc::CallbackServerContext* context,
       const lite::v1::OpenServiceRequest* request,
       lite::v1::OpenServiceResponse* response) override;
+  grpc::ServerUnaryReactor* BindService(
+      grpc::CallbackServerContext* context,
+      const lite::v1::BindServiceRequest* request,
+      lite::v1::BindServiceResponse* response) override;
 
  private:
   ManagerState* const state_;
