@@ -10,7 +10,6 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/version.h>
 #include <net/genetlink.h>
 
 #include "lite_rpc_internal.h"
@@ -317,18 +316,6 @@ long lite_rpc_ioctl(struct lite_file *lf, unsigned int cmd, void __user *uarg)
 
 static const struct vm_operations_struct lite_rpc_vm_ops = {};
 
-/* The rings are never executable, copied on fork, grown or dumped. */
-static void lite_vma_set_flags(struct vm_area_struct *vma)
-{
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
-	vm_flags_clear(vma, VM_MAYEXEC);
-#else
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY;
-	vma->vm_flags &= ~VM_MAYEXEC;
-#endif
-}
-
 int lite_rpc_mmap(struct lite_file *lf, struct vm_area_struct *vma)
 {
 	unsigned long pgoff = vma->vm_pgoff, addr = vma->vm_start;
@@ -354,7 +341,10 @@ int lite_rpc_mmap(struct lite_file *lf, struct vm_area_struct *vma)
 		ret = -EINVAL;
 		goto out;
 	}
-	lite_vma_set_flags(vma);
+	/*
+	 * Plain pages, each referenced by the mapping: a fork may share them
+	 * and an mremap() past them faults. No flag is needed for safety.
+	 */
 	vma->vm_ops = &lite_rpc_vm_ops;
 	for (i = 0; i < svc->nr_rings && !ret; i++) {
 		struct lite_rpc_mem *mem = &svc->rings[i].mem;
@@ -421,7 +411,7 @@ int lite_nl_rpc_bind(struct sk_buff *skb, struct genl_info *info)
 	case 0:
 		break;
 	case -ENOENT:
-		GENL_SET_ERR_MSG(info, "no such service at this port (unregistered, or never published)");
+		GENL_SET_ERR_MSG(info, "no such service at this port");
 		return ret;
 	case -ESTALE:
 		GENL_SET_ERR_MSG(info, "the service at this port has another id");
@@ -430,10 +420,10 @@ int lite_nl_rpc_bind(struct sk_buff *skb, struct genl_info *info)
 		GENL_SET_ERR_MSG(info, "the service has max_clients client nodes already");
 		return ret;
 	case -EHOSTDOWN:
-		GENL_SET_ERR_MSG(info, "the client node is not a connected peer with this incarnation");
+		GENL_SET_ERR_MSG(info, "the client is not a peer with this incarnation");
 		return ret;
 	case -EINVAL:
-		GENL_SET_ERR_MSG(info, "the client's reply slots are smaller than the service's replies or requests");
+		GENL_SET_ERR_MSG(info, "the client's reply slots are too small");
 		return ret;
 	default:
 		return ret;

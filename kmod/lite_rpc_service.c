@@ -30,6 +30,7 @@
 /* How long it waits for its replies in flight. */
 #define LITE_RPC_DRAIN_MS	5000
 
+/* Orders registration, bind and the end of services (process context). */
 DEFINE_MUTEX(lite_rpc_mutex);
 /* port -> service, from registration until the fence is done. */
 static DEFINE_XARRAY_ALLOC1(lite_rpc_ports);

@@ -77,6 +77,7 @@ static int lite_rpc_conn_get(u32 node, u64 inc, unsigned int pref,
 		goto out;
 	for (i = 0; i < k; i++) {
 		conn = rcu_dereference(peer->conns[(pref + i) % k]);
+		/* Acquire: the QP and its accounting are set up before it. */
 		if (!conn || !smp_load_acquire(&conn->ops_ready))
 			continue;
 		atomic_inc(&conn->inflight);
@@ -234,6 +235,7 @@ static void lite_rpc_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	/* Counted, so that the teardown does not destroy the QP under us. */
 	atomic_inc(&conn->inflight);
+	/* Pairs with the smp_mb() in lite_conn_destroy_work(). */
 	smp_mb__after_atomic();
 	if (!READ_ONCE(conn->ops_dying) && lite_rpc_post_recv(conn))
 		lite_conn_fail(conn);

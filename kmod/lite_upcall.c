@@ -204,8 +204,7 @@ static bool lite_upcall_withdraw(struct lite_upcall *up);
  * were more: the manager's group class looks at them (uapi/lite.h). Written
  * in place in the message, no copy.
  */
-int lite_upcall_put_groups(struct sk_buff *msg,
-				  const struct group_info *gi)
+int lite_upcall_put_groups(struct sk_buff *msg, const struct group_info *gi)
 {
 	int ngroups = gi ? gi->ngroups : 0;
 	int n = min_t(int, ngroups, LITE_GROUPS_MAX);
@@ -300,7 +299,7 @@ static bool lite_upcall_withdraw(struct lite_upcall *up)
  * errno; the answer's details are in @up.
  */
 int lite_upcall_send_wait(struct lite_upcall *up, struct sk_buff *msg,
-				 void *hdr)
+			  void *hdr)
 {
 	long left;
 	int ret;
@@ -346,8 +345,7 @@ int lite_upcall_send_wait(struct lite_upcall *up, struct sk_buff *msg,
 }
 
 /* Removes an upcall that was never sent. */
-int lite_upcall_abort(struct lite_upcall *up, struct sk_buff *msg,
-			     int err)
+int lite_upcall_abort(struct lite_upcall *up, struct sk_buff *msg, int err)
 {
 	nlmsg_free(msg);
 	lite_upcall_withdraw(up);
