@@ -32,9 +32,9 @@ absl::Status ManagerState::BindService(
   }
   const uint32_t slot = request.reply_slot_bytes();
   if (slot < kSlotAlign || slot > kMsgMax || slot % kSlotAlign != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "reply_slot_bytes ", slot, " is not a multiple of ", kSlotAlign,
-        " in [", kSlotAlign, ", ", kMsgMax, "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("reply_slot_bytes ", slot, " is not a multiple of ",
+                     kSlotAlign, " in [", kSlotAlign, ", ", kMsgMax, "]"));
   }
   Locked lock(this);
   LITE_ASSIGN_OR_RETURN(Live * caller, CheckCallerLocked(request.caller()));
@@ -125,9 +125,10 @@ absl::Status ManagerState::BindResultLocked(
       ring.slot_bytes() < kSlotAlign || ring.slot_bytes() > kMsgMax) {
     FinishBindLocked(result.request_id(),
                      absl::InternalError(absl::StrCat(
-                         label, " answered the bind with an unusable ring "
-                                "(no ring, depth 0 or slot bytes out of "
-                                "range); this is a bug in its agent")));
+                         label,
+                         " answered the bind with an unusable ring "
+                         "(no ring, depth 0 or slot bytes out of "
+                         "range); this is a bug in its agent")));
     return absl::OkStatus();
   }
   lite::v1::BindServiceResponse response;

@@ -18,8 +18,8 @@ namespace lite::controlplane::testing {
 namespace {
 
 using ::testing::HasSubstr;
-using Outcome =
-    std::shared_ptr<std::optional<absl::StatusOr<lite::v1::BindServiceResponse>>>;
+using Outcome = std::shared_ptr<
+    std::optional<absl::StatusOr<lite::v1::BindServiceResponse>>>;
 
 class BindTest : public LmrTest {
  protected:
@@ -86,9 +86,9 @@ TEST_F(BindTest, TheServerNodesRingComesBackToTheCaller) {
   EXPECT_EQ(bind.reply_key(), 0x42u);
   EXPECT_EQ(bind.reply_slot_bytes(), 256u);
   // Only the node it was sent to may answer it.
-  EXPECT_EQ(state_->HandleResult(c_.binding(), Bound(request.request_id()))
-                .code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      state_->HandleResult(c_.binding(), Bound(request.request_id())).code(),
+      absl::StatusCode::kInvalidArgument);
   EXPECT_FALSE(outcome->has_value());
   ASSERT_TRUE(
       state_->HandleResult(b_.binding(), Bound(request.request_id())).ok());

@@ -541,10 +541,9 @@ void ManagerState::EndIncarnationLocked(uint32_t node_id, bool left,
   // Its RPC services end with it (their rings were its memory), and the
   // binds it was asked for will never be answered.
   RemoveNodeServicesLocked(node_id);
-  FailBindsLocked(node_id,
-                  absl::UnavailableError(absl::StrCat(
-                      label, (left ? " left" : " failed"),
-                      " before answering a bind to its service")));
+  FailBindsLocked(node_id, absl::UnavailableError(absl::StrCat(
+                               label, (left ? " left" : " failed"),
+                               " before answering a bind to its service")));
 
   // Allocations it was asked for will never be answered.
   std::vector<uint64_t> abandoned;

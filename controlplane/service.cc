@@ -432,18 +432,16 @@ grpc::ServerUnaryReactor* ClusterManagerService::BindService(
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   std::string caller;
   // The reply address and key stay out of the audit, like grants' keys.
-  const std::string fields =
-      absl::StrCat(CallerFields(request->caller()),
-                   " service=", request->service_id(),
-                   " slot_bytes=", request->reply_slot_bytes());
+  const std::string fields = absl::StrCat(
+      CallerFields(request->caller()), " service=", request->service_id(),
+      " slot_bytes=", request->reply_slot_bytes());
   absl::Status started = CheckNode(context, *state_, *authz_,
                                    request->caller().node_id(), &caller);
   if (started.ok()) {
     // As AllocLmr: `done` runs once, when the server node answers.
     started = state_->BindService(
-        *request,
-        [reactor, response, caller,
-         fields](absl::StatusOr<lite::v1::BindServiceResponse> result) {
+        *request, [reactor, response, caller, fields](
+                      absl::StatusOr<lite::v1::BindServiceResponse> result) {
           Audit(caller, "BindService", fields, result.status());
           if (result.ok()) *response = std::move(*result);
           reactor->Finish(ToGrpcStatus(result.status()));
