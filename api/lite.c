@@ -15,22 +15,14 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "api/lite_internal.h"
 #include "api/lite_testing.h"
 #include "common/names/name_rules.h"
-
-struct lite_ctx {
-  int fd;
-  lite_fake_ioctl_fn fake; /* tests only; NULL for a real device */
-  void *fake_arg;
-};
 
 /* Why this thread's last failed call failed (see lite_message()). */
 static _Thread_local char last_message[LITE_MESSAGE_BUF];
 
-static void set_message(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
-
-static void set_message(const char *fmt, ...) {
+void lite_priv_message(const char *fmt, ...) {
   va_list ap;
 
   va_start(ap, fmt);
@@ -38,11 +30,11 @@ static void set_message(const char *fmt, ...) {
   va_end(ap);
 }
 
-static void clear_message(void) { last_message[0] = '\0'; }
+void lite_priv_clear_message(void) { last_message[0] = '\0'; }
 
 /* Copies a kernel message field, which lite.ko NUL-terminates; a message
  * that is not terminated is cut at the buffer's end rather than overrun. */
-static void set_kernel_message(const char *msg, size_t size) {
+void lite_priv_kernel_message(const char *msg, size_t size) {
   size_t n = strnlen(msg, size);
 
   if (n >= sizeof(last_message)) n = sizeof(last_message) - 1;
@@ -53,17 +45,14 @@ static void set_kernel_message(const char *msg, size_t size) {
 const char *lite_message(void) { return last_message; }
 
 /* One ioctl: 0 or a negative errno. */
-static int do_ioctl(struct lite_ctx *ctx, unsigned long request, void *data) {
+int lite_priv_ioctl(struct lite_ctx *ctx, unsigned long request, void *data) {
   if (__builtin_expect(ctx->fake != NULL, 0))
     return ctx->fake(ctx->fake_arg, request, data);
   if (ioctl(ctx->fd, request, data) == 0) return 0;
   return errno > 0 ? -errno : -EIO;
 }
 
-/* A rejected argument: the errno, with a message that says which. */
-#define REJECT(err, ...) (set_message(__VA_ARGS__), -(err))
-
-static int check_ctx(const struct lite_ctx *ctx) {
+int lite_priv_check_ctx(const struct lite_ctx *ctx) {
   if (ctx == NULL) return REJECT(EINVAL, "the LITE context is NULL");
   return 0;
 }
@@ -76,7 +65,7 @@ int lite_check_name(const char *name) {
 }
 
 /* Checks the name and copies it into a LITE_NAME_BUF field. */
-static int put_name(char *dst, const char *name) {
+int lite_priv_put_name(char *dst, const char *name) {
   int err = lite_check_name(name);
 
   if (err) return err;
@@ -90,7 +79,7 @@ static int finish_open(struct lite_ctx *ctx) {
   int err;
 
   memset(&q, 0, sizeof(q));
-  err = do_ioctl(ctx, LITE_IOC_QUERY, &q);
+  err = lite_priv_ioctl(ctx, LITE_IOC_QUERY, &q);
   if (err == -ENOTTY || err == -EINVAL)
     return REJECT(ENOTTY,
                   "the file does not answer LITE_IOC_QUERY: "
@@ -127,12 +116,12 @@ int lite_open(const char *path, struct lite_ctx **out) {
     char why[LITE_MESSAGE_BUF];
 
     snprintf(why, sizeof(why), "%s", last_message);
-    set_message("%s: %s", path, why);
+    lite_priv_message("%s: %s", path, why);
     close(ctx->fd);
     free(ctx);
     return err;
   }
-  clear_message();
+  lite_priv_clear_message();
   *out = ctx;
   return 0;
 }
@@ -155,7 +144,7 @@ int lite_open_fake(lite_fake_ioctl_fn fn, void *arg, struct lite_ctx **out) {
     free(ctx);
     return err;
   }
-  clear_message();
+  lite_priv_clear_message();
   *out = ctx;
   return 0;
 }
@@ -171,12 +160,12 @@ int lite_fd(const struct lite_ctx *ctx) { return ctx ? ctx->fd : -1; }
 int lite_node_id(struct lite_ctx *ctx, uint32_t *node_id,
                  uint64_t *incarnation) {
   struct lite_node_info info;
-  int err = check_ctx(ctx);
+  int err = lite_priv_check_ctx(ctx);
 
   if (err) return err;
   memset(&info, 0, sizeof(info));
-  err = do_ioctl(ctx, LITE_IOC_NODE, &info);
-  if (err) return clear_message(), err;
+  err = lite_priv_ioctl(ctx, LITE_IOC_NODE, &info);
+  if (err) return lite_priv_clear_message(), err;
   if (node_id) *node_id = info.node_id;
   if (incarnation) *incarnation = info.incarnation;
   return 0;
@@ -185,7 +174,7 @@ int lite_node_id(struct lite_ctx *ctx, uint32_t *node_id,
 int lite_members(struct lite_ctx *ctx, struct lite_member *members,
                  uint32_t max_members, uint32_t *num_members) {
   struct lite_node_info info;
-  int err = check_ctx(ctx);
+  int err = lite_priv_check_ctx(ctx);
 
   if (err) return err;
   if (num_members == NULL)
@@ -200,8 +189,8 @@ int lite_members(struct lite_ctx *ctx, struct lite_member *members,
   memset(&info, 0, sizeof(info));
   info.max_members = max_members;
   info.members = (uintptr_t)members;
-  err = do_ioctl(ctx, LITE_IOC_NODE, &info);
-  if (err) return clear_message(), err;
+  err = lite_priv_ioctl(ctx, LITE_IOC_NODE, &info);
+  if (err) return lite_priv_clear_message(), err;
   *num_members = info.num_members;
   return 0;
 }
@@ -221,7 +210,7 @@ static int node_lookup_error(int err, const char *what) {
                     "LITE_IOC_NODE_LOOKUP (it predates node "
                     "names)");
     default:
-      return clear_message(), err;
+      return lite_priv_clear_message(), err;
   }
 }
 
@@ -229,7 +218,7 @@ int lite_node_lookup(struct lite_ctx *ctx, const char *name,
                      uint32_t *node_id) {
   struct lite_node_lookup req;
   char what[LITE_NODE_NAME_BUF + 16];
-  int err = check_ctx(ctx);
+  int err = lite_priv_check_ctx(ctx);
 
   if (err) return err;
   if (node_id == NULL)
@@ -243,12 +232,12 @@ int lite_node_lookup(struct lite_ctx *ctx, const char *name,
   memset(&req, 0, sizeof(req));
   /* Checked: at most LITE_NODE_NAME_MAX, so the field stays terminated. */
   memcpy(req.name, name, strlen(name));
-  err = do_ioctl(ctx, LITE_IOC_NODE_LOOKUP, &req);
+  err = lite_priv_ioctl(ctx, LITE_IOC_NODE_LOOKUP, &req);
   if (err) {
     snprintf(what, sizeof(what), "named \"%s\"", name);
     return node_lookup_error(err, what);
   }
-  clear_message();
+  lite_priv_clear_message();
   *node_id = req.node_id;
   return 0;
 }
@@ -258,7 +247,7 @@ int lite_node_name(struct lite_ctx *ctx, uint32_t node_id, char *buf,
   struct lite_node_lookup req;
   char what[32];
   size_t n;
-  int err = check_ctx(ctx);
+  int err = lite_priv_check_ctx(ctx);
 
   if (err) return err;
   if (buf == NULL || len == 0)
@@ -269,7 +258,7 @@ int lite_node_name(struct lite_ctx *ctx, uint32_t node_id, char *buf,
   buf[0] = '\0';
   memset(&req, 0, sizeof(req));
   req.node_id = node_id;
-  err = do_ioctl(ctx, LITE_IOC_NODE_LOOKUP, &req);
+  err = lite_priv_ioctl(ctx, LITE_IOC_NODE_LOOKUP, &req);
   if (err) {
     snprintf(what, sizeof(what), "node %u", node_id);
     return node_lookup_error(err, what);
@@ -285,18 +274,18 @@ int lite_node_name(struct lite_ctx *ctx, uint32_t node_id, char *buf,
                   "buffer has %zu",
                   node_id, n + 1, len);
   memcpy(buf, req.name, n + 1);
-  clear_message();
+  lite_priv_clear_message();
   return 0;
 }
 
 int lite_alloc(struct lite_ctx *ctx, const char *name, uint64_t size_bytes,
                uint32_t mode, uint32_t home_node_id, uint64_t *lmr_id) {
   struct lite_alloc req;
-  int err = check_ctx(ctx);
+  int err = lite_priv_check_ctx(ctx);
 
   if (err) return err;
   memset(&req, 0, sizeof(req));
-  err = put_name(req.name, name);
+  err = lite_priv_put_name(req.name, name);
   if (err) return err;
   if (size_bytes == 0) return REJECT(EINVAL, "an LMR's size cannot be 0");
   if (size_bytes > LITE_LMR_SIZE_MAX)
@@ -308,8 +297,8 @@ int lite_alloc(struct lite_ctx *ctx, const char *name, uint64_t size_bytes,
   req.size_bytes = size_bytes;
   req.mode = mode;
   req.home_node_id = home_node_id;
-  err = do_ioctl(ctx, LITE_IOC_ALLOC, &req);
-  set_kernel_message(req.message, sizeof(req.message));
+  err = lite_priv_ioctl(ctx, LITE_IOC_ALLOC, &req);
+  lite_priv_kernel_message(req.message, sizeof(req.message));
   if (err) return err;
   if (lmr_id) *lmr_id = req.lmr_id;
   return 0;
@@ -318,13 +307,13 @@ int lite_alloc(struct lite_ctx *ctx, const char *name, uint64_t size_bytes,
 int lite_map(struct lite_ctx *ctx, const char *name, uint32_t access,
              lite_handle_t *handle, struct lite_lmr_info *info) {
   struct lite_map req;
-  int err = check_ctx(ctx);
+  int err = lite_priv_check_ctx(ctx);
 
   if (err) return err;
   if (handle == NULL)
     return REJECT(EINVAL, "lite_map needs a place for the handle");
   memset(&req, 0, sizeof(req));
-  err = put_name(req.name, name);
+  err = lite_priv_put_name(req.name, name);
   if (err) return err;
   if (access == 0 || (access & ~(LITE_ACCESS_READ | LITE_ACCESS_WRITE)))
     return REJECT(EINVAL,
@@ -332,8 +321,8 @@ int lite_map(struct lite_ctx *ctx, const char *name, uint32_t access,
                   "LITE_ACCESS_WRITE, nothing else",
                   access);
   req.access = access;
-  err = do_ioctl(ctx, LITE_IOC_MAP, &req);
-  set_kernel_message(req.message, sizeof(req.message));
+  err = lite_priv_ioctl(ctx, LITE_IOC_MAP, &req);
+  lite_priv_kernel_message(req.message, sizeof(req.message));
   if (err) return err;
   *handle = req.handle;
   if (info) {
@@ -347,26 +336,26 @@ int lite_map(struct lite_ctx *ctx, const char *name, uint32_t access,
 
 int lite_unmap(struct lite_ctx *ctx, lite_handle_t handle) {
   struct lite_unmap req;
-  int err = check_ctx(ctx);
+  int err = lite_priv_check_ctx(ctx);
 
   if (err) return err;
   memset(&req, 0, sizeof(req));
   req.handle = handle;
-  err = do_ioctl(ctx, LITE_IOC_UNMAP, &req);
-  if (err) clear_message();
+  err = lite_priv_ioctl(ctx, LITE_IOC_UNMAP, &req);
+  if (err) lite_priv_clear_message();
   return err;
 }
 
 int lite_free(struct lite_ctx *ctx, const char *name) {
   struct lite_free req;
-  int err = check_ctx(ctx);
+  int err = lite_priv_check_ctx(ctx);
 
   if (err) return err;
   memset(&req, 0, sizeof(req));
-  err = put_name(req.name, name);
+  err = lite_priv_put_name(req.name, name);
   if (err) return err;
-  err = do_ioctl(ctx, LITE_IOC_FREE, &req);
-  set_kernel_message(req.message, sizeof(req.message));
+  err = lite_priv_ioctl(ctx, LITE_IOC_FREE, &req);
+  lite_priv_kernel_message(req.message, sizeof(req.message));
   return err;
 }
 
@@ -375,9 +364,9 @@ int lite_free(struct lite_ctx *ctx, const char *name) {
 static int op(struct lite_ctx *ctx, unsigned long request, void *data) {
   int err;
 
-  if (__builtin_expect(ctx == NULL, 0)) return check_ctx(ctx);
-  err = do_ioctl(ctx, request, data);
-  if (__builtin_expect(err != 0, 0)) clear_message();
+  if (__builtin_expect(ctx == NULL, 0)) return lite_priv_check_ctx(ctx);
+  err = lite_priv_ioctl(ctx, request, data);
+  if (__builtin_expect(err != 0, 0)) lite_priv_clear_message();
   return err;
 }
 

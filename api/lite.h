@@ -250,4 +250,7 @@ int lite_check_name(const char *name);
 } /* extern "C" */
 #endif
 
+/* RPC and messages: services by name, calls, replies, one-way messages. */
+#include "api/lite_rpc.h"
+
 #endif /* LITE_API_LITE_H_ */

@@ -205,7 +205,7 @@ void lite_rpc_service_publish(struct lite_rpc_service *svc, u64 service_id);
 /*
  * Unregisters (idempotent): refuses what is queued or taken, wakes RECV
  * waiters with ECONNREFUSED, waits (bounded) for its replies in flight,
- * sends GONE and hands the creator's reference to the fence.
+ * sends GONE and starts the fence (which holds its own reference).
  */
 void lite_rpc_service_close(struct lite_rpc_service *svc);
 void lite_rpc_service_get(struct lite_rpc_service *svc);

@@ -628,8 +628,8 @@ static void lite_rpc_fence_work(struct work_struct *work)
 }
 
 /*
- * Closes @svc (its creator's reference goes to the fence). Refused and
- * GONE sends go out under the lock: posting does not sleep.
+ * Closes @svc; the fence holds a reference of its own until it is over.
+ * Refused and GONE sends go out under the lock: posting does not sleep.
  */
 void lite_rpc_service_close(struct lite_rpc_service *svc)
 {
@@ -642,6 +642,8 @@ void lite_rpc_service_close(struct lite_rpc_service *svc)
 		return;
 	}
 	svc->closing = true;
+	/* The fence's reference, dropped when it is over. */
+	lite_rpc_service_get(svc);
 	INIT_LIST_HEAD(&svc->queue);
 	svc->queued = 0;
 	for (i = 0; i < svc->nr_rings; i++) {

@@ -20,8 +20,35 @@
 #include "common/pattern/pattern.h"
 #include "common/status/macros.h"
 #include "common/units/units.h"
+#include "tools/liteop/liteop_internal.h"
 
 namespace lite::liteop {
+
+// One result: "key=value key=value" (a bool as yes/no, empty strings left
+// out), or with -o json one JSON object on one line.
+void PrintRecord(const cli::Args& a, const cli::Json& record) {
+  if (a.output() == cli::Output::kJson) {
+    a.out() << cli::JsonLine(record) << "\n";
+    return;
+  }
+  std::string line;
+  for (const auto& [key, value] : record.items()) {
+    // An empty string (a node without a name) is left out of the line.
+    if (value.is_string() && value.get<std::string>().empty()) continue;
+    if (!line.empty()) line.push_back(' ');
+    std::string shown;
+    if (value.is_string()) {
+      shown = value.get<std::string>();
+    } else if (value.is_boolean()) {
+      shown = value.get<bool>() ? "yes" : "no";
+    } else {
+      shown = value.dump();
+    }
+    absl::StrAppend(&line, key, "=", shown);
+  }
+  a.out() << line << "\n";
+}
+
 namespace {
 
 using cli::Json;
@@ -54,31 +81,6 @@ const cli::Flag kData{
     .name = "data", .value = "STRING", .help = "these bytes (not empty)"};
 
 std::string FnvHex(uint64_t hash) { return absl::StrFormat("%016x", hash); }
-
-// One result: "key=value key=value" (a bool as yes/no, empty strings left
-// out), or with -o json one JSON object on one line.
-void PrintRecord(const cli::Args& a, const Json& record) {
-  if (a.output() == cli::Output::kJson) {
-    a.out() << cli::JsonLine(record) << "\n";
-    return;
-  }
-  std::string line;
-  for (const auto& [key, value] : record.items()) {
-    // An empty string (a node without a name) is left out of the line.
-    if (value.is_string() && value.get<std::string>().empty()) continue;
-    if (!line.empty()) line.push_back(' ');
-    std::string shown;
-    if (value.is_string()) {
-      shown = value.get<std::string>();
-    } else if (value.is_boolean()) {
-      shown = value.get<bool>() ? "yes" : "no";
-    } else {
-      shown = value.dump();
-    }
-    absl::StrAppend(&line, key, "=", shown);
-  }
-  a.out() << line << "\n";
-}
 
 const char* AccessName(uint32_t access) {
   switch (access) {
@@ -689,6 +691,7 @@ int RunLiteop(const std::vector<std::string>& args, std::ostream& out,
                    .min_args = 4,
                    .max_args = 4},
                   Cas, open));
+  AddRpcCommands(c, open);
   return cli::Run(tool, args, out, err);
 }
 

@@ -1,0 +1,156 @@
+#!/bin/bash
+# VM RPC test (#11): three guests with litemgr on the host and a liteagent
+# with the real lite.ko in each; applications use libLITE's RPC (liteop).
+#  - an echo service on node2, served by 2 threads, called from node1,
+#    node3 and node2 itself (loopback) at once: every reply is the request;
+#  - one-way messages from node1, released by the server (credits back);
+#  - litectl services lists it on node2, litenl services in lite.ko;
+#  - the x bit: a user the mode denies gets EACCES at open; an unknown name
+#    ENOENT; an oversize request EMSGSIZE before anything is sent;
+#  - a slow server: a call with a short timeout gets ETIMEDOUT and its late
+#    reply is dropped and counted (debugfs rpc/late_replies), never given
+#    to the next call, which gets its own reply;
+#  - the server process killed: a caller's calls on its open handle get
+#    ECONNREFUSED at once (not its 20 s timeout), the service is gone from
+#    the manager and opening it again gets ENOENT;
+#  - the server's node dies (its QEMU killed): EHOSTDOWN;
+#  - rmmod lite after all of it is clean; litevm's teardown fails the run
+#    on any BUG/WARNING/Oops line.
+# Usage: tests/vm/rpc.sh [--state DIR]    (needs root and tools/setup.sh)
+set -euo pipefail
+# shellcheck source=tests/vm/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+VM_SUITE=rpc
+VM_GUESTS=3
+VM_TIMEOUT=900
+VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
+	//tools/litenl //tools/liteop)
+VM_GUEST_SECS=300
+
+# ---------------------------------------------------------------------------
+# Guest side: `rpc.sh --guest FUNCTION ARGS...` (see lib.sh).
+# ---------------------------------------------------------------------------
+LITEOP=${LITE_BIN-}/tools/liteop/liteop
+
+# serve NAME READY ARGS...: runs an echo server; READY appears once it
+# serves (the "serving=" line).
+serve() {
+	local name=$1 ready=$2
+	shift 2
+	"$LITEOP" rpc-serve "$name" "$@" | while IFS= read -r line; do
+		echo "$line"
+		[[ $line == serving=* ]] && touch "$ready"
+	done
+}
+
+calls() {  # NAME COUNT SIZE: COUNT echo calls, every reply checked
+	local out
+	out=$("$LITEOP" rpc-call "$1" --count "$2" --size "$3" 2>&1) || {
+		echo "        $out"
+		return 1
+	}
+	echo "        node$GUEST: $out"
+	[[ $out == *"replies_checked=$2"* ]]
+}
+call_ok() { check "node$GUEST: $2 calls of $3 bytes to $1, every reply its request" calls "$@"; }
+send_ok() {
+	check "node$GUEST: $2 messages to $1" "$LITEOP" rpc-send "$1" --count "$2" --size 100
+}
+refusals() {  # NAME: what is refused, and how
+	check "an unknown service: ENOENT" fails_with ENOENT "$LITEOP" rpc-call rpc.none
+	check "a request over max_request (4 KiB): EMSGSIZE" \
+		fails_with EMSGSIZE "$LITEOP" rpc-call "$1" --size 5000
+	check "another user, whom the mode 0700 denies the x bit: EACCES" \
+		fails_with EACCES as_user "$LITEOP" rpc-call "$1"
+}
+late_reply() {  # NAME (a server that holds each request 1.5 s)
+	local before after
+	counter rpc/late_replies
+	before=$COUNTER
+	check "a call with a 300 ms timeout to a slow server: ETIMEDOUT" \
+		fails_with ETIMEDOUT "$LITEOP" rpc-call "$1" --timeout-ms 300
+	check "the next call gets its own reply, not the late one" \
+		calls "$1" 1 64
+	counter rpc/late_replies
+	after=$COUNTER
+	check "the late reply was dropped and counted (late_replies $before -> $after)" \
+		test "$after" -gt "$before"
+}
+calls_until_refused() {  # NAME: calls on one open handle until it fails
+	check "calls on an open handle fail with ECONNREFUSED once the server is killed" \
+		fails_with ECONNREFUSED "$LITEOP" rpc-call "$1" --count 10000000 --timeout-ms 20000
+}
+hostdown() {  # NAME
+	check "a call to a service on a failed node: EHOSTDOWN" \
+		fails_with EHOSTDOWN "$LITEOP" rpc-call "$1" --timeout-ms 20000
+}
+file_exists() { test -e "$1"; }
+
+# ---------------------------------------------------------------------------
+# Host side.
+# ---------------------------------------------------------------------------
+# start_server GUEST NAME ARGS...: a spawned echo server; its job id.
+start_server() {
+	local g=$1 name=$2 ready job
+	shift 2
+	ready=/tmp/rpc-$name.ready
+	job=$(vm_spawn "$g" serve "$name" "$ready" "$@")
+	vm_wait_until 60 litevm exec -g "$g" -t 20 -- "test -e $ready" > /dev/null 2>&1 ||
+		echo "        (guest $g: $name not serving after 60 s)" >&2
+	echo "$job"
+}
+litectl() { "$LITE_BIN/tools/litectl/litectl" "$@"; }
+lists_service() { litectl services -o json | tr -d '\n ' | grep -q "\"name\":\"$1\""; }
+no_service() { ! lists_service "$1"; }
+kernel_lists() { litevm exec -g "$1" -- "$LITE_BIN/tools/litenl/litenl services" | grep -q "$2"; }
+
+host_main() {
+	local echo_job slow_job g job start
+	# shellcheck source=tools/vm/litecluster.sh
+	source "$VM_REPO/tools/vm/litecluster.sh"
+	echo "== cluster: litemgr on the host, liteagent --module=netlink on 3 guests"
+	# shellcheck disable=SC2119
+	lc_start
+
+	echo "== an echo service on node2 (2 threads), called from 3 nodes at once"
+	echo_job=$(start_server 2 rpc.echo --threads 2 --mode 0700)
+	check "litectl services lists rpc.echo" lists_service rpc.echo
+	check "lite.ko on node2 lists rpc.echo (litenl services)" kernel_lists 2 rpc.echo
+	guests "1 call_ok rpc.echo 300 64" "3 call_ok rpc.echo 300 4000" "2 call_ok rpc.echo 300 1"
+	guest 1 send_ok rpc.echo 100
+	guest 1 call_ok rpc.echo 20 0
+	guest 3 refusals rpc.echo
+
+	echo "== a slow server: timeouts and late replies"
+	slow_job=$(start_server 3 rpc.slow --hold-ms 1500)
+	guest 1 late_reply rpc.slow
+	litevm kill -g 3 "$slow_job" > /dev/null 2>&1 || true
+
+	echo "== the server process killed: ECONNREFUSED at once"
+	job=$(vm_spawn 1 calls_until_refused rpc.echo)
+	sleep 2
+	now_ms
+	start=$NOW_MS
+	litevm kill -g 2 "$echo_job" > /dev/null 2>&1 || true
+	vm_join 1 "$job" calls_until_refused
+	now_ms
+	echo "        the caller ended $((NOW_MS - start)) ms after the kill (its timeout: 20 s)"
+	check "... at once: under 8 s after the kill (SIGTERM, then SIGKILL at 5 s)" \
+		test $((NOW_MS - start)) -lt 8000
+	vm_wait_until 10 no_service rpc.echo > /dev/null 2>&1 || true
+	check "the manager no longer lists rpc.echo" no_service rpc.echo
+	check "opening it again: ENOENT" fails_with ENOENT litevm exec -g 1 -- "$LITE_BIN/tools/liteop/liteop rpc-call rpc.echo"
+
+	echo "== the server's node dies (power cut): EHOSTDOWN"
+	start_server 3 rpc.far > /dev/null
+	guest 1 call_ok rpc.far 5 64
+	litevm crash -g 3 > /dev/null
+	guest 1 hostdown rpc.far
+
+	lc_stop
+	for g in 1 2; do
+		check "guest $g: rmmod lite is clean after RPC" litevm exec -g "$g" -- "rmmod lite"
+	done
+}
+
+vm_main "$@"
