@@ -32,8 +32,12 @@ enum {
 /* How long GONE's answer waits for this node's requests in flight. */
 #define LITE_RPC_RELEASE_WAIT_MS	5000
 
-/* (server node, port) -> live binding; RCU reads, writes under lite_rpc_mutex. */
-static DEFINE_XARRAY(lite_rpc_bindings);
+/*
+ * (server node, port) -> live binding; RCU reads. GONE takes one out in a
+ * receive completion (softirq), so the xarray's lock is taken with bottom
+ * halves off everywhere else (the _bh calls).
+ */
+static DEFINE_XARRAY_FLAGS(lite_rpc_bindings, XA_FLAGS_LOCK_BH);
 
 static unsigned long lite_rpc_binding_key(u32 node, u32 port)
 {
@@ -193,7 +197,7 @@ int lite_rpc_binding_install(struct lite_rpc_binding *b,
 	b->live = true;
 	/* The table's reference. */
 	lite_rpc_binding_get(b);
-	old = xa_store(&lite_rpc_bindings, key, b, GFP_KERNEL);
+	old = xa_store_bh(&lite_rpc_bindings, key, b, GFP_KERNEL);
 	ret = xa_err(old);
 	if (ret) {
 		b->live = false;
@@ -519,10 +523,15 @@ void lite_rpc_binding_gone(u32 node, u32 port)
 	}
 	lite_rpc_binding_kill_locked(b, -ECONNREFUSED);
 	spin_unlock(&b->lock);
-	/* Out of the table; its reference goes with RELEASED. */
-	xa_cmpxchg(&lite_rpc_bindings, key, b, NULL, GFP_ATOMIC);
-	INIT_WORK(&b->released_work, lite_rpc_release_work);
-	queue_work(lite_wq, &b->released_work);
+	/*
+	 * Out of the table; its reference goes with RELEASED. If the peer
+	 * went down meanwhile its end took the table's reference, and no
+	 * RELEASED is owed.
+	 */
+	if (xa_cmpxchg(&lite_rpc_bindings, key, b, NULL, GFP_ATOMIC) == b) {
+		INIT_WORK(&b->released_work, lite_rpc_release_work);
+		queue_work(lite_wq, &b->released_work);
+	}
 	rcu_read_unlock();
 }
 
@@ -540,8 +549,8 @@ void lite_rpc_bindings_peer_down(u32 node)
 			lite_rpc_stat(LITE_RPC_ST_HOSTDOWN);
 		}
 		spin_unlock_bh(&b->lock);
-		if (xa_cmpxchg(&lite_rpc_bindings, key, b, NULL,
-			       GFP_ATOMIC) == b)
+		if (xa_cmpxchg_bh(&lite_rpc_bindings, key, b, NULL,
+				  GFP_KERNEL) == b)
 			lite_rpc_binding_put(b);
 	}
 }
@@ -561,8 +570,8 @@ void lite_rpc_bindings_device_removed(struct lite_device *ldev)
 		spin_unlock_bh(&b->lock);
 		/* Its handles may keep it: the device part goes now. */
 		lite_rpc_mem_unmap(&b->mem);
-		if (xa_cmpxchg(&lite_rpc_bindings, key, b, NULL,
-			       GFP_KERNEL) == b)
+		if (xa_cmpxchg_bh(&lite_rpc_bindings, key, b, NULL,
+				  GFP_KERNEL) == b)
 			lite_rpc_binding_put(b);
 	}
 }
@@ -573,7 +582,7 @@ void lite_rpc_bindings_exit(void)
 	unsigned long key;
 
 	xa_for_each(&lite_rpc_bindings, key, b) {
-		xa_erase(&lite_rpc_bindings, key);
+		xa_erase_bh(&lite_rpc_bindings, key);
 		lite_rpc_binding_put(b);
 	}
 	flush_workqueue(lite_wq);

@@ -314,22 +314,62 @@ long lite_rpc_ioctl(struct lite_file *lf, unsigned int cmd, void __user *uarg)
 
 /* ---- mmap ---- */
 
-static const struct vm_operations_struct lite_rpc_vm_ops = {};
+/*
+ * The mapping holds a reference to its service; its pages come on first
+ * touch (a ring is allocated when its first client binds). Each page is
+ * referenced by the mapping too, so it outlives the service's end.
+ */
+static void lite_rpc_vm_open(struct vm_area_struct *vma)
+{
+	lite_rpc_service_get(vma->vm_private_data);
+}
+
+static void lite_rpc_vm_close(struct vm_area_struct *vma)
+{
+	lite_rpc_service_put(vma->vm_private_data);
+}
+
+static vm_fault_t lite_rpc_vm_fault(struct vm_fault *vmf)
+{
+	struct lite_rpc_service *svc = vmf->vma->vm_private_data;
+	u64 off = (u64)(vmf->pgoff - vmf->vma->vm_pgoff) << PAGE_SHIFT;
+	struct lite_rpc_ring *ring;
+	struct page *page = NULL;
+	u64 r = div64_u64(off, svc->ring_bytes);
+
+	if (r >= svc->nr_rings)
+		return VM_FAULT_SIGBUS;
+	ring = &svc->rings[r];
+	spin_lock_bh(&svc->lock);
+	if (ring->mem.vaddr)
+		page = virt_to_page(ring->mem.vaddr + (off - r * svc->ring_bytes));
+	spin_unlock_bh(&svc->lock);
+	/* A ring no client has bound yet holds nothing to read. */
+	if (!page)
+		return VM_FAULT_SIGBUS;
+	get_page(page);
+	vmf->page = page;
+	return 0;
+}
+
+static const struct vm_operations_struct lite_rpc_vm_ops = {
+	.open = lite_rpc_vm_open,
+	.close = lite_rpc_vm_close,
+	.fault = lite_rpc_vm_fault,
+};
 
 int lite_rpc_mmap(struct lite_file *lf, struct vm_area_struct *vma)
 {
-	unsigned long pgoff = vma->vm_pgoff, addr = vma->vm_start;
 	unsigned long len = vma->vm_end - vma->vm_start;
 	struct lite_rpc_service *svc = NULL;
 	struct lite_rpc_handle *h;
-	u32 idx, i;
-	u64 off;
-	int ret = 0;
+	u32 idx;
 
 	/* The offset REGISTER gave: (handle index + 1) << 32 bytes. */
-	if (pgoff & ((1UL << (32 - PAGE_SHIFT)) - 1))
+	if (vma->vm_pgoff & ((1UL << (32 - PAGE_SHIFT)) - 1) ||
+	    !(vma->vm_pgoff >> (32 - PAGE_SHIFT)))
 		return -EINVAL;
-	idx = (pgoff >> (32 - PAGE_SHIFT)) - 1;
+	idx = (vma->vm_pgoff >> (32 - PAGE_SHIFT)) - 1;
 	rcu_read_lock();
 	h = xa_load(&lf->rpc_handles, idx);
 	if (h && h->serve && kref_get_unless_zero(&h->svc->ref))
@@ -337,29 +377,14 @@ int lite_rpc_mmap(struct lite_file *lf, struct vm_area_struct *vma)
 	rcu_read_unlock();
 	if (!svc)
 		return -EBADF;
-	if (len > svc->ring_bytes * svc->nr_rings || svc->closing) {
-		ret = -EINVAL;
-		goto out;
+	if (len > svc->ring_bytes * svc->nr_rings) {
+		lite_rpc_service_put(svc);
+		return -EINVAL;
 	}
-	/*
-	 * Plain pages, each referenced by the mapping: a fork may share them
-	 * and an mremap() past them faults. No flag is needed for safety.
-	 */
+	/* The reference moves to the mapping (lite_rpc_vm_close()). */
+	vma->vm_private_data = svc;
 	vma->vm_ops = &lite_rpc_vm_ops;
-	for (i = 0; i < svc->nr_rings && !ret; i++) {
-		struct lite_rpc_mem *mem = &svc->rings[i].mem;
-
-		for (off = 0; off < mem->bytes && addr < vma->vm_end;
-		     off += PAGE_SIZE, addr += PAGE_SIZE) {
-			ret = vm_insert_page(vma, addr,
-					     virt_to_page(mem->vaddr + off));
-			if (ret)
-				break;
-		}
-	}
-out:
-	lite_rpc_service_put(svc);
-	return ret;
+	return 0;
 }
 
 /* ---- netlink ---- */

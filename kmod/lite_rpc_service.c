@@ -131,9 +131,6 @@ int lite_rpc_service_create(const struct lite_rpc_service_args *args,
 			ring->slots[j].ring = ring;
 			ring->slots[j].index = j;
 		}
-		ret = lite_rpc_mem_alloc(ldev, svc->ring_bytes, &ring->mem);
-		if (ret)
-			goto err;
 	}
 	mutex_lock(&lite_rpc_mutex);
 	ret = xa_alloc_cyclic(&lite_rpc_ports, &svc->port, svc,
@@ -470,6 +467,23 @@ int lite_rpc_service_bind(const struct lite_rpc_bind_req *req,
 		mutex_unlock(&lite_rpc_mutex);
 		ret = ring ? -ENOENT : -EUSERS;
 		goto out;
+	}
+	/*
+	 * A ring's memory comes with its first client (binds are serialized
+	 * by lite_rpc_mutex, so nobody else takes this ring meanwhile).
+	 */
+	if (!ring->mem.vaddr) {
+		struct lite_rpc_mem mem;
+
+		spin_unlock_bh(&svc->lock);
+		ret = lite_rpc_mem_alloc(svc->ldev, svc->ring_bytes, &mem);
+		if (ret) {
+			mutex_unlock(&lite_rpc_mutex);
+			goto out;
+		}
+		/* Under the lock: the server's page faults read it. */
+		spin_lock_bh(&svc->lock);
+		ring->mem = mem;
 	}
 	/* A ring used before: its last client's writes may be in flight. */
 	wait_closed = ring->incarnation != 0;

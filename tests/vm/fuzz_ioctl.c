@@ -33,15 +33,18 @@
 #include "tests/vm/fuzz_ioctl.h"
 
 const char *const kNames[NIOC] = {
-    "QUERY", "NODE",  "NODE_LOOKUP", "ALLOC",  "MAP", "UNMAP", "FREE",
-    "READ",  "WRITE", "MEMSET",      "MEMCPY", "FAA", "CAS",   "unknown"};
-const unsigned long kCmds[NIOC] = {LITE_IOC_QUERY,       LITE_IOC_NODE,
-                                   LITE_IOC_NODE_LOOKUP, LITE_IOC_ALLOC,
-                                   LITE_IOC_MAP,         LITE_IOC_UNMAP,
-                                   LITE_IOC_FREE,        LITE_IOC_READ,
-                                   LITE_IOC_WRITE,       LITE_IOC_MEMSET,
-                                   LITE_IOC_MEMCPY,      LITE_IOC_FAA,
-                                   LITE_IOC_CAS,         0};
+    "QUERY",    "NODE",      "NODE_LOOKUP", "ALLOC",     "MAP",      "UNMAP",
+    "FREE",     "READ",      "WRITE",       "MEMSET",    "MEMCPY",   "FAA",
+    "CAS",      "RPC_REG",   "RPC_OPEN",    "RPC_CLOSE", "RPC_CALL", "RPC_SEND",
+    "RPC_RECV", "RPC_REPLY", "unknown"};
+const unsigned long kCmds[NIOC] = {
+    LITE_IOC_QUERY,     LITE_IOC_NODE,         LITE_IOC_NODE_LOOKUP,
+    LITE_IOC_ALLOC,     LITE_IOC_MAP,          LITE_IOC_UNMAP,
+    LITE_IOC_FREE,      LITE_IOC_READ,         LITE_IOC_WRITE,
+    LITE_IOC_MEMSET,    LITE_IOC_MEMCPY,       LITE_IOC_FAA,
+    LITE_IOC_CAS,       LITE_IOC_RPC_REGISTER, LITE_IOC_RPC_OPEN,
+    LITE_IOC_RPC_CLOSE, LITE_IOC_RPC_CALL,     LITE_IOC_RPC_SEND,
+    LITE_IOC_RPC_RECV,  LITE_IOC_RPC_REPLY,    0};
 
 // The errnos kmod/include/uapi/lite.h documents for each ioctl (EFAULT and
 // EINVAL are common to all of them), 0-terminated.
@@ -61,6 +64,18 @@ static const int kDocErrs[NIOC][16] = {
     [I_MEMCPY] = {OPS_ERRS, 0},
     [I_FAA] = {OPS_ERRS, 0},
     [I_CAS] = {OPS_ERRS, 0},
+    // uapi/lite_rpc.h
+    [I_RPC_REGISTER] = {CTL_ERRS, EEXIST, ENOSPC, ENOMEM, EDQUOT, 0},
+    [I_RPC_OPEN] = {CTL_ERRS, ENOENT, EACCES, EHOSTDOWN, EUSERS, EMFILE, ENOMEM,
+                    EDQUOT, ENOSPC, 0},
+    [I_RPC_CLOSE] = {EBADF, 0},
+    [I_RPC_CALL] = {EBADF, EMSGSIZE, EAGAIN, ETIMEDOUT, ECONNREFUSED, EHOSTDOWN,
+                    EOVERFLOW, EINTR, EOPNOTSUPP, 0},
+    [I_RPC_SEND] = {EBADF, EMSGSIZE, EAGAIN, ETIMEDOUT, ECONNREFUSED, EHOSTDOWN,
+                    EINTR, 0},
+    [I_RPC_RECV] = {EBADF, ECONNREFUSED, EINTR, EMSGSIZE, EHOSTDOWN, ETIMEDOUT,
+                    0},
+    [I_RPC_REPLY] = {EBADF, EMSGSIZE, EHOSTDOWN, ETIMEDOUT, EINTR, 0},
 };
 
 struct shared *sh;
@@ -100,11 +115,11 @@ static uint64_t rnd(uint64_t *s) {  // splitmix64
   return z ^ (z >> 31);
 }
 uint64_t below(uint64_t *s, uint64_t n) { return n ? rnd(s) % n : 0; }
-static int pct(uint64_t *s, int p) { return (int)below(s, 100) < p; }
+int pct(uint64_t *s, int p) { return (int)below(s, 100) < p; }
 
 // Set for a share of the calls: the generators then make valid arguments,
 // so that those calls reach the RDMA and the deep paths behind it.
-static __thread int clean;
+__thread int clean;
 #define DIRTY(s, p) (!clean && pct(s, p))
 
 void fail(const char *fmt, ...) {
@@ -155,13 +170,8 @@ int call(struct busy *b, int fd, int ioc, unsigned long cmd, void *arg,
 // --- argument generators
 // ---------------------------------------------------------
 
-// A user pointer and whether [p, p + len) is memory the kernel may use:
-// *readable for a source, *writable for a destination.
-struct uptr {
-  uint64_t p;
-  int readable, writable;
-  const char *kind;
-};
+// gen_ptr(): a user pointer and whether [p, p + len) is memory the kernel
+// may use: readable for a source, writable for a destination.
 
 static int in_area(uint64_t p, uint64_t len, const char *a, uint64_t n) {
   uint64_t base = (uintptr_t)a;
@@ -169,7 +179,7 @@ static int in_area(uint64_t p, uint64_t len, const char *a, uint64_t n) {
   return p >= base && len <= n && p - base <= n - len;
 }
 
-static struct uptr gen_ptr(uint64_t *s, uint64_t len) {
+struct uptr gen_ptr(uint64_t *s, uint64_t len) {
   struct uptr u = {0};
   uint64_t n = len < RW_BYTES ? len : RW_BYTES;
 
@@ -335,8 +345,8 @@ static uint64_t gen_handle(uint64_t *s, int *lmr, uint32_t *access,
 
 // The argument struct's address: usually a normal copy; sometimes NULL, a
 // bad address, a read-only copy or one cut off by a PROT_NONE page.
-static void *place_arg(uint64_t *s, struct argbuf *ab, void *arg, size_t n,
-                       int writes_back, const char **why) {
+void *place_arg(uint64_t *s, struct argbuf *ab, void *arg, size_t n,
+                int writes_back, const char **why) {
   switch (clean ? 39 : below(s, 40)) {
     case 0:
       *why = "argument NULL";
@@ -826,10 +836,12 @@ void *worker_main(void *p) {
       do_info(w, I_QUERY);
     else if (r < 870)
       do_info(w, I_NODE);
-    else if (r < 920)
+    else if (r < 900)
       do_lookup(w);
-    else if (r < 970)
+    else if (r < 930)
       do_unknown(w);
+    else if (r < 970)
+      do_rpc(w);
     else if (r < 985)
       do_slot(w);
     else if (r < 995)

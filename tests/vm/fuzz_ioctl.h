@@ -37,6 +37,13 @@ enum {
   I_MEMCPY,
   I_FAA,
   I_CAS,
+  I_RPC_REGISTER,
+  I_RPC_OPEN,
+  I_RPC_CLOSE,
+  I_RPC_CALL,
+  I_RPC_SEND,
+  I_RPC_RECV,
+  I_RPC_REPLY,
   I_UNKNOWN,
   NIOC
 };
@@ -121,5 +128,23 @@ int call(struct busy *b, int fd, int ioc, unsigned long cmd, void *arg,
     __attribute__((format(printf, 8, 9)));
 int unmap(struct busy *b, int fd, uint64_t h, int victim_fd);
 void *worker_main(void *p);
+
+// The generators fuzz_rpc.c shares with fuzz_ioctl.c.
+struct uptr {
+  uint64_t p;
+  int readable, writable;
+  const char *kind;
+};
+struct uptr gen_ptr(uint64_t *s, uint64_t len);
+void *place_arg(uint64_t *s, struct argbuf *ab, void *arg, size_t n,
+                int writes_back, const char **why);
+int pct(uint64_t *s, int p);
+extern __thread int clean;
+
+// fuzz_rpc.c: this process's service (registered and opened at set-up,
+// served by a thread of its own) and the RPC ioctls' generators.
+void rpc_setup_process(void);
+void rpc_teardown_process(void);
+void do_rpc(struct worker *w);
 
 #endif  // LITE_TESTS_VM_FUZZ_IOCTL_H_

@@ -192,9 +192,11 @@ static void setup_process(void) {
     own_tag = m.handle >> 32;
     atomic_store(&sh->published[proc_idx][i], m.handle);
   }
+  rpc_setup_process();
 }
 
 static void teardown_process(void) {
+  rpc_teardown_process();
   for (int i = 0; i < NLMR; i++) {
     struct lite_free f = {0};
 

@@ -110,13 +110,15 @@ static int is_admin(int cmd) {
     case LITE_CMD_UPCALL_COMPLETE:
     case LITE_CMD_GRANT_REVOKE:
     case LITE_CMD_GRANT_GET:
+    case LITE_CMD_RPC_BIND:
+    case LITE_CMD_RPC_SERVICE_GET:
       return 1;
   }
   return 0;
 }
 static int is_dump(int cmd) {
   return cmd == LITE_CMD_PEER_GET || cmd == LITE_CMD_LMR_GET ||
-         cmd == LITE_CMD_GRANT_GET;
+         cmd == LITE_CMD_GRANT_GET || cmd == LITE_CMD_RPC_SERVICE_GET;
 }
 static int is_request(int cmd) {
   return cmd > LITE_CMD_UNSPEC && cmd <= LITE_CMD_MAX &&
@@ -141,9 +143,13 @@ static const int kDoc[NCMD][12] = {
     [LITE_CMD_LMR_FREE] = {EPERM, EBUSY, ENOENT},
     [LITE_CMD_LMR_UPDATE] = {EPERM, EBUSY, ENOENT, EEXIST},
     [LITE_CMD_LMR_GET] = {EPERM},
-    [LITE_CMD_UPCALL_COMPLETE] = {EPERM, EBUSY, ENOENT, EEXIST, EMFILE},
+    [LITE_CMD_UPCALL_COMPLETE] = {EPERM, EBUSY, ENOENT, EEXIST, EMFILE,
+                                  ECANCELED},
     [LITE_CMD_GRANT_REVOKE] = {EPERM, EBUSY, ENOENT},
     [LITE_CMD_GRANT_GET] = {EPERM},
+    [LITE_CMD_RPC_BIND] = {EPERM, EBUSY, ENOENT, ESTALE, EUSERS, EHOSTDOWN,
+                           ENOMEM, EINTR},
+    [LITE_CMD_RPC_SERVICE_GET] = {EPERM},
 };
 
 static int documented(int cmd, int err) {
@@ -722,11 +728,12 @@ static unsigned clean_up(int fd, struct msg *m) {
 }
 
 static const char *const kCmdNames[] = {
-    "UNSPEC",          "AGENT_ATTACH", "AGENT_DETACH",  "NODE_SET",
-    "NODE_GET",        "PEER_ADD",     "PEER_REMOVE",   "PEER_GET",
-    "EVENT_CONNECTED", "EVENT_FAILED", "EVENT_REMOVED", "LMR_ALLOC",
-    "LMR_FREE",        "LMR_UPDATE",   "LMR_GET",       "UPCALL",
-    "UPCALL_COMPLETE", "GRANT_REVOKE", "GRANT_GET"};
+    "UNSPEC",          "AGENT_ATTACH",   "AGENT_DETACH",  "NODE_SET",
+    "NODE_GET",        "PEER_ADD",       "PEER_REMOVE",   "PEER_GET",
+    "EVENT_CONNECTED", "EVENT_FAILED",   "EVENT_REMOVED", "LMR_ALLOC",
+    "LMR_FREE",        "LMR_UPDATE",     "LMR_GET",       "UPCALL",
+    "UPCALL_COMPLETE", "GRANT_REVOKE",   "GRANT_GET",     "EVENT_LMR_LOST",
+    "RPC_BIND",        "RPC_SERVICE_GET"};
 static const char *cmd_name(int c) {
   return c < (int)(sizeof(kCmdNames) / sizeof(kCmdNames[0])) ? kCmdNames[c]
                                                              : "unknown";

@@ -3,10 +3,9 @@
  * LITE RPC and messages: the /dev/lite ioctls (included by uapi/lite.h;
  * never include this header alone). docs/rpc.md tells the story.
  *
- * STATUS: the contract of issue #11, not implemented by lite.ko yet: every
- * LITE_IOC_RPC_* fails with ENOTTY, and LITE_CMD_RPC_BIND and
- * LITE_CMD_RPC_SERVICE_GET with EOPNOTSUPP. The cluster manager's side
- * (RegisterService, UnregisterService, OpenService, ListServices) works.
+ * STATUS: lite.ko implements all of it but asynchronous calls:
+ * LITE_RPC_ASYNC fails with EOPNOTSUPP and LITE_IOC_RPC_WAIT with ENOTTY
+ * (docs/rpc.md, "What is not built yet").
  *
  * A server process registers a named SERVICE (LITE_IOC_RPC_REGISTER). Its
  * lite.ko reserves, for each client node that opens the service, one
@@ -81,12 +80,15 @@
  *      PROT_READ | PROT_WRITE, MAP_SHARED, fd, map_offset) maps the rings,
  *      ring r at r * ring_bytes, its slot s at s * slot_bytes in it
  *      (lite_rpc_request.offset says where each request is); message.
- *      The rings' memory (max_clients * ring_bytes) is zeroed, counted
- *      against the lmr_quota_mib module parameter, and allocated at once.
+ *      A ring's memory (ring_bytes, zeroed, counted against the
+ *      lmr_quota_mib module parameter) is allocated when its client node
+ *      first opens the service; its pages appear in the mapping then
+ *      (reading a ring no client has yet raises SIGBUS). A client node
+ *      over the quota is refused at open (ENOSPC).
  * Errors: EINVAL   bad name, mode, size, depth or max_clients, or
  *                  depth * slot_bytes > LITE_RPC_RING_MAX;
  *         EEXIST   a service with this name exists;
- *         ENOSPC   over lmr_quota_mib, or this node has 16383 services;
+ *         ENOSPC   this node has 16383 services;
  *         ENOMEM, ENOTCONN, EAGAIN, EDQUOT, ETIMEDOUT, EINTR as for
  *         LITE_IOC_ALLOC.
  * The service lives until LITE_IOC_RPC_CLOSE of its handle or the file's
@@ -123,6 +125,8 @@ struct lite_rpc_register {
  *         EACCES   the mode bits deny the caller;
  *         EHOSTDOWN the server's node is not connected to this one;
  *         EUSERS   the service has max_clients client nodes already;
+ *         ENOSPC   the server's node has no quota left for this node's
+ *                  ring (lmr_quota_mib there);
  *         EMFILE   the file holds LITE_HANDLES_MAX handles;
  *         ENOMEM, ENOTCONN, EAGAIN, EDQUOT, ETIMEDOUT, EINTR as for
  *         LITE_IOC_ALLOC.

@@ -1,0 +1,396 @@
+// fuzz_rpc: the RPC ioctls' part of fuzz_ioctl (fuzz_ioctl.c tells the
+// whole story). Each process registers a service at set-up, maps its rings
+// and opens it, and a server thread answers what arrives (in place, copied,
+// released), now and then with a wrong id. The workers then call and send
+// to it with live, foreign and invented handles, lengths past max_request,
+// and bad request and reply buffers; take and answer requests themselves
+// with random ids and flags; register and open with random names, modes,
+// sizes and flags (closing what they made); close invented handles; and
+// map the device at random offsets. Every call is predicted like the
+// others: what the uapi says must fail fails, with a documented errno.
+#define _GNU_SOURCE
+#include "tests/vm/fuzz_ioctl.h"
+
+#define RPC_MAX 512  // the service's max_request and max_reply
+#define RPC_DEPTH 8
+
+static char svc_name[LITE_NAME_BUF];
+static uint64_t svc_handle, open_handle;
+static struct lite_rpc_register reg;
+static char *rings;
+static _Atomic int serving = 1;
+static pthread_t server;
+static struct busy server_busy;
+
+static void die_rpc(const char *what, int err, const char *msg) {
+  printf("fuzz_ioctl: set-up %s: %s %s\n", what, strerror(err),
+         msg ? msg : "");
+  exit(100);
+}
+
+// Answers what the service takes; a share with ids nobody gave (EINVAL).
+static void *server_main(void *arg) {
+  struct lite_rpc_request req[LITE_RPC_RECV_MAX];
+  uint64_t s = g_seed * 7 + (uint64_t)proc_idx;
+
+  (void)arg;
+  while (atomic_load(&serving)) {
+    struct lite_rpc_recv r = {.service = svc_handle,
+                              .requests = (uintptr_t)req,
+                              .max = 1 + below(&s, LITE_RPC_RECV_MAX),
+                              .timeout_ms = 50};
+
+    if (call(&server_busy, main_fd, I_RPC_RECV, LITE_IOC_RPC_RECV, &r, NULL,
+             0, "RPC_RECV (server) max %u", r.max))
+      continue;
+    for (uint32_t i = 0; i < r.count; i++) {
+      struct lite_rpc_reply a = {.service = svc_handle, .id = req[i].id};
+      const char *why = NULL;
+
+      if (req[i].flags & LITE_RPC_REQ_ONEWAY) {
+        a.flags = LITE_RPC_REPLY_RELEASE;
+      } else if (below(&s, 2)) {
+        a.flags = LITE_RPC_REPLY_IN_PLACE;
+        a.data = req[i].offset;
+        a.len = req[i].length;
+      } else {
+        a.data = (uintptr_t)(rings + req[i].offset);
+        a.len = req[i].length;
+      }
+      if (below(&s, 20) == 0) {
+        a.id ^= 1ULL << (32 + below(&s, 31));
+        why = "a reply to an id RECV never gave";
+      }
+      call(&server_busy, main_fd, I_RPC_REPLY, LITE_IOC_RPC_REPLY, &a, why, 0,
+           "RPC_REPLY (server) id %#llx flags %#x len %u",
+           (unsigned long long)a.id, a.flags, a.len);
+      if (why) {  // answer it for real, so its caller is not left waiting
+        a.id = req[i].id;
+        call(&server_busy, main_fd, I_RPC_REPLY, LITE_IOC_RPC_REPLY, &a, NULL,
+             0, "RPC_REPLY (server, again) id %#llx",
+             (unsigned long long)a.id);
+      }
+    }
+  }
+  return NULL;
+}
+
+void rpc_setup_process(void) {
+  struct lite_rpc_open o = {0};
+
+  snprintf(svc_name, sizeof(svc_name), "fz.%llu.%d.%d.rpc",
+           (unsigned long long)g_seed, (int)getppid(), proc_idx);
+  memcpy(reg.name, svc_name, sizeof(reg.name));
+  reg.mode = 0777;
+  reg.max_request = RPC_MAX;
+  reg.max_reply = RPC_MAX;
+  reg.depth = RPC_DEPTH;
+  reg.max_clients = 4;
+  if (ioctl(main_fd, LITE_IOC_RPC_REGISTER, &reg))
+    die_rpc("RPC_REGISTER", errno, reg.message);
+  svc_handle = reg.service;
+  rings = mmap(NULL, reg.map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+               main_fd, (off_t)reg.map_offset);
+  if (rings == MAP_FAILED) die_rpc("mmap of the rings", errno, NULL);
+  memcpy(o.name, svc_name, sizeof(o.name));
+  if (ioctl(main_fd, LITE_IOC_RPC_OPEN, &o))
+    die_rpc("RPC_OPEN", errno, o.message);
+  open_handle = o.service;
+  atomic_store(&server_busy.tid, 0);
+  pthread_create(&server, NULL, server_main, NULL);
+}
+
+void rpc_teardown_process(void) {
+  struct lite_rpc_close c = {.service = svc_handle};
+
+  atomic_store(&serving, 0);
+  pthread_join(server, NULL);
+  munmap(rings, reg.map_bytes);
+  if (ioctl(main_fd, LITE_IOC_RPC_CLOSE, &c))
+    fail("RPC_CLOSE of the service at the end: %s", strerror(errno));
+}
+
+// A handle for a call: the open one, the service's own (not an OPEN
+// handle), an invented one, or 0; *bad says why it must fail.
+static uint64_t gen_handle(uint64_t *s, const char **bad) {
+  if (clean) return open_handle;
+  switch (below(s, 8)) {
+    case 0:
+      *bad = "the service's REGISTER handle, not an OPEN one";
+      return svc_handle;
+    case 1:
+      *bad = "an invented handle";
+      return ((uint64_t)own_tag << 32) | (LITE_HANDLES_MAX + 4000 +
+                                          below(s, 1000));
+    case 2:
+      *bad = "handle 0";
+      return 0;
+    default:
+      return open_handle;
+  }
+}
+
+static uint32_t gen_rpc_len(uint64_t *s) {
+  static const uint32_t kEdge[] = {0,       1,           63,          64,
+                                   511,     RPC_MAX,     RPC_MAX + 1, 4096,
+                                   1 << 20, (1 << 20) + 1, UINT32_MAX};
+
+  if (clean) return below(s, RPC_MAX + 1);
+  return below(s, 2) ? kEdge[below(s, sizeof(kEdge) / sizeof(kEdge[0]))]
+                     : (uint32_t)below(s, RPC_MAX + 1);
+}
+
+static void do_call(struct worker *w, int send) {
+  uint64_t *s = &w->s;
+  const char *why = NULL, *aw = NULL;
+  uint32_t len = gen_rpc_len(s), reply_max = gen_rpc_len(s);
+  // The reply buffer for the bytes lite.ko writes: an echo is len long.
+  struct uptr req = gen_ptr(s, len), rep = gen_ptr(s, len);
+  uint64_t handle = gen_handle(s, &why);
+  uint32_t flags = 0, timeout = 50 + below(s, 1000);
+
+  if (!clean && below(s, 10) == 0) {
+    flags = 1u << below(s, 32);
+    if (flags & ~(send ? LITE_RPC_NONBLOCK
+                       : (LITE_RPC_NONBLOCK | LITE_RPC_ASYNC)))
+      why = "an unknown flag";
+    else if (flags == LITE_RPC_ASYNC)
+      why = "LITE_RPC_ASYNC (not built yet)";
+  }
+  if (len > RPC_MAX && !why) why = "longer than max_request";
+  if (len && !req.readable && !why) why = "the request is not readable";
+  if (!send && !why && reply_max < len) why = "the reply does not fit";
+  if (!send && !why && len && !rep.writable)
+    why = "the reply buffer is not writable";
+  if (send) {
+    struct lite_rpc_send m = {.service = handle, .msg = req.p, .len = len,
+                              .timeout_ms = timeout, .flags = flags};
+    void *arg = place_arg(s, &w->ab, &m, sizeof(m), 0, &aw);
+
+    call(w->b, main_fd, I_RPC_SEND, LITE_IOC_RPC_SEND, arg, why ? why : aw,
+         0, "RPC_SEND handle %#llx len %u msg %#llx (%s) flags %#x",
+         (unsigned long long)handle, len, (unsigned long long)req.p,
+         req.kind, flags);
+    return;
+  }
+  struct lite_rpc_call c = {.service = handle, .request = req.p,
+                            .reply = rep.p, .req_len = len,
+                            .reply_max = reply_max, .timeout_ms = timeout,
+                            .flags = flags};
+  void *arg = place_arg(s, &w->ab, &c, sizeof(c), 1, &aw);
+
+  call(w->b, main_fd, I_RPC_CALL, LITE_IOC_RPC_CALL, arg, why ? why : aw, 0,
+       "RPC_CALL handle %#llx len %u req %#llx (%s) reply_max %u reply "
+       "%#llx (%s) flags %#x",
+       (unsigned long long)handle, len, (unsigned long long)req.p, req.kind,
+       reply_max, (unsigned long long)rep.p, rep.kind, flags);
+}
+
+// A worker takes requests itself (competing with the server thread) and
+// answers them with random flags and offsets.
+static void do_recv_reply(struct worker *w) {
+  uint64_t *s = &w->s;
+  struct lite_rpc_request req[4];
+  const char *why = NULL, *aw = NULL;
+  uint32_t max = clean ? 1 + below(s, 4) : below(s, 70);
+  struct lite_rpc_recv r = {.service = svc_handle,
+                            .requests = (uintptr_t)req,
+                            .max = max,
+                            .timeout_ms = below(s, 30)};
+
+  if (max == 0 || max > LITE_RPC_RECV_MAX) why = "max out of 1..64";
+  if (max > 4) {  // the rest of the array: a user pointer of any kind
+    struct uptr u = gen_ptr(s, (uint64_t)max * sizeof(req[0]));
+
+    r.requests = u.p;
+  }
+  void *arg = place_arg(s, &w->ab, &r, sizeof(r), 1, &aw);
+  if (call(w->b, main_fd, I_RPC_RECV, LITE_IOC_RPC_RECV, arg,
+           why ? why : aw, 0, "RPC_RECV max %u requests %#llx",
+           max, (unsigned long long)r.requests) ||
+      max > 4 || arg != &r)
+    return;
+  for (uint32_t i = 0; i < r.count; i++) {
+    struct lite_rpc_reply a = {.service = svc_handle, .id = req[i].id};
+    int oneway = req[i].flags & LITE_RPC_REQ_ONEWAY;
+    const char *bad = NULL;
+
+    switch (clean ? 0 : below(s, 6)) {
+      case 1:  // the wrong kind of answer
+        a.flags = oneway ? 0 : LITE_RPC_REPLY_RELEASE;
+        bad = oneway ? "a message answered without RELEASE"
+                     : "a call answered with RELEASE";
+        break;
+      case 2:  // an offset anywhere: refused unless it is in the slot
+        a.flags = LITE_RPC_REPLY_IN_PLACE | (oneway ? LITE_RPC_REPLY_RELEASE
+                                                    : 0);
+        a.data = below(s, 2) ? below(s, 1ULL << 40)
+                             : req[i].offset + below(s, 64);
+        a.len = oneway ? 0 : req[i].length;
+        break;
+      case 3:
+        a.len = RPC_MAX + 1 + below(s, 100);
+        a.data = (uintptr_t)(rings + req[i].offset);
+        a.flags = oneway ? LITE_RPC_REPLY_RELEASE : 0;
+        bad = oneway ? "a release with a length" : "longer than max_reply";
+        break;
+      default:
+        a.flags = oneway ? LITE_RPC_REPLY_RELEASE : 0;
+        a.len = oneway ? 0 : req[i].length;
+        a.data = oneway ? 0 : (uintptr_t)(rings + req[i].offset);
+    }
+    // An in-place reply inside the slot by chance is a good one.
+    int err = call(w->b, main_fd, I_RPC_REPLY, LITE_IOC_RPC_REPLY, &a,
+                   (a.flags & LITE_RPC_REPLY_IN_PLACE) && !oneway ? NULL : bad,
+                   0, "RPC_REPLY id %#llx flags %#x data %#llx len %u",
+                   (unsigned long long)a.id, a.flags,
+                   (unsigned long long)a.data, a.len);
+    if (err) {  // answer it properly: its caller waits for it
+      a.flags = oneway ? LITE_RPC_REPLY_RELEASE : 0;
+      a.len = oneway ? 0 : req[i].length;
+      a.data = oneway ? 0 : (uintptr_t)(rings + req[i].offset);
+      call(w->b, main_fd, I_RPC_REPLY, LITE_IOC_RPC_REPLY, &a, NULL, 0,
+           "RPC_REPLY (again) id %#llx", (unsigned long long)a.id);
+    }
+  }
+}
+
+static void do_register_open(struct worker *w) {
+  uint64_t *s = &w->s;
+  const char *why = NULL, *aw = NULL;
+  // Never in a name ([A-Za-z0-9._:/-]), wherever they stand.
+  static const char kBad[] = " \x01\xff\t*?";
+
+  if (below(s, 2)) {
+    struct lite_rpc_register r = {0};
+    uint32_t slot;
+
+    snprintf(r.name, sizeof(r.name), "fz.%d.%d.r%llu", proc_idx, w->idx,
+             (unsigned long long)below(s, 1000));
+    if (!clean && below(s, 4) == 0) {
+      r.name[below(s, 8)] = kBad[below(s, sizeof(kBad) - 1)];
+      why = "a bad name";
+    }
+    if (!clean && below(s, 5) == 0) {
+      memcpy(r.name, svc_name, sizeof(r.name));
+      why = "the name is taken";
+    }
+    r.mode = clean ? 0711 : (uint32_t)below(s, 01000) | (below(s, 8) ? 0 : 01000);
+    r.max_request = gen_rpc_len(s);
+    r.max_reply = gen_rpc_len(s);
+    r.depth = clean ? 4 : (uint32_t)below(s, 1100);
+    r.max_clients = clean ? 2 : (uint32_t)below(s, 1100);
+    r.flags = clean || below(s, 8) ? 0 : 1u << below(s, 32);
+    slot = (r.max_request > r.max_reply ? r.max_request : r.max_reply);
+    slot = slot < 64 ? 64 : (slot + 63) & ~63u;
+    if (r.mode & ~0777u) why = "mode outside 0777";
+    if (r.flags) why = "flags must be 0";
+    if (r.max_request > LITE_RPC_MSG_MAX || r.max_reply > LITE_RPC_MSG_MAX)
+      why = "a size over LITE_RPC_MSG_MAX";
+    if (r.depth > LITE_RPC_DEPTH_MAX || r.max_clients > LITE_RPC_CLIENTS_MAX)
+      why = "depth or max_clients over its maximum";
+    else if ((uint64_t)(r.depth ? r.depth : 16) * slot > LITE_RPC_RING_MAX)
+      why = "a ring over LITE_RPC_RING_MAX";
+    // Small enough for the quota: a share of the tries are real services.
+    if (!why && (uint64_t)(r.max_clients ? r.max_clients : 16) *
+                        (r.depth ? r.depth : 16) * slot >
+                    (16u << 20))
+      return;
+    void *arg = place_arg(s, &w->ab, &r, sizeof(r), 1, &aw);
+    if (!call(w->b, main_fd, I_RPC_REGISTER, LITE_IOC_RPC_REGISTER, arg,
+              why ? why : aw, 0,
+              "RPC_REGISTER '%.20s' mode %#o req %u rep %u depth %u "
+              "clients %u flags %#x",
+              r.name, r.mode, r.max_request, r.max_reply, r.depth,
+              r.max_clients, r.flags)) {
+      struct lite_rpc_close c = {
+          .service = arg == &r ? r.service : ((struct lite_rpc_register *)arg)->service};
+
+      call(w->b, main_fd, I_RPC_CLOSE, LITE_IOC_RPC_CLOSE, &c, NULL, 0,
+           "RPC_CLOSE of a service just registered");
+    }
+    return;
+  }
+  struct lite_rpc_open o = {0};
+
+  if (below(s, 3)) {
+    memcpy(o.name, svc_name, sizeof(o.name));
+  } else {
+    snprintf(o.name, sizeof(o.name), "fz.none.%llu",
+             (unsigned long long)below(s, 100));
+    why = "no such service";
+  }
+  if (!clean && below(s, 8) == 0) {
+    o.reserved = 1;
+    why = "reserved must be 0";
+  }
+  void *arg = place_arg(s, &w->ab, &o, sizeof(o), 1, &aw);
+  if (!call(w->b, main_fd, I_RPC_OPEN, LITE_IOC_RPC_OPEN, arg, why ? why : aw,
+            0, "RPC_OPEN '%.20s'", o.name) &&
+      arg == &o) {
+    struct lite_rpc_close c = {.service = o.service};
+
+    call(w->b, main_fd, I_RPC_CLOSE, LITE_IOC_RPC_CLOSE, &c, NULL, 0,
+         "RPC_CLOSE of a handle just opened");
+  }
+}
+
+static void do_close_bogus(struct worker *w) {
+  uint64_t *s = &w->s;
+  struct lite_rpc_close c = {
+      .service = ((uint64_t)own_tag << 32) | (LITE_HANDLES_MAX + 5000 +
+                                              below(s, 1000)),
+      .flags = below(s, 4) == 0};
+
+  call(w->b, main_fd, I_RPC_CLOSE, LITE_IOC_RPC_CLOSE, &c,
+       "an invented handle or flags", 0, "RPC_CLOSE %#llx flags %u",
+       (unsigned long long)c.service, c.flags);
+}
+
+// mmap at random offsets and lengths: refused or mapped, never a crash.
+static void do_mmap(struct worker *w) {
+  uint64_t *s = &w->s;
+  static const uint64_t kOff[] = {0, 4096, 1ULL << 32, 2ULL << 32,
+                                  (1ULL << 32) + 4096, 1ULL << 47};
+  uint64_t off = below(s, 2) ? reg.map_offset
+                             : kOff[below(s, sizeof(kOff) / sizeof(kOff[0]))];
+  size_t len = below(s, 2) ? reg.map_bytes : 4096 * (1 + below(s, 4096));
+  void *p = mmap(NULL, len, PROT_READ | (below(s, 2) ? PROT_WRITE : 0),
+                 MAP_SHARED, main_fd, (off_t)off);
+
+  if (p != MAP_FAILED) {
+    if (off != reg.map_offset || len > reg.map_bytes)
+      fail("mmap of %zu bytes at offset %#llx succeeded (not this file's "
+           "rings)",
+           len, (unsigned long long)off);
+    else
+      (void)*(volatile char *)p;
+    munmap(p, len);
+  }
+}
+
+void do_rpc(struct worker *w) {
+  switch (below(&w->s, 10)) {
+    case 0:
+    case 1:
+    case 2:
+      do_call(w, 0);
+      break;
+    case 3:
+    case 4:
+      do_call(w, 1);
+      break;
+    case 5:
+      do_recv_reply(w);
+      break;
+    case 6:
+    case 7:
+      do_register_open(w);
+      break;
+    case 8:
+      do_close_bogus(w);
+      break;
+    default:
+      do_mmap(w);
+  }
+}
