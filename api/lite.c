@@ -523,6 +523,8 @@ const char *lite_errno_name(int err) {
       return "ESTALE";
     case ECANCELED:
       return "ECANCELED";
+    case EUSERS:
+      return "EUSERS";
     default:
       return "E?";
   }

@@ -44,6 +44,8 @@ absl::StatusCode ErrnoToCode(int err) {
     case EFAULT:
     case EMSGSIZE:
       return absl::StatusCode::kInvalidArgument;
+    case EOVERFLOW:  // an RPC reply longer than the buffer
+      return absl::StatusCode::kOutOfRange;
     case EBADF:
     case EPERM:
     case EPROTO:
@@ -51,6 +53,7 @@ absl::StatusCode ErrnoToCode(int err) {
     case ESTALE:
       return absl::StatusCode::kAborted;
     case EHOSTDOWN:
+    case ECONNREFUSED:  // an RPC service gone: open it again once it is back
     case ENOTCONN:
     case EAGAIN:
     case ENODEV:
@@ -62,6 +65,7 @@ absl::StatusCode ErrnoToCode(int err) {
     case ENOMEM:
     case EMFILE:
     case EDQUOT:
+    case EUSERS:  // an RPC service's max_clients
       return absl::StatusCode::kResourceExhausted;
     case ENOTTY:
       return absl::StatusCode::kUnimplemented;

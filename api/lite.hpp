@@ -131,6 +131,9 @@ class Lite {
   static Lite Adopt(lite_ctx* ctx);
 
  private:
+  // They keep the context open as long as they live (api/lite_rpc.hpp).
+  friend class RpcService;
+  friend class RpcClient;
   explicit Lite(std::shared_ptr<lite_ctx> ctx) : ctx_(std::move(ctx)) {}
   std::shared_ptr<lite_ctx> ctx_;
 };

@@ -2,7 +2,8 @@
 # LITE's main job, on one machine: a virtual RDMA cluster (QEMU guests with
 # Soft-RoCE), litemgr on the host and a liteagent + lite.ko on every node;
 # applications allocate, map, read, write and atomically update LMRs across
-# nodes, a permission error, LITE's latencies next to native RDMA
+# nodes, a permission error, an RPC service called from two nodes, LITE's
+# latencies (one-sided operations and RPC round trips) next to native RDMA
 # (perftest) from the same run, and a node crashing under traffic (its
 # operations fail within peer_timeout_ms), as a readable summary.
 # Installs what it needs first (tools/setup.sh). Needs root, or sudo.
@@ -90,6 +91,24 @@ if [[ ${1-} == --inside ]]; then
 	done
 	run 2 "$liteop" cas demo.counter 0 $((nodes * 4000)) 0
 
+	section "RPC: an echo service on node2 (2 threads) called from node1 and node3"
+	echo_job=$(hold 2 "$liteop" rpc-serve demo.echo --threads 2 --mode 0711)
+	for _ in $(seq 150); do
+		"$litectl" services 2> /dev/null | grep -q demo.echo && break
+		sleep 0.2
+	done
+	"$litectl" services | indent
+	run 1 "$liteop" rpc-call demo.echo --count 200 --size 64
+	run 3 "$liteop" rpc-call demo.echo --count 200 --size 4096
+	run 3 "$liteop" rpc-send demo.echo --count 50
+	run 1 "$liteop" rpc-call demo.echo --size 5000
+	echo "    (each call: one RDMA write-with-immediate of the request into node1's"
+	echo "    ring at node2, one of the reply back; the server reads requests in"
+	echo "    place, in its mapping of the rings, and answers from there)"
+	litevm kill -g 2 "$echo_job" > /dev/null 2>&1 || true
+	echo "    node2's server stopped (its file closed): the service is gone"
+	run 1 "$liteop" rpc-call demo.echo
+
 	section "what the control plane knows, while node3 and node1 hold maps"
 	holders=("3 $(hold 3 "$liteop" map demo.kv --access r --hold 120)")
 	holders+=("1 $(hold 1 "$liteop" map demo.counter --hold 120)")
@@ -153,6 +172,10 @@ if [[ ${1-} == --inside ]]; then
 	section "LITE vs native RDMA (perftest), node1 -> node2 (guests 1, 2), same run"
 	run 1 "$liteop" alloc demo.bench 1M --home node2 --mode 0600 > /dev/null
 	"$repo/tools/bench/compare" --lmr demo.bench --server 2 --client 1 --iters 500 | indent
+	echo
+	echo "    RPC round trips next to two one-way native verbs, 3 interleaved rounds:"
+	"$repo/tools/bench/rpc_compare" --server 2 --client 1 --sizes "8 4096" --iters 300 \
+		--rounds 3 2> /dev/null | indent
 	echo
 	echo "(software RDMA under CPU emulation: compare figures only within one run)"
 

@@ -1,0 +1,260 @@
+// Unit tests of libLITE's RPC C API (api/lite_rpc.h) against the fake
+// device: what each call puts in its uapi struct, what it hands back from
+// lite.ko's answer, and what it refuses before any ioctl.
+#include "api/lite_rpc.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "api/fake_device.h"
+#include "api/lite.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace lite::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+class RpcApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(dev_.Open(&ctx_), 0) << lite_message(); }
+  void TearDown() override { lite_close(ctx_); }
+
+  FakeDevice dev_;
+  lite_ctx* ctx_ = nullptr;
+};
+
+TEST_F(RpcApiTest, RegisterFillsTheStructAndReportsTheService) {
+  dev_.set_handler([](unsigned long request, void* data) {
+    if (request != LITE_IOC_RPC_REGISTER) return -ENOTTY;
+    auto* r = static_cast<struct lite_rpc_register*>(data);
+    r->service = 0x1234;
+    r->service_id = 0x200000001;
+    r->port = 7;
+    r->slot_bytes = 4096;
+    r->ring_bytes = 65536;
+    r->depth = 16;
+    r->max_clients = 16;
+    r->map_offset = 1ull << 32;
+    r->map_bytes = 16 * 65536;
+    return 0;
+  });
+  lite_service_opts opts = {.mode = 0711,
+                            .max_request = 4000,
+                            .max_reply = 100,
+                            .depth = 0,
+                            .max_clients = 0};
+  lite_service_t svc = 0;
+  lite_service_info info = {};
+  ASSERT_EQ(lite_rpc_register(ctx_, "echo", &opts, &svc, &info), 0)
+      << lite_message();
+  const struct lite_rpc_register sent =
+      dev_.last<struct lite_rpc_register>(LITE_IOC_RPC_REGISTER);
+  EXPECT_STREQ(sent.name, "echo");
+  EXPECT_EQ(sent.mode, 0711u);
+  EXPECT_EQ(sent.max_request, 4000u);
+  EXPECT_EQ(sent.max_reply, 100u);
+  EXPECT_EQ(sent.flags, 0u);
+  EXPECT_EQ(svc, 0x1234u);
+  EXPECT_EQ(info.service_id, 0x200000001u);
+  EXPECT_EQ(info.port, 7u);
+  EXPECT_EQ(info.slot_bytes, 4096u);
+  EXPECT_EQ(info.map_bytes, 16u * 65536);
+  // No real device: nothing is mapped.
+  EXPECT_EQ(info.rings, nullptr);
+}
+
+TEST_F(RpcApiTest, RegisterRefusesBadArgumentsBeforeTheIoctl) {
+  lite_service_opts opts = {.mode = 0711};
+  lite_service_t svc = 0;
+  lite_service_info info = {};
+  EXPECT_EQ(lite_rpc_register(ctx_, "-bad", &opts, &svc, &info), -EINVAL);
+  EXPECT_EQ(lite_rpc_register(ctx_, nullptr, &opts, &svc, &info), -EINVAL);
+  EXPECT_EQ(lite_rpc_register(ctx_, "ok", nullptr, &svc, &info), -EINVAL);
+  opts.mode = 01000;
+  EXPECT_EQ(lite_rpc_register(ctx_, "ok", &opts, &svc, &info), -EINVAL);
+  EXPECT_THAT(lite_message(), HasSubstr("0777"));
+  opts.mode = 0711;
+  opts.max_request = LITE_RPC_MSG_MAX + 1;
+  EXPECT_EQ(lite_rpc_register(ctx_, "ok", &opts, &svc, &info), -EMSGSIZE);
+  EXPECT_EQ(dev_.calls(LITE_IOC_RPC_REGISTER), 0);
+}
+
+TEST_F(RpcApiTest, OpenReportsTheServerAndTheManagersRefusal) {
+  dev_.set_handler([](unsigned long request, void* data) {
+    auto* o = static_cast<struct lite_rpc_open*>(data);
+    if (std::string(o->name) == "secret") {
+      std::strcpy(o->message, "the other class has no x bit");
+      return -EACCES;
+    }
+    o->service = 99;
+    o->service_id = 5;
+    o->node_id = 3;
+    o->max_request = 10;
+    o->max_reply = 20;
+    o->depth = 8;
+    return 0;
+  });
+  lite_service_t svc = 0;
+  lite_service_peer peer = {};
+  ASSERT_EQ(lite_rpc_open(ctx_, "echo", &svc, &peer), 0);
+  EXPECT_EQ(svc, 99u);
+  EXPECT_EQ(peer.node_id, 3u);
+  EXPECT_EQ(peer.depth, 8u);
+  EXPECT_EQ(lite_rpc_open(ctx_, "secret", &svc, nullptr), -EACCES);
+  EXPECT_THAT(lite_message(), HasSubstr("no x bit"));
+}
+
+TEST_F(RpcApiTest, CallPassesTheBuffersAndReturnsTheReplyLength) {
+  dev_.set_handler([](unsigned long request, void* data) {
+    if (request != LITE_IOC_RPC_CALL) return -ENOTTY;
+    auto* c = static_cast<struct lite_rpc_call*>(data);
+    c->reply_len = 3;
+    return 0;
+  });
+  char req[5] = "ping", reply[16];
+  size_t len = 0;
+  ASSERT_EQ(lite_rpc_call(ctx_, 42, req, 4, reply, sizeof(reply), &len, 250),
+            0);
+  const struct lite_rpc_call sent =
+      dev_.last<struct lite_rpc_call>(LITE_IOC_RPC_CALL);
+  EXPECT_EQ(sent.service, 42u);
+  EXPECT_EQ(sent.request, reinterpret_cast<uintptr_t>(req));
+  EXPECT_EQ(sent.reply, reinterpret_cast<uintptr_t>(reply));
+  EXPECT_EQ(sent.req_len, 4u);
+  EXPECT_EQ(sent.reply_max, sizeof(reply));
+  EXPECT_EQ(sent.timeout_ms, 250u);
+  EXPECT_EQ(sent.flags, 0u);
+  EXPECT_EQ(len, 3u);
+  EXPECT_EQ(lite_rpc_call_flags(ctx_, 42, req, 4, reply, 16, nullptr, 0,
+                                LITE_RPC_NONBLOCK),
+            0);
+  EXPECT_EQ(dev_.last<struct lite_rpc_call>(LITE_IOC_RPC_CALL).flags,
+            static_cast<uint32_t>(LITE_RPC_NONBLOCK));
+  // Over the largest request: refused here, nothing sent.
+  const int before = dev_.calls(LITE_IOC_RPC_CALL);
+  EXPECT_EQ(
+      lite_rpc_call(ctx_, 42, req, LITE_RPC_MSG_MAX + 1, reply, 16, &len, 0),
+      -EMSGSIZE);
+  EXPECT_EQ(dev_.calls(LITE_IOC_RPC_CALL), before);
+}
+
+TEST_F(RpcApiTest, RecvReplyAndReleaseFillTheirStructs) {
+  dev_.set_handler([](unsigned long request, void* data) {
+    if (request == LITE_IOC_RPC_RECV) {
+      auto* r = static_cast<struct lite_rpc_recv*>(data);
+      auto* out = reinterpret_cast<lite_rpc_request*>(r->requests);
+      out[0] = {.id = 77, .offset = 128, .length = 4, .client_node = 2};
+      r->count = 1;
+    }
+    return 0;
+  });
+  lite_rpc_request reqs[4];
+  uint32_t n = 0;
+  ASSERT_EQ(lite_rpc_recv(ctx_, 9, reqs, 4, 100, &n), 0);
+  EXPECT_EQ(n, 1u);
+  EXPECT_EQ(reqs[0].id, 77u);
+  struct lite_rpc_recv sent =
+      dev_.last<struct lite_rpc_recv>(LITE_IOC_RPC_RECV);
+  EXPECT_EQ(sent.max, 4u);
+  EXPECT_EQ(sent.timeout_ms, 100u);
+  EXPECT_EQ(sent.reply_id, 0u);
+  EXPECT_EQ(lite_rpc_recv(ctx_, 9, reqs, 0, 100, &n), -EINVAL);
+  EXPECT_EQ(lite_rpc_recv(ctx_, 9, reqs, LITE_RPC_RECV_MAX + 1, 0, &n),
+            -EINVAL);
+
+  char answer[] = "pong";
+  ASSERT_EQ(lite_rpc_reply_recv(ctx_, 9, 77, answer, 4, reqs, 4, 0, &n), 0);
+  sent = dev_.last<struct lite_rpc_recv>(LITE_IOC_RPC_RECV);
+  EXPECT_EQ(sent.reply_id, 77u);
+  EXPECT_EQ(sent.reply_data, reinterpret_cast<uintptr_t>(answer));
+  EXPECT_EQ(sent.reply_len, 4u);
+
+  ASSERT_EQ(lite_rpc_reply(ctx_, 9, 77, answer, 4), 0);
+  struct lite_rpc_reply r =
+      dev_.last<struct lite_rpc_reply>(LITE_IOC_RPC_REPLY);
+  EXPECT_EQ(r.id, 77u);
+  EXPECT_EQ(r.flags, 0u);
+  ASSERT_EQ(lite_rpc_release(ctx_, 9, 78), 0);
+  r = dev_.last<struct lite_rpc_reply>(LITE_IOC_RPC_REPLY);
+  EXPECT_EQ(r.id, 78u);
+  EXPECT_EQ(r.flags, static_cast<uint32_t>(LITE_RPC_REPLY_RELEASE));
+  EXPECT_EQ(r.len, 0u);
+}
+
+TEST_F(RpcApiTest, InPlaceReplyNeedsAPointerIntoTheMapping) {
+  dev_.set_handler([](unsigned long, void*) { return 0; });
+  char rings[256];
+  lite_service_info info = {};
+  info.rings = rings;
+  info.map_bytes = sizeof(rings);
+  ASSERT_EQ(lite_rpc_reply_in_place(ctx_, 9, &info, 5, rings + 64, 8), 0);
+  const struct lite_rpc_reply r =
+      dev_.last<struct lite_rpc_reply>(LITE_IOC_RPC_REPLY);
+  EXPECT_EQ(r.data, 64u);  // an offset in the mapping, not a pointer
+  EXPECT_EQ(r.flags, static_cast<uint32_t>(LITE_RPC_REPLY_IN_PLACE));
+  char elsewhere[8];
+  EXPECT_EQ(lite_rpc_reply_in_place(ctx_, 9, &info, 5, elsewhere, 8), -EINVAL);
+  EXPECT_THAT(lite_message(), HasSubstr("not in the service's mapping"));
+  info.rings = nullptr;
+  EXPECT_EQ(lite_rpc_reply_in_place(ctx_, 9, &info, 5, rings, 8), -EINVAL);
+}
+
+TEST_F(RpcApiTest, KernelErrorsComeBackAsNegativeErrnos) {
+  dev_.set_handler([](unsigned long, void*) { return -ECONNREFUSED; });
+  char b[4] = {};
+  EXPECT_EQ(lite_rpc_call(ctx_, 1, b, 4, b, 4, nullptr, 0), -ECONNREFUSED);
+  EXPECT_EQ(lite_send(ctx_, 1, b, 4, 0), -ECONNREFUSED);
+  EXPECT_STREQ(lite_errno_name(-ECONNREFUSED), "ECONNREFUSED");
+  EXPECT_EQ(lite_rpc_call(nullptr, 1, b, 4, b, 4, nullptr, 0), -EINVAL);
+}
+
+// The C++ layer: RAII, statuses, in-place replies chosen by address.
+TEST(RpcCppTest, ServiceAndClientCloseThemselvesAndMapErrors) {
+  FakeDevice dev;
+  lite_ctx* ctx = nullptr;
+  ASSERT_EQ(dev.Open(&ctx), 0);
+  lite::Lite l = lite::Lite::Adopt(ctx);
+  dev.set_handler([](unsigned long request, void* data) {
+    switch (request) {
+      case LITE_IOC_RPC_REGISTER:
+        static_cast<struct lite_rpc_register*>(data)->service = 11;
+        return 0;
+      case LITE_IOC_RPC_OPEN:
+        static_cast<struct lite_rpc_open*>(data)->service = 12;
+        return 0;
+      case LITE_IOC_RPC_CALL:
+        return -ECONNREFUSED;
+      case LITE_IOC_RPC_SEND:
+        return -ETIMEDOUT;
+      default:
+        return 0;
+    }
+  });
+  {
+    absl::StatusOr<lite::RpcService> svc =
+        lite::RpcService::Register(l, "echo", {.mode = 0700});
+    ASSERT_TRUE(svc.ok()) << svc.status();
+    EXPECT_EQ(dev.last<struct lite_rpc_register>(LITE_IOC_RPC_REGISTER).mode,
+              0700u);
+    absl::StatusOr<lite::RpcClient> c = lite::RpcClient::Open(l, "echo");
+    ASSERT_TRUE(c.ok()) << c.status();
+    uint8_t buf[8] = {};
+    absl::StatusOr<size_t> got = c->Call(buf, absl::MakeSpan(buf));
+    EXPECT_EQ(got.status().code(), absl::StatusCode::kUnavailable);
+    EXPECT_EQ(lite::StatusErrno(got.status()), ECONNREFUSED);
+    EXPECT_EQ(c->Send(buf).code(), absl::StatusCode::kDeadlineExceeded);
+    lite::RpcClient moved = std::move(*c);
+    EXPECT_EQ(c->Send(buf).code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_EQ(dev.calls(LITE_IOC_RPC_CLOSE), 0);
+  }
+  // Both handles were closed by their destructors: the client, then the
+  // service (its handle 11 last).
+  EXPECT_EQ(dev.calls(LITE_IOC_RPC_CLOSE), 2);
+  EXPECT_EQ(dev.last<struct lite_rpc_close>(LITE_IOC_RPC_CLOSE).service, 11u);
+}
+
+}  // namespace
+}  // namespace lite::testing
