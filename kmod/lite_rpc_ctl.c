@@ -226,9 +226,9 @@ out:
 
 /* ---- OPEN ---- */
 
-/* This node's binding to the service @ans names: found, or made. */
-static int lite_rpc_bind(const struct lite_rpc_open_ans *ans,
-			 struct lite_rpc_binding **out, char *message)
+/* Under lite_rpc_bind_mutex: find the binding again, else make it. */
+static int lite_rpc_bind_locked(const struct lite_rpc_open_ans *ans,
+				struct lite_rpc_binding **out, char *message)
 {
 	struct lite_rpc_bind_ans ring = {};
 	struct lite_rpc_binding *b;
@@ -250,6 +250,30 @@ static int lite_rpc_bind(const struct lite_rpc_open_ans *ans,
 		return ret < 0 ? ret : 0;
 	}
 	return 0;
+}
+
+/*
+ * One binding is made at a time on this node: two first opens of a service
+ * racing would each have the server bind the node's ring, and the server
+ * would send replies to the reply slots of whichever came last, which the
+ * other open then discards. Later opens find the binding without it.
+ */
+static DEFINE_MUTEX(lite_rpc_bind_mutex);
+
+/* This node's binding to the service @ans names: found, or made. */
+static int lite_rpc_bind(const struct lite_rpc_open_ans *ans,
+			 struct lite_rpc_binding **out, char *message)
+{
+	int ret;
+
+	*out = lite_rpc_binding_find(ans->service_id, ans->node_id, ans->port);
+	if (*out)
+		return 0;
+	if (mutex_lock_killable(&lite_rpc_bind_mutex))
+		return -EINTR;
+	ret = lite_rpc_bind_locked(ans, out, message);
+	mutex_unlock(&lite_rpc_bind_mutex);
+	return ret;
 }
 
 static long lite_ioctl_rpc_open(struct lite_file *lf,

@@ -23,8 +23,7 @@ static pthread_t server;
 static struct busy server_busy;
 
 static void die_rpc(const char *what, int err, const char *msg) {
-  printf("fuzz_ioctl: set-up %s: %s %s\n", what, strerror(err),
-         msg ? msg : "");
+  printf("fuzz_ioctl: set-up %s: %s %s\n", what, strerror(err), msg ? msg : "");
   exit(100);
 }
 
@@ -40,8 +39,8 @@ static void *server_main(void *arg) {
                               .max = 1 + below(&s, LITE_RPC_RECV_MAX),
                               .timeout_ms = 50};
 
-    if (call(&server_busy, main_fd, I_RPC_RECV, LITE_IOC_RPC_RECV, &r, NULL,
-             0, "RPC_RECV (server) max %u", r.max))
+    if (call(&server_busy, main_fd, I_RPC_RECV, LITE_IOC_RPC_RECV, &r, NULL, 0,
+             "RPC_RECV (server) max %u", r.max))
       continue;
     for (uint32_t i = 0; i < r.count; i++) {
       struct lite_rpc_reply a = {.service = svc_handle, .id = req[i].id};
@@ -67,8 +66,7 @@ static void *server_main(void *arg) {
       if (why) {  // answer it for real, so its caller is not left waiting
         a.id = req[i].id;
         call(&server_busy, main_fd, I_RPC_REPLY, LITE_IOC_RPC_REPLY, &a, NULL,
-             0, "RPC_REPLY (server, again) id %#llx",
-             (unsigned long long)a.id);
+             0, "RPC_REPLY (server, again) id %#llx", (unsigned long long)a.id);
       }
     }
   }
@@ -89,8 +87,8 @@ void rpc_setup_process(void) {
   if (ioctl(main_fd, LITE_IOC_RPC_REGISTER, &reg))
     die_rpc("RPC_REGISTER", errno, reg.message);
   svc_handle = reg.service;
-  rings = mmap(NULL, reg.map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
-               main_fd, (off_t)reg.map_offset);
+  rings = mmap(NULL, reg.map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, main_fd,
+               (off_t)reg.map_offset);
   if (rings == MAP_FAILED) die_rpc("mmap of the rings", errno, NULL);
   memcpy(o.name, svc_name, sizeof(o.name));
   if (ioctl(main_fd, LITE_IOC_RPC_OPEN, &o))
@@ -120,8 +118,8 @@ static uint64_t gen_handle(uint64_t *s, const char **bad) {
       return svc_handle;
     case 1:
       *bad = "an invented handle";
-      return ((uint64_t)own_tag << 32) | (LITE_HANDLES_MAX + 4000 +
-                                          below(s, 1000));
+      return ((uint64_t)own_tag << 32) |
+             (LITE_HANDLES_MAX + 4000 + below(s, 1000));
     case 2:
       *bad = "handle 0";
       return 0;
@@ -131,9 +129,10 @@ static uint64_t gen_handle(uint64_t *s, const char **bad) {
 }
 
 static uint32_t gen_rpc_len(uint64_t *s) {
-  static const uint32_t kEdge[] = {0,       1,           63,          64,
-                                   511,     RPC_MAX,     RPC_MAX + 1, 4096,
-                                   1 << 20, (1 << 20) + 1, UINT32_MAX};
+  static const uint32_t kEdge[] = {
+      0,         1,           63,   64,      511,
+      RPC_MAX,   RPC_MAX + 1, 4096, 1 << 20, (1 << 20) + 1,
+      UINT32_MAX};
 
   if (clean) return below(s, RPC_MAX + 1);
   return below(s, 2) ? kEdge[below(s, sizeof(kEdge) / sizeof(kEdge[0]))]
@@ -151,8 +150,8 @@ static void do_call(struct worker *w, int send) {
 
   if (!clean && below(s, 10) == 0) {
     flags = 1u << below(s, 32);
-    if (flags & ~(send ? LITE_RPC_NONBLOCK
-                       : (LITE_RPC_NONBLOCK | LITE_RPC_ASYNC)))
+    if (flags &
+        ~(send ? LITE_RPC_NONBLOCK : (LITE_RPC_NONBLOCK | LITE_RPC_ASYNC)))
       why = "an unknown flag";
     else if (flags == LITE_RPC_ASYNC)
       why = "LITE_RPC_ASYNC (not built yet)";
@@ -163,19 +162,25 @@ static void do_call(struct worker *w, int send) {
   if (!send && !why && len && !rep.writable)
     why = "the reply buffer is not writable";
   if (send) {
-    struct lite_rpc_send m = {.service = handle, .msg = req.p, .len = len,
-                              .timeout_ms = timeout, .flags = flags};
+    struct lite_rpc_send m = {.service = handle,
+                              .msg = req.p,
+                              .len = len,
+                              .timeout_ms = timeout,
+                              .flags = flags};
     void *arg = place_arg(s, &w->ab, &m, sizeof(m), 0, &aw);
 
-    call(w->b, main_fd, I_RPC_SEND, LITE_IOC_RPC_SEND, arg, why ? why : aw,
-         0, "RPC_SEND handle %#llx len %u msg %#llx (%s) flags %#x",
-         (unsigned long long)handle, len, (unsigned long long)req.p,
-         req.kind, flags);
+    call(w->b, main_fd, I_RPC_SEND, LITE_IOC_RPC_SEND, arg, why ? why : aw, 0,
+         "RPC_SEND handle %#llx len %u msg %#llx (%s) flags %#x",
+         (unsigned long long)handle, len, (unsigned long long)req.p, req.kind,
+         flags);
     return;
   }
-  struct lite_rpc_call c = {.service = handle, .request = req.p,
-                            .reply = rep.p, .req_len = len,
-                            .reply_max = reply_max, .timeout_ms = timeout,
+  struct lite_rpc_call c = {.service = handle,
+                            .request = req.p,
+                            .reply = rep.p,
+                            .req_len = len,
+                            .reply_max = reply_max,
+                            .timeout_ms = timeout,
                             .flags = flags};
   void *arg = place_arg(s, &w->ab, &c, sizeof(c), 1, &aw);
 
@@ -205,9 +210,9 @@ static void do_recv_reply(struct worker *w) {
     r.requests = u.p;
   }
   void *arg = place_arg(s, &w->ab, &r, sizeof(r), 1, &aw);
-  if (call(w->b, main_fd, I_RPC_RECV, LITE_IOC_RPC_RECV, arg,
-           why ? why : aw, 0, "RPC_RECV max %u requests %#llx",
-           max, (unsigned long long)r.requests) ||
+  if (call(w->b, main_fd, I_RPC_RECV, LITE_IOC_RPC_RECV, arg, why ? why : aw, 0,
+           "RPC_RECV max %u requests %#llx", max,
+           (unsigned long long)r.requests) ||
       max > 4 || arg != &r)
     return;
   for (uint32_t i = 0; i < r.count; i++) {
@@ -222,10 +227,10 @@ static void do_recv_reply(struct worker *w) {
                      : "a call answered with RELEASE";
         break;
       case 2:  // an offset anywhere: refused unless it is in the slot
-        a.flags = LITE_RPC_REPLY_IN_PLACE | (oneway ? LITE_RPC_REPLY_RELEASE
-                                                    : 0);
-        a.data = below(s, 2) ? below(s, 1ULL << 40)
-                             : req[i].offset + below(s, 64);
+        a.flags =
+            LITE_RPC_REPLY_IN_PLACE | (oneway ? LITE_RPC_REPLY_RELEASE : 0);
+        a.data =
+            below(s, 2) ? below(s, 1ULL << 40) : req[i].offset + below(s, 64);
         a.len = oneway ? 0 : req[i].length;
         break;
       case 3:
@@ -275,7 +280,8 @@ static void do_register_open(struct worker *w) {
       memcpy(r.name, svc_name, sizeof(r.name));
       why = "the name is taken";
     }
-    r.mode = clean ? 0711 : (uint32_t)below(s, 01000) | (below(s, 8) ? 0 : 01000);
+    r.mode =
+        clean ? 0711 : (uint32_t)below(s, 01000) | (below(s, 8) ? 0 : 01000);
     r.max_request = gen_rpc_len(s);
     r.max_reply = gen_rpc_len(s);
     r.depth = clean ? 4 : (uint32_t)below(s, 1100);
@@ -304,7 +310,8 @@ static void do_register_open(struct worker *w) {
               r.name, r.mode, r.max_request, r.max_reply, r.depth,
               r.max_clients, r.flags)) {
       struct lite_rpc_close c = {
-          .service = arg == &r ? r.service : ((struct lite_rpc_register *)arg)->service};
+          .service = arg == &r ? r.service
+                               : ((struct lite_rpc_register *)arg)->service};
 
       call(w->b, main_fd, I_RPC_CLOSE, LITE_IOC_RPC_CLOSE, &c, NULL, 0,
            "RPC_CLOSE of a service just registered");
@@ -338,8 +345,8 @@ static void do_register_open(struct worker *w) {
 static void do_close_bogus(struct worker *w) {
   uint64_t *s = &w->s;
   struct lite_rpc_close c = {
-      .service = ((uint64_t)own_tag << 32) | (LITE_HANDLES_MAX + 5000 +
-                                              below(s, 1000)),
+      .service = ((uint64_t)own_tag << 32) |
+                 (LITE_HANDLES_MAX + 5000 + below(s, 1000)),
       .flags = below(s, 4) == 0};
 
   call(w->b, main_fd, I_RPC_CLOSE, LITE_IOC_RPC_CLOSE, &c,
@@ -350,8 +357,8 @@ static void do_close_bogus(struct worker *w) {
 // mmap at random offsets and lengths: refused or mapped, never a crash.
 static void do_mmap(struct worker *w) {
   uint64_t *s = &w->s;
-  static const uint64_t kOff[] = {0, 4096, 1ULL << 32, 2ULL << 32,
-                                  (1ULL << 32) + 4096, 1ULL << 47};
+  static const uint64_t kOff[] = {
+      0, 4096, 1ULL << 32, 2ULL << 32, (1ULL << 32) + 4096, 1ULL << 47};
   uint64_t off = below(s, 2) ? reg.map_offset
                              : kOff[below(s, sizeof(kOff) / sizeof(kOff[0]))];
   size_t len = below(s, 2) ? reg.map_bytes : 4096 * (1 + below(s, 4096));
@@ -360,9 +367,10 @@ static void do_mmap(struct worker *w) {
 
   if (p != MAP_FAILED) {
     if (off != reg.map_offset || len > reg.map_bytes)
-      fail("mmap of %zu bytes at offset %#llx succeeded (not this file's "
-           "rings)",
-           len, (unsigned long long)off);
+      fail(
+          "mmap of %zu bytes at offset %#llx succeeded (not this file's "
+          "rings)",
+          len, (unsigned long long)off);
     else
       (void)*(volatile char *)p;
     munmap(p, len);

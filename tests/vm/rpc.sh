@@ -10,6 +10,10 @@
 #  - a slow server: a call with a short timeout gets ETIMEDOUT and its late
 #    reply is dropped and counted (debugfs rpc/late_replies), never given
 #    to the next call, which gets its own reply;
+#  - credits: with a ring of 2 slots held by 2 calls, a third call with
+#    LITE_RPC_NONBLOCK gets EAGAIN and one without waits for a credit;
+#  - a caller killed mid-call: its reply is dropped when it comes and its
+#    slot is reclaimed;
 #  - the server process killed: a caller's calls on its open handle get
 #    ECONNREFUSED at once (not its 20 s timeout), the service is gone from
 #    the manager and opening it again gets ENOENT;
@@ -80,6 +84,61 @@ calls_until_refused() {  # NAME: calls on one open handle until it fails
 	check "calls on an open handle fail with ECONNREFUSED once the server is killed" \
 		fails_with ECONNREFUSED "$LITEOP" rpc-call "$1" --count 10000000 --timeout-ms 20000
 }
+credits() {  # NAME (depth 2, each request held 3 s): the ring is never overrun
+	local jobs=() j rc pid start
+	for j in 1 2; do
+		"$LITEOP" rpc-call "$1" --timeout-ms 20000 > /dev/null 2>&1 &
+		jobs+=($!)
+	done
+	sleep 1  # both calls hold the node's 2 credits (the server holds them)
+	check "a third call with --nonblock: EAGAIN at once (no credit)" \
+		fails_with EAGAIN "$LITEOP" rpc-call "$1" --nonblock
+	now_ms
+	start=$NOW_MS
+	check "a third call that waits gets a credit once one comes back, and its reply" \
+		calls "$1" 1 64
+	now_ms
+	echo "        it waited $((NOW_MS - start)) ms for its credit and reply"
+	j=0
+	for pid in "${jobs[@]}"; do
+		j=$((j + 1))
+		rc=0
+		wait "$pid" || rc=$?
+		check "first call $j got its reply (status $rc)" test "$rc" -eq 0
+	done
+}
+killed_caller() {  # NAME (each request held 4 s): a caller killed mid-call
+	local pid calls before a b rc_a=0 rc_b=0
+	counter rpc/calls
+	calls=$COUNTER
+	counter rpc/late_replies
+	before=$COUNTER
+	"$LITEOP" rpc-call "$1" --timeout-ms 20000 > /dev/null 2>&1 &
+	pid=$!
+	# Killed once its request is out (the open and bind come first).
+	for _ in $(seq 100); do
+		counter rpc/calls
+		((COUNTER > calls)) && break
+		sleep 0.1
+	done
+	kill -KILL "$pid"
+	wait "$pid" 2> /dev/null || true
+	for _ in $(seq 100); do  # the server answers the dead caller's request
+		counter rpc/late_replies
+		((COUNTER > before)) && break
+		sleep 0.1
+	done
+	check "the killed caller's reply came and was dropped (late_replies $before -> $COUNTER)" \
+		test "$COUNTER" -gt "$before"
+	"$LITEOP" rpc-call "$1" --nonblock > /dev/null 2>&1 &
+	a=$!
+	"$LITEOP" rpc-call "$1" --nonblock > /dev/null 2>&1 &
+	b=$!
+	wait "$a" || rc_a=$?
+	wait "$b" || rc_b=$?
+	check "its slot was reclaimed: 2 calls at once on the 2-credit ring, neither EAGAIN ($rc_a, $rc_b)" \
+		test "$rc_a" -eq 0 -a "$rc_b" -eq 0
+}
 hostdown() {  # NAME
 	check "a call to a service on a failed node: EHOSTDOWN" \
 		fails_with EHOSTDOWN "$LITEOP" rpc-call "$1" --timeout-ms 20000
@@ -124,6 +183,15 @@ host_main() {
 	echo "== a slow server: timeouts and late replies"
 	slow_job=$(start_server 3 rpc.slow --hold-ms 1500)
 	guest 1 late_reply rpc.slow
+	litevm kill -g 3 "$slow_job" > /dev/null 2>&1 || true
+
+	echo "== credits: a ring of 2 slots, each request held 3 s by the server"
+	slow_job=$(start_server 3 rpc.narrow --depth 2 --threads 2 --hold-ms 3000)
+	guest 1 credits rpc.narrow
+	litevm kill -g 3 "$slow_job" > /dev/null 2>&1 || true
+	echo "== a caller killed mid-call: its reply slot is reclaimed"
+	slow_job=$(start_server 3 rpc.kill --depth 2 --hold-ms 4000)
+	guest 1 killed_caller rpc.kill
 	litevm kill -g 3 "$slow_job" > /dev/null 2>&1 || true
 
 	echo "== the server process killed: ECONNREFUSED at once"

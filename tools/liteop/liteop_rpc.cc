@@ -183,8 +183,9 @@ absl::Status Call(const cli::Args& a, const Opener& open) {
     pattern::FillPattern(seed + i, 0, absl::MakeSpan(req));
     size_t got = 0;
     const auto start = std::chrono::steady_clock::now();
-    err = lite_rpc_call(l.ctx(), svc, req.data(), req.size(), reply.data(),
-                        reply.size(), &got, timeout);
+    err = lite_rpc_call_flags(l.ctx(), svc, req.data(), req.size(),
+                              reply.data(), reply.size(), &got, timeout,
+                              a.Has("nonblock") ? LITE_RPC_NONBLOCK : 0);
     const auto end = std::chrono::steady_clock::now();
     if (err) return RpcError(err, "rpc_call");
     if (got != size || !std::equal(req.begin(), req.end(), reply.begin())) {
@@ -292,7 +293,8 @@ void AddRpcCommands(std::vector<cli::Command>& c, const Opener& open) {
        .max_args = 1},
       Serve);
   add({.name = "rpc-call",
-       .usage = "rpc-call NAME [--count N] [--size B] [--timeout-ms MS]",
+       .usage = "rpc-call NAME [--count N] [--size B] [--timeout-ms MS] "
+                "[--nonblock]",
        .summary = "Call an echo service and check every reply",
        .details = "Each request is a test pattern (--pattern SEED + call "
                   "number); the reply must be the same bytes. Prints calls, "
@@ -304,7 +306,10 @@ void AddRpcCommands(std::vector<cli::Command>& c, const Opener& open) {
                   .help = "per call (default 0: lite.ko's rpc_timeout_ms)"},
                  {.name = "pattern",
                   .value = "SEED",
-                  .help = "first pattern seed (default 1)"}},
+                  .help = "first pattern seed (default 1)"},
+                 {.name = "nonblock",
+                  .help = "no free credit (the node's ring at the server "
+                          "is full): fail with EAGAIN instead of waiting"}},
        .min_args = 1,
        .max_args = 1},
       Call);
