@@ -81,21 +81,24 @@ struct lite_rpc_binding *lite_rpc_handle_binding(struct lite_file *lf,
 	return b;
 }
 
+void lite_rpc_stop_service(struct lite_rpc_service *svc)
+{
+	bool published = svc->published;
+
+	lite_rpc_service_close(svc);
+	if (published)
+		lite_upcall_rpc_unregister(&svc->args, svc->service_id);
+	lite_rpc_service_put(svc);
+}
+
 /* Ends what a handle out of its file held. Process context. */
 static void lite_rpc_handle_end(struct lite_rpc_handle *h)
 {
 	lite_uncount(LITE_CNT_HANDLES);
-	if (h->serve) {
-		bool published = h->svc->published;
-
-		lite_rpc_service_close(h->svc);
-		if (published)
-			lite_upcall_rpc_unregister(&h->svc->args,
-						   h->svc->service_id);
-		lite_rpc_service_put(h->svc);
-	} else {
+	if (h->serve)
+		lite_rpc_stop_service(h->svc);
+	else
 		lite_rpc_binding_put(h->b);
-	}
 	kfree_rcu(h, rcu);
 }
 
@@ -133,8 +136,8 @@ static long lite_ioctl_rpc_close(struct lite_file *lf, void __user *uarg)
 
 /* ---- REGISTER ---- */
 
-static int lite_rpc_register_args(const struct lite_rpc_register *r,
-				  struct lite_rpc_service_args *a)
+int lite_rpc_service_args_check(const struct lite_rpc_register *r,
+				struct lite_rpc_service_args *a)
 {
 	u32 need, slot;
 
@@ -162,6 +165,27 @@ static int lite_rpc_register_args(const struct lite_rpc_register *r,
 	return 0;
 }
 
+int lite_rpc_start_service(const struct lite_rpc_service_args *args,
+			   struct lite_rpc_service **out, char *message)
+{
+	struct lite_rpc_service *svc;
+	u64 service_id = 0;
+	int ret;
+
+	ret = lite_rpc_service_create(args, &svc);
+	if (ret)
+		return ret;
+	ret = lite_upcall_rpc_register(args, svc->port, &service_id, message);
+	if (ret) {
+		lite_rpc_service_close(svc);
+		lite_rpc_service_put(svc);
+		return ret;
+	}
+	lite_rpc_service_publish(svc, service_id);
+	*out = svc;
+	return 0;
+}
+
 static long lite_ioctl_rpc_register(struct lite_file *lf,
 				    struct lite_rpc_register __user *uarg)
 {
@@ -169,32 +193,22 @@ static long lite_ioctl_rpc_register(struct lite_file *lf,
 	struct lite_rpc_service *svc;
 	struct lite_rpc_handle *h;
 	struct lite_rpc_register r;
-	u64 service_id = 0;
 	int ret;
 
 	if (copy_from_user(&r, uarg, sizeof(r)))
 		return -EFAULT;
-	ret = lite_rpc_register_args(&r, &args);
+	ret = lite_rpc_service_args_check(&r, &args);
 	if (ret)
 		return lite_early_error(uarg->message, ret);
 	h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
 	if (!h)
 		return lite_early_error(uarg->message, -ENOMEM);
-	ret = lite_rpc_service_create(&args, &svc);
-	if (ret) {
-		kfree(h);
-		return lite_early_error(uarg->message, ret);
-	}
 	memset(r.message, 0, sizeof(r.message));
-	ret = lite_upcall_rpc_register(&args, svc->port, &service_id,
-				       r.message);
+	ret = lite_rpc_start_service(&args, &svc, r.message);
 	if (ret) {
-		lite_rpc_service_close(svc);
-		lite_rpc_service_put(svc);
 		kfree(h);
 		goto out;
 	}
-	lite_rpc_service_publish(svc, service_id);
 	h->serve = true;
 	h->svc = svc;
 	ret = lite_rpc_handle_add(lf, h, &r.service);
@@ -204,7 +218,7 @@ static long lite_ioctl_rpc_register(struct lite_file *lf,
 		lite_rpc_handle_end(h);
 		goto out;
 	}
-	r.service_id = service_id;
+	r.service_id = svc->service_id;
 	r.port = svc->port;
 	r.slot_bytes = svc->slot_bytes;
 	r.ring_bytes = svc->ring_bytes;
@@ -276,6 +290,14 @@ static int lite_rpc_bind(const struct lite_rpc_open_ans *ans,
 	return ret;
 }
 
+int lite_rpc_open_service(const char *name, struct lite_rpc_open_ans *ans,
+			  struct lite_rpc_binding **out, char *message)
+{
+	int ret = lite_upcall_rpc_open(name, ans, message);
+
+	return ret ?: lite_rpc_bind(ans, out, message);
+}
+
 static long lite_ioctl_rpc_open(struct lite_file *lf,
 				struct lite_rpc_open __user *uarg)
 {
@@ -293,9 +315,7 @@ static long lite_ioctl_rpc_open(struct lite_file *lf,
 	if (!h)
 		return lite_early_error(uarg->message, -ENOMEM);
 	memset(o.message, 0, sizeof(o.message));
-	ret = lite_upcall_rpc_open(o.name, &ans, o.message);
-	if (!ret)
-		ret = lite_rpc_bind(&ans, &b, o.message);
+	ret = lite_rpc_open_service(o.name, &ans, &b, o.message);
 	if (ret) {
 		kfree(h);
 		goto out;

@@ -241,9 +241,13 @@ void lite_rpc_services_peer_down(u32 node);
 /* RECV's take and REPLY's answer (lite_rpc_ops.c). */
 int lite_rpc_service_take(struct lite_rpc_service *svc,
 			  struct lite_rpc_request *out, u32 max);
+/*
+ * REPLY: @data a user pointer, or with LITE_RPC_REPLY_IN_PLACE an offset in
+ * the mapping; @kdata, if not NULL, a kernel buffer instead (lite_kernel.h).
+ */
 int lite_rpc_service_answer(struct lite_rpc_service *svc, u64 id,
-			    const void __user *data, u32 len, u32 flags,
-			    unsigned long deadline);
+			    const void __user *data, const void *kdata,
+			    u32 len, u32 flags, unsigned long deadline);
 
 /* ---- Bindings (lite_rpc_binding.c) ---- */
 
@@ -385,12 +389,29 @@ struct lite_rpc_handle {
 	u32 index;
 };
 
+/*
+ * What REGISTER and OPEN do, for files and for kernel callers
+ * (lite_rpc_kapi.c): the args of a lite_rpc_register checked (-EINVAL) with
+ * the current task's ids; a service created, named by the manager and
+ * published (one reference); one stopped (closed, the manager told, the
+ * reference dropped); a service opened by name and bound (a reference on
+ * the binding). @message: LITE_MESSAGE_BUF bytes for the manager's words.
+ */
+int lite_rpc_service_args_check(const struct lite_rpc_register *r,
+				struct lite_rpc_service_args *a);
+int lite_rpc_start_service(const struct lite_rpc_service_args *args,
+			   struct lite_rpc_service **out, char *message);
+void lite_rpc_stop_service(struct lite_rpc_service *svc);
+int lite_rpc_open_service(const char *name, struct lite_rpc_open_ans *ans,
+			  struct lite_rpc_binding **out, char *message);
+
 /* The service or binding behind @handle of @lf, referenced, or NULL. */
 struct lite_rpc_service *lite_rpc_handle_service(struct lite_file *lf,
 						 u64 handle);
 struct lite_rpc_binding *lite_rpc_handle_binding(struct lite_file *lf,
 						 u64 handle);
-/* lite_rpc_ops.c: CALL, SEND, RECV, REPLY. */
+/* lite_rpc_ops.c: CALL, SEND, RECV, REPLY; a call's deadline (0: the default). */
+unsigned long lite_rpc_deadline(u32 timeout_ms);
 long lite_rpc_ops_ioctl(struct lite_file *lf, unsigned int cmd,
 			void __user *uarg);
 

@@ -38,7 +38,7 @@ module_param_cb(rpc_timeout_ms, &lite_rpc_timeout_ops, &lite_rpc_timeout_ms,
 		0644);
 MODULE_PARM_DESC(rpc_timeout_ms, "An RPC call's or message's timeout when it gives none, 1..3600000 ms (default 10000)");
 
-static unsigned long lite_rpc_deadline(u32 timeout_ms)
+unsigned long lite_rpc_deadline(u32 timeout_ms)
 {
 	if (!timeout_ms)
 		timeout_ms = READ_ONCE(lite_rpc_timeout_ms);
@@ -164,8 +164,8 @@ static long lite_ioctl_rpc_reply(struct lite_file *lf,
 	svc = lite_rpc_handle_service(lf, r.service);
 	if (!svc)
 		return -EBADF;
-	ret = lite_rpc_service_answer(svc, r.id, u64_to_user_ptr(r.data), r.len,
-				      r.flags, lite_rpc_deadline(0));
+	ret = lite_rpc_service_answer(svc, r.id, u64_to_user_ptr(r.data), NULL,
+				      r.len, r.flags, lite_rpc_deadline(0));
 	lite_rpc_service_put(svc);
 	return ret;
 }
@@ -217,7 +217,7 @@ static long lite_ioctl_rpc_recv(struct lite_file *lf,
 	out = u64_to_user_ptr(r.requests);
 	if (r.reply_id) {
 		n = lite_rpc_service_answer(svc, r.reply_id,
-					    u64_to_user_ptr(r.reply_data),
+					    u64_to_user_ptr(r.reply_data), NULL,
 					    r.reply_len, r.reply_flags,
 					    lite_rpc_deadline(0));
 		if (n)

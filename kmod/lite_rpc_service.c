@@ -319,8 +319,8 @@ static struct lite_rpc_rslot *lite_rpc_slot_of(struct lite_rpc_service *svc,
 }
 
 int lite_rpc_service_answer(struct lite_rpc_service *svc, u64 id,
-			    const void __user *data, u32 len, u32 flags,
-			    unsigned long deadline)
+			    const void __user *data, const void *kdata,
+			    u32 len, u32 flags, unsigned long deadline)
 {
 	bool release = flags & LITE_RPC_REPLY_RELEASE;
 	struct lite_rpc_rslot *s;
@@ -351,7 +351,9 @@ int lite_rpc_service_answer(struct lite_rpc_service *svc, u64 id,
 		u64 map = ring->index * svc->ring_bytes + base;
 		u64 at = (u64)(uintptr_t)data;
 
-		if (at < map || at - map + len > svc->slot_bytes) {
+		/* Checked without a sum that could wrap around. */
+		if (at < map || at - map > svc->slot_bytes ||
+		    len > svc->slot_bytes - (at - map)) {
 			spin_unlock_bh(&svc->lock);
 			return -EINVAL;
 		}
@@ -365,8 +367,10 @@ int lite_rpc_service_answer(struct lite_rpc_service *svc, u64 id,
 	atomic_inc(&svc->replies_inflight);
 	spin_unlock_bh(&svc->lock);
 
-	if (len && !(flags & LITE_RPC_REPLY_IN_PLACE) &&
-	    copy_from_user(ring->mem.vaddr + off, data, len)) {
+	if (len && !(flags & LITE_RPC_REPLY_IN_PLACE) && kdata) {
+		memcpy(ring->mem.vaddr + off, kdata, len);
+	} else if (len && !(flags & LITE_RPC_REPLY_IN_PLACE) &&
+		   copy_from_user(ring->mem.vaddr + off, data, len)) {
 		spin_lock_bh(&svc->lock);
 		if (s->state == LITE_RSLOT_REPLYING)
 			s->state = LITE_RSLOT_TAKEN;

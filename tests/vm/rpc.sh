@@ -7,6 +7,10 @@
 #  - litectl services lists it on node2, litenl services in lite.ko;
 #  - the x bit: a user the mode denies gets EACCES at open; an unknown name
 #    ENOENT; an oversize request EMSGSIZE before anything is sent;
+#  - the kernel API: lite_kecho.ko serves from a kernel thread on node2,
+#    called by liteop from node1 and by lite_kecho.ko on node1 (kernel to
+#    kernel); lite_kecho.ko on node3 calls the user-space echo service;
+#    rmmod unregisters the kernel service;
 #  - a slow server: a call with a short timeout gets ETIMEDOUT and its late
 #    reply is dropped and counted (debugfs rpc/late_replies), never given
 #    to the next call, which gets its own reply;
@@ -139,6 +143,23 @@ killed_caller() {  # NAME (each request held 4 s): a caller killed mid-call
 	check "its slot was reclaimed: 2 calls at once on the 2-credit ring, neither EAGAIN ($rc_a, $rc_b)" \
 		test "$rc_a" -eq 0 -a "$rc_b" -eq 0
 }
+KECHO=${LITE_BIN-}/kmod/lite_kecho.ko
+kernel_server() {  # NAME: lite_kecho serves NAME from a kernel thread
+	check "insmod lite_kecho serve=$1 (a kernel module serving RPC)" \
+		insmod "$KECHO" serve="$1"
+}
+kernel_client() {  # NAME COUNT: lite_kecho calls NAME from its init
+	local out
+	check "insmod lite_kecho call=$1 count=$2 (a kernel module calling RPC)" \
+		insmod "$KECHO" call="$1" count="$2"
+	out=$(dmesg | grep "lite_kecho: $2 calls to $1" | tail -n 1)
+	echo "        ${out#*] }"
+	check "... every reply checked (its kernel log)" test -n "$out"
+	check "rmmod lite_kecho" rmmod lite_kecho
+}
+kernel_server_gone() {  # NAME
+	check "rmmod lite_kecho (the kernel service unregisters)" rmmod lite_kecho
+}
 hostdown() {  # NAME
 	check "a call to a service on a failed node: EHOSTDOWN" \
 		fails_with EHOSTDOWN "$LITEOP" rpc-call "$1" --timeout-ms 20000
@@ -179,6 +200,15 @@ host_main() {
 	guest 1 send_ok rpc.echo 100
 	guest 1 call_ok rpc.echo 20 0
 	guest 3 refusals rpc.echo
+
+	echo "== the kernel API (lite_kernel.h): kernel modules serve and call"
+	guest 2 kernel_server rpc.kecho
+	guest 1 call_ok rpc.kecho 50 64
+	guest 1 kernel_client rpc.kecho 20
+	guest 3 kernel_client rpc.echo 20
+	guest 2 kernel_server_gone rpc.kecho
+	vm_wait_until 10 no_service rpc.kecho > /dev/null 2>&1 || true
+	check "the manager no longer lists rpc.kecho" no_service rpc.kecho
 
 	echo "== a slow server: timeouts and late replies"
 	slow_job=$(start_server 3 rpc.slow --hold-ms 1500)
