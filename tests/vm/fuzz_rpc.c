@@ -220,7 +220,7 @@ static void do_recv_reply(struct worker *w) {
     int oneway = req[i].flags & LITE_RPC_REQ_ONEWAY;
     const char *bad = NULL;
 
-    switch (clean ? 0 : below(s, 6)) {
+    switch (clean ? 0 : below(s, 7)) {
       case 1:  // the wrong kind of answer
         a.flags = oneway ? 0 : LITE_RPC_REPLY_RELEASE;
         bad = oneway ? "a message answered without RELEASE"
@@ -233,6 +233,13 @@ static void do_recv_reply(struct worker *w) {
             below(s, 2) ? below(s, 1ULL << 40) : req[i].offset + below(s, 64);
         a.len = oneway ? 0 : req[i].length;
         break;
+      case 4:  // an offset whose sum with len wraps around 2^64
+        a.flags =
+            LITE_RPC_REPLY_IN_PLACE | (oneway ? LITE_RPC_REPLY_RELEASE : 0);
+        a.data = UINT64_MAX - below(s, 64);
+        a.len = oneway ? 0 : 64 + (uint32_t)below(s, 64);
+        bad = "an in-place offset that wraps around";
+        break;
       case 3:
         a.len = RPC_MAX + 1 + below(s, 100);
         a.data = (uintptr_t)(rings + req[i].offset);
@@ -244,12 +251,15 @@ static void do_recv_reply(struct worker *w) {
         a.len = oneway ? 0 : req[i].length;
         a.data = oneway ? 0 : (uintptr_t)(rings + req[i].offset);
     }
-    // An in-place reply inside the slot by chance is a good one.
-    int err = call(w->b, main_fd, I_RPC_REPLY, LITE_IOC_RPC_REPLY, &a,
-                   (a.flags & LITE_RPC_REPLY_IN_PLACE) && !oneway ? NULL : bad,
-                   0, "RPC_REPLY id %#llx flags %#x data %#llx len %u",
-                   (unsigned long long)a.id, a.flags,
-                   (unsigned long long)a.data, a.len);
+    // An in-place reply inside the slot by chance is a good one; one whose
+    // offset wraps never is.
+    int err = call(
+        w->b, main_fd, I_RPC_REPLY, LITE_IOC_RPC_REPLY, &a,
+        (a.flags & LITE_RPC_REPLY_IN_PLACE) && !oneway && a.data < (1ULL << 41)
+            ? NULL
+            : bad,
+        0, "RPC_REPLY id %#llx flags %#x data %#llx len %u",
+        (unsigned long long)a.id, a.flags, (unsigned long long)a.data, a.len);
     if (err) {  // answer it properly: its caller waits for it
       a.flags = oneway ? LITE_RPC_REPLY_RELEASE : 0;
       a.len = oneway ? 0 : req[i].length;
