@@ -4,6 +4,10 @@
 #  - an echo service on node2, served by 2 threads, called from node1,
 #    node3 and node2 itself (loopback) at once: every reply is the request;
 #  - one-way messages from node1, released by the server (credits back);
+#  - every size from 0 to max_request echoed, max_request + 1 EMSGSIZE;
+#  - load: 3 nodes x 4 threads x 2,000 calls, each with a payload unique to
+#    its node, thread and call, every reply matched to its call, into a
+#    service served by 4 threads, which counts exactly 24,000;
 #  - litectl services lists it on node2, litenl services in lite.ko;
 #  - the x bit: a user the mode denies gets EACCES at open; an unknown name
 #    ENOENT; an oversize request EMSGSIZE before anything is sent;
@@ -64,6 +68,22 @@ call_ok() { check "node$GUEST: $2 calls of $3 bytes to $1, every reply its reque
 send_ok() {
 	check "node$GUEST: $2 messages to $1" "$LITEOP" rpc-send "$1" --count "$2" --size 100
 }
+every_size() {  # NAME (max_request 4 KiB): echo at each edge size, then over
+	local n
+	for n in 0 1 63 64 65 1000 4095 4096; do
+		check "$n-byte requests echoed" calls "$1" 3 "$n"
+	done
+	check "4097 bytes, one over max_request: EMSGSIZE" \
+		fails_with EMSGSIZE "$LITEOP" rpc-call "$1" --size 4097
+}
+load() {  # NAME THREADS COUNT: payloads unique to this node and thread
+	local out
+	out=$("$LITEOP" rpc-call "$1" --threads "$2" --count "$3" --size 64 \
+		--pattern $((GUEST << 40)) 2>&1) || { echo "        $out"; return 1; }
+	echo "        node$GUEST: $out"
+	[[ $out == *"replies_checked=$(($2 * $3))"* ]]
+}
+load_ok() { check "node$GUEST: $2 threads x $3 calls, every reply its own request" load "$@"; }
 refusals() {  # NAME: what is refused, and how
 	check "an unknown service: ENOENT" fails_with ENOENT "$LITEOP" rpc-call rpc.none
 	check "a request over max_request (4 KiB): EMSGSIZE" \
@@ -185,7 +205,7 @@ no_service() { ! lists_service "$1"; }
 kernel_lists() { litevm exec -g "$1" -- "$LITE_BIN/tools/litenl/litenl services" | grep -q "$2"; }
 
 host_main() {
-	local echo_job slow_job g job start
+	local echo_job slow_job g job start out
 	# shellcheck source=tools/vm/litecluster.sh
 	source "$VM_REPO/tools/vm/litecluster.sh"
 	echo "== cluster: litemgr on the host, liteagent --module=netlink on 3 guests"
@@ -200,6 +220,20 @@ host_main() {
 	guest 1 send_ok rpc.echo 100
 	guest 1 call_ok rpc.echo 20 0
 	guest 3 refusals rpc.echo
+
+	echo "== every size from 0 to max_request, and one over"
+	guest 1 every_size rpc.echo
+
+	echo "== load: 3 nodes x 4 threads x 2,000 calls into a service with 4 threads"
+	job=$(vm_spawn 2 serve rpc.load /tmp/rpc-load.ready --threads 4 --count 24000)
+	vm_wait_until 60 litevm exec -g 2 -t 20 -- "test -e /tmp/rpc-load.ready" > /dev/null 2>&1 || true
+	start=$SECONDS
+	VM_GUEST_SECS=600 guests "1 load_ok rpc.load 4 2000" "2 load_ok rpc.load 4 2000" \
+		"3 load_ok rpc.load 4 2000"
+	echo "        24,000 calls in $((SECONDS - start)) s"
+	out=$(litevm wait -g 2 -t 120 "$job" 2>&1) || true
+	echo "        server: $(grep -o 'served=[0-9]* messages=[0-9]*' <<< "$out")"
+	check "the server answered exactly 24,000 calls" has_text "$out" "served=24000 messages=0"
 
 	echo "== the kernel API (lite_kernel.h): kernel modules serve and call"
 	guest 2 kernel_server rpc.kecho
