@@ -2,7 +2,9 @@
 // C calls, nothing more.
 #include "api/lite_rpc.hpp"
 
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -104,6 +106,51 @@ absl::Status RpcService::Release(const RpcRequest& request) const {
   int err = lite_rpc_release(ctx_.get(), service_, request.id);
   return err ? Failed(err, "releasing a message of RPC service", name_)
              : absl::OkStatus();
+}
+
+absl::Status RpcService::Serve(int threads, const Handler& handler) {
+  if (threads < 1 || threads > 64) {
+    return absl::InvalidArgumentError("Serve: threads must be 1..64");
+  }
+  stop_->store(false);
+  std::vector<absl::Status> results(threads);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([this, &handler, &results, t] {
+      RpcRequest reqs[16];
+      while (!stop_->load()) {
+        // A short wait, so that Stop() is seen within 100 ms.
+        absl::StatusOr<size_t> n = Recv(absl::MakeSpan(reqs), 100);
+        if (!n.ok()) {
+          results[t] = n.status();
+          return;
+        }
+        for (size_t i = 0; i < *n; ++i) {
+          absl::StatusOr<std::string> reply = handler(reqs[i]);
+          absl::Status sent;
+          if (reqs[i].oneway) {
+            sent = Release(reqs[i]);
+          } else {
+            const std::string bytes = reply.ok() ? *std::move(reply) : "";
+            sent = Reply(reqs[i],
+                         absl::MakeConstSpan(
+                             reinterpret_cast<const uint8_t*>(bytes.data()),
+                             bytes.size()));
+          }
+          // A caller whose node failed is not the server's failure.
+          if (!sent.ok() && StatusErrno(sent) != EHOSTDOWN) {
+            results[t] = sent;
+            return;
+          }
+        }
+      }
+    });
+  }
+  for (std::thread& t : pool) t.join();
+  for (const absl::Status& r : results) {
+    if (!r.ok()) return r;
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<RpcClient> RpcClient::Open(const Lite& lite,

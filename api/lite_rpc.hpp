@@ -18,8 +18,10 @@
 #ifndef LITE_API_LITE_RPC_HPP_
 #define LITE_API_LITE_RPC_HPP_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -75,6 +77,18 @@ class RpcService {
   absl::Status Release(const RpcRequest& request) const;
   absl::Status Unregister();
 
+  // The reply to one call (or, for a message, ignored). An error answers
+  // the caller with an empty reply: the wire carries no status of the
+  // application's (put one in the reply bytes if callers need it).
+  using Handler =
+      std::function<absl::StatusOr<std::string>(const RpcRequest& request)>;
+  // Serves with `threads` threads (1..64), each taking up to 16 requests at
+  // a time, until Stop() (from any thread, a handler too); returns the
+  // first error that stopped a thread (an unregistered service included),
+  // else OK. Requests are answered once each, in any order.
+  absl::Status Serve(int threads, const Handler& handler);
+  void Stop() { stop_->store(true); }
+
   const std::string& name() const { return name_; }
   uint64_t service_id() const { return info_.service_id; }
   uint32_t port() const { return info_.port; }
@@ -92,6 +106,8 @@ class RpcService {
   std::string name_;
   lite_service_t service_ = 0;
   lite_service_info info_{};
+  std::shared_ptr<std::atomic<bool>> stop_ =
+      std::make_shared<std::atomic<bool>>(false);
 };
 
 class RpcClient {

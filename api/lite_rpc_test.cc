@@ -3,9 +3,14 @@
 // lite.ko's answer, and what it refuses before any ioctl.
 #include "api/lite_rpc.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "api/fake_device.h"
 #include "api/lite.h"
@@ -254,6 +259,53 @@ TEST(RpcCppTest, ServiceAndClientCloseThemselvesAndMapErrors) {
   // service (its handle 11 last).
   EXPECT_EQ(dev.calls(LITE_IOC_RPC_CLOSE), 2);
   EXPECT_EQ(dev.last<struct lite_rpc_close>(LITE_IOC_RPC_CLOSE).service, 11u);
+}
+
+TEST(RpcCppTest, ServeAnswersEachRequestWithItsHandlersReplyUntilStopped) {
+  FakeDevice dev;
+  lite_ctx* ctx = nullptr;
+  ASSERT_EQ(dev.Open(&ctx), 0);
+  lite::Lite l = lite::Lite::Adopt(ctx);
+  std::atomic<int> handed{0};
+  std::mutex mu;
+  std::vector<uint64_t> replied;
+  dev.set_handler([&](unsigned long request, void* data) {
+    if (request == LITE_IOC_RPC_REGISTER) {
+      static_cast<struct lite_rpc_register*>(data)->service = 11;
+    } else if (request == LITE_IOC_RPC_RECV) {
+      auto* r = static_cast<struct lite_rpc_recv*>(data);
+      const int k = handed.fetch_add(1);
+      if (k < 3) {  // three requests: ids 1..3, one a message
+        auto* out = reinterpret_cast<lite_rpc_request*>(r->requests);
+        out[0] = {.id = uint64_t(k + 1),
+                  .flags = k == 2 ? uint32_t{LITE_RPC_REQ_ONEWAY} : 0u};
+        r->count = 1;
+      } else {
+        r->count = 0;
+      }
+    } else if (request == LITE_IOC_RPC_REPLY) {
+      auto* r = static_cast<struct lite_rpc_reply*>(data);
+      std::lock_guard<std::mutex> lock(mu);
+      replied.push_back(r->id * 10 + r->len +
+                        ((r->flags & LITE_RPC_REPLY_RELEASE) ? 100 : 0));
+    }
+    return 0;
+  });
+  absl::StatusOr<lite::RpcService> svc = lite::RpcService::Register(l, "s", {});
+  ASSERT_TRUE(svc.ok()) << svc.status();
+  std::thread stopper([&] {
+    while (handed.load() < 6) std::this_thread::yield();
+    svc->Stop();
+  });
+  absl::Status served = svc->Serve(2, [](const lite::RpcRequest& r) {
+    return absl::StatusOr<std::string>(std::string(r.id, 'x'));
+  });
+  stopper.join();
+  EXPECT_TRUE(served.ok()) << served;
+  std::sort(replied.begin(), replied.end());
+  // id 1 -> 1 byte, id 2 -> 2 bytes, id 3 (a message) released.
+  EXPECT_THAT(replied, ::testing::ElementsAre(11, 22, 130));
+  EXPECT_FALSE(svc->Serve(0, nullptr).ok());
 }
 
 }  // namespace
