@@ -230,7 +230,8 @@ if [[ -n ${LITE_BIN-} ]]; then
 else
 	echo "demo: building lite.ko and tools (bazel)" >&2
 	bazel build //kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl \
-		//tools/litenl //tools/liteop //tools/bench:lite-bench //tests/vm:peer_loop //tests/vm:free_hammer \
+		//tools/litenl //tools/liteop //tools/bench:lite-bench //tools/bench/grpc_echo \
+		//tests/vm:peer_loop //tests/vm:free_hammer \
 		2> /tmp/lite-demo-build.log ||
 		{ cat /tmp/lite-demo-build.log >&2; exit 1; }
 	# The real output directory, not the bazel-bin symlink another build may repoint.
