@@ -81,8 +81,8 @@ int Call(const std::string& addr, size_t size, long count) {
     bool done = false;
     grpc::Status status;
     const auto start = std::chrono::steady_clock::now();
-    stub.UnaryCall(&ctx, "/bench.Echo/Echo", grpc::StubOptions(), &req,
-                   &reply, [&](grpc::Status s) {
+    stub.UnaryCall(&ctx, "/bench.Echo/Echo", grpc::StubOptions(), &req, &reply,
+                   [&](grpc::Status s) {
                      std::lock_guard<std::mutex> lock(mu);
                      status = std::move(s);
                      done = true;
@@ -98,9 +98,9 @@ int Call(const std::string& addr, size_t size, long count) {
     }
     // The first call connects: not a round trip of a warm channel.
     if (i > 0) {
-      us.push_back(std::chrono::duration_cast<std::chrono::microseconds>(
-                       end - start)
-                       .count());
+      us.push_back(
+          std::chrono::duration_cast<std::chrono::microseconds>(end - start)
+              .count());
     }
   }
   if (us.empty()) us.push_back(0);
