@@ -47,10 +47,13 @@ static int lite_rpc_handle_add(struct lite_file *lf, struct lite_rpc_handle *h,
 	return 0;
 }
 
-struct lite_rpc_service *lite_rpc_handle_service(struct lite_file *lf,
-						 u64 handle)
+/*
+ * The handle @handle of @lf if it is of the kind @serve asks for, with a
+ * reference taken on what it holds (a service or a binding); else NULL.
+ */
+static struct lite_rpc_handle *lite_rpc_handle_get(struct lite_file *lf,
+						   u64 handle, bool serve)
 {
-	struct lite_rpc_service *svc = NULL;
 	struct lite_rpc_handle *h;
 	u32 idx;
 
@@ -58,27 +61,27 @@ struct lite_rpc_service *lite_rpc_handle_service(struct lite_file *lf,
 		return NULL;
 	rcu_read_lock();
 	h = xa_load(&lf->rpc_handles, idx);
-	if (h && h->serve && kref_get_unless_zero(&h->svc->ref))
-		svc = h->svc;
+	if (h && (h->serve != serve ||
+		  !kref_get_unless_zero(serve ? &h->svc->ref : &h->b->ref)))
+		h = NULL;
 	rcu_read_unlock();
-	return svc;
+	return h;
+}
+
+struct lite_rpc_service *lite_rpc_handle_service(struct lite_file *lf,
+						 u64 handle)
+{
+	struct lite_rpc_handle *h = lite_rpc_handle_get(lf, handle, true);
+
+	return h ? h->svc : NULL;
 }
 
 struct lite_rpc_binding *lite_rpc_handle_binding(struct lite_file *lf,
 						 u64 handle)
 {
-	struct lite_rpc_binding *b = NULL;
-	struct lite_rpc_handle *h;
-	u32 idx;
+	struct lite_rpc_handle *h = lite_rpc_handle_get(lf, handle, false);
 
-	if (!lite_rpc_handle_index(lf, handle, &idx))
-		return NULL;
-	rcu_read_lock();
-	h = xa_load(&lf->rpc_handles, idx);
-	if (h && !h->serve && kref_get_unless_zero(&h->b->ref))
-		b = h->b;
-	rcu_read_unlock();
-	return b;
+	return h ? h->b : NULL;
 }
 
 void lite_rpc_stop_service(struct lite_rpc_service *svc)
@@ -405,7 +408,7 @@ static const struct vm_operations_struct lite_rpc_vm_ops = {
 int lite_rpc_mmap(struct lite_file *lf, struct vm_area_struct *vma)
 {
 	unsigned long len = vma->vm_end - vma->vm_start;
-	struct lite_rpc_service *svc = NULL;
+	struct lite_rpc_service *svc;
 	struct lite_rpc_handle *h;
 	u32 idx;
 
@@ -414,13 +417,10 @@ int lite_rpc_mmap(struct lite_file *lf, struct vm_area_struct *vma)
 	    !(vma->vm_pgoff >> (32 - PAGE_SHIFT)))
 		return -EINVAL;
 	idx = (vma->vm_pgoff >> (32 - PAGE_SHIFT)) - 1;
-	rcu_read_lock();
-	h = xa_load(&lf->rpc_handles, idx);
-	if (h && h->serve && kref_get_unless_zero(&h->svc->ref))
-		svc = h->svc;
-	rcu_read_unlock();
-	if (!svc)
+	h = lite_rpc_handle_get(lf, lite_rpc_handle_value(lf, idx), true);
+	if (!h)
 		return -EBADF;
+	svc = h->svc;
 	if (len > svc->ring_bytes * svc->nr_rings) {
 		lite_rpc_service_put(svc);
 		return -EINVAL;

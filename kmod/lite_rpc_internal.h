@@ -231,6 +231,16 @@ static inline u64 lite_rpc_req_id(const struct lite_rpc_rslot *s)
 	return ((u64)s->gen << 32) | ((u64)s->ring->index << 12) | s->index;
 }
 
+/* lite_rpc_service.c for lite_rpc_service_end.c. */
+/* REPLY REFUSED to @node's call in @slot of its ring at @port: ECONNREFUSED. */
+void lite_rpc_refuse(u32 node, u32 port, u32 slot);
+/* The service's port is free again (its fence is over). */
+void lite_rpc_port_release(struct lite_rpc_service *svc);
+/* The first service at port *@port or after it, referenced; *@port is its. */
+struct lite_rpc_service *lite_rpc_service_find_any(unsigned long *port);
+/* The fence of a closing service (lite_rpc_service_end.c). */
+void lite_rpc_fence_work(struct work_struct *work);
+
 /* A CALL or MSG arrived in slot @slot of @node's ring at @port. Softirq. */
 void lite_rpc_service_arrival(u32 node, u32 port, bool oneway, u32 slot,
 			      u32 len);

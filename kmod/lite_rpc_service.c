@@ -9,10 +9,7 @@
  * credit reached it; a new request may so arrive before the send
  * completion of the reply here, and REPLYING counts as EMPTY for it.
  *
- * Unregistering refuses what is queued or taken, waits for the replies in
- * flight, sends GONE to every client, and leaves the rings to the fence
- * (lite_rpc.h): a delayed work that frees them once every client answered
- * RELEASED or is down, and keeps what a silent client could still reach.
+ * Unregistering and the fence are lite_rpc_service_end.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,12 +20,6 @@
 
 #include "lite_conn.h"
 #include "lite_rpc_internal.h"
-
-/* How long unregistering waits for RELEASED before keeping the rings. */
-#define LITE_RPC_FENCE_MS	10000
-#define LITE_RPC_FENCE_POLL_MS	50
-/* How long it waits for its replies in flight. */
-#define LITE_RPC_DRAIN_MS	5000
 
 /* Orders registration, bind and the end of services (process context). */
 DEFINE_MUTEX(lite_rpc_mutex);
@@ -78,8 +69,6 @@ void lite_rpc_service_put(struct lite_rpc_service *svc)
 {
 	kref_put(&svc->ref, lite_rpc_service_release);
 }
-
-static void lite_rpc_fence_work(struct work_struct *work);
 
 int lite_rpc_service_create(const struct lite_rpc_service_args *args,
 			    struct lite_rpc_service **out)
@@ -150,6 +139,13 @@ err:
 	return ret;
 }
 
+void lite_rpc_port_release(struct lite_rpc_service *svc)
+{
+	mutex_lock(&lite_rpc_mutex);
+	xa_erase(&lite_rpc_ports, svc->port);
+	mutex_unlock(&lite_rpc_mutex);
+}
+
 void lite_rpc_service_publish(struct lite_rpc_service *svc, u64 service_id)
 {
 	spin_lock_bh(&svc->lock);
@@ -174,7 +170,7 @@ static struct lite_rpc_service *lite_rpc_service_find(u32 port)
 
 /* ---- arrivals (softirq) ---- */
 
-static void lite_rpc_refuse(u32 node, u32 port, u32 slot)
+void lite_rpc_refuse(u32 node, u32 port, u32 slot)
 {
 	lite_rpc_stat(LITE_RPC_ST_REFUSED);
 	lite_rpc_post_ctrl(node, 0, port,
@@ -577,138 +573,6 @@ void lite_rpc_services_peer_down(u32 node)
 	}
 }
 
-/* ---- unregistering and the fence ---- */
-
-/*
- * The fence is over: every ring either unreachable now (released, or its
- * client down and its connections closed) and ended on the device, or
- * kept (@timed_out and its client silent). The pages go with the last
- * reference (a REPLY may still be copying into one).
- */
-static void lite_rpc_service_finish(struct lite_rpc_service *svc,
-				    bool timed_out)
-{
-	bool waited = false;
-	u32 i;
-
-	for (i = 0; i < svc->nr_rings; i++) {
-		struct lite_rpc_ring *ring = &svc->rings[i];
-
-		if (timed_out && ring->node_id && !ring->released) {
-			ring->keep = true;
-			continue;
-		}
-		/* A client that went down: its connections end first. */
-		if (ring->incarnation && !waited) {
-			lite_conns_wait_closed();
-			waited = true;
-		}
-		lite_rpc_mem_unmap(&ring->mem);
-	}
-	if (timed_out)
-		pr_warn("service %s (port %u): clients did not release their rings in %u ms\n",
-			svc->args.name, svc->port, LITE_RPC_FENCE_MS);
-	mutex_lock(&lite_rpc_mutex);
-	xa_erase(&lite_rpc_ports, svc->port);
-	mutex_unlock(&lite_rpc_mutex);
-	lite_uncount(LITE_CNT_RPC_SERVICES);
-	lite_rpc_service_put(svc);
-}
-
-static bool lite_rpc_all_released(struct lite_rpc_service *svc)
-{
-	bool all = true;
-	u32 i;
-
-	spin_lock_bh(&svc->lock);
-	for (i = 0; i < svc->nr_rings; i++)
-		if (svc->rings[i].node_id && !svc->rings[i].released)
-			all = false;
-	spin_unlock_bh(&svc->lock);
-	return all;
-}
-
-static void lite_rpc_fence_work(struct work_struct *work)
-{
-	struct lite_rpc_service *svc =
-		container_of(to_delayed_work(work), typeof(*svc), fence_work);
-
-	if (lite_rpc_all_released(svc)) {
-		lite_rpc_service_finish(svc, false);
-		return;
-	}
-	if (time_after(jiffies, svc->fence_deadline)) {
-		lite_rpc_service_finish(svc, true);
-		return;
-	}
-	queue_delayed_work(lite_wq, &svc->fence_work,
-			   msecs_to_jiffies(LITE_RPC_FENCE_POLL_MS));
-}
-
-/*
- * Closes @svc; the fence holds a reference of its own until it is over.
- * Refused and GONE sends go out under the lock: posting does not sleep.
- */
-void lite_rpc_service_close(struct lite_rpc_service *svc)
-{
-	struct lite_rpc_rslot *s;
-	u32 i, j;
-
-	spin_lock_bh(&svc->lock);
-	if (svc->closing) {
-		spin_unlock_bh(&svc->lock);
-		return;
-	}
-	svc->closing = true;
-	/* The fence's reference, dropped when it is over. */
-	lite_rpc_service_get(svc);
-	INIT_LIST_HEAD(&svc->queue);
-	svc->queued = 0;
-	for (i = 0; i < svc->nr_rings; i++) {
-		struct lite_rpc_ring *ring = &svc->rings[i];
-
-		if (!ring->node_id)
-			continue;
-		for (j = 0; j < svc->args.depth; j++) {
-			s = &ring->slots[j];
-			if ((s->state == LITE_RSLOT_QUEUED ||
-			     s->state == LITE_RSLOT_TAKEN) && !s->oneway)
-				lite_rpc_refuse(ring->node_id, svc->port, j);
-			if (s->state != LITE_RSLOT_REPLYING)
-				s->state = LITE_RSLOT_EMPTY;
-		}
-	}
-	spin_unlock_bh(&svc->lock);
-	wake_up_all(&svc->recv_wait);
-	if (!svc->published) {
-		lite_rpc_service_finish(svc, false);
-		return;
-	}
-	/* GONE only after the last reply: it must not overtake one. */
-	wait_event_timeout(svc->fence_wait,
-			   !atomic_read(&svc->replies_inflight),
-			   msecs_to_jiffies(LITE_RPC_DRAIN_MS));
-	spin_lock_bh(&svc->lock);
-	for (i = 0; i < svc->nr_rings; i++) {
-		struct lite_rpc_ring *ring = &svc->rings[i];
-
-		if (!ring->node_id)
-			continue;
-		ring->gone_sent = true;
-		if (lite_rpc_post_ctrl(ring->node_id, ring->incarnation,
-				       svc->port,
-				       lite_rpc_imm(LITE_RPC_KIND_CTRL,
-						    svc->port,
-						    LITE_RPC_CTRL_GONE, 0)))
-			/* Unreachable: peer down will release it. */
-			pr_debug("service %s: no GONE to node %u\n",
-				 svc->args.name, ring->node_id);
-	}
-	spin_unlock_bh(&svc->lock);
-	svc->fence_deadline = jiffies + msecs_to_jiffies(LITE_RPC_FENCE_MS);
-	queue_delayed_work(lite_wq, &svc->fence_work, 0);
-}
-
 /* ---- dump ---- */
 
 void lite_rpc_service_info(struct lite_rpc_service *svc,
@@ -736,8 +600,7 @@ void lite_rpc_service_info(struct lite_rpc_service *svc,
 	spin_unlock_bh(&svc->lock);
 }
 
-/* The first service at *@port or after it, referenced; *@port is its port. */
-static struct lite_rpc_service *lite_rpc_service_find_any(unsigned long *port)
+struct lite_rpc_service *lite_rpc_service_find_any(unsigned long *port)
 {
 	struct lite_rpc_service *svc;
 
@@ -775,37 +638,4 @@ int lite_rpc_services_visit(unsigned long *next, lite_rpc_service_fn fn,
 	}
 	*next = port;
 	return ret;
-}
-
-/* ---- device removal and unload ---- */
-
-void lite_rpc_services_device_removed(struct lite_device *ldev)
-{
-	struct lite_rpc_service *svc;
-	unsigned long port = 0;
-
-	/* No connection on @ldev is left (lite_peers_device_removed()). */
-	while ((svc = lite_rpc_service_find_any(&port))) {
-		if (svc->ldev == ldev) {
-			lite_rpc_service_close(svc);
-			/* Frees the rings now if the fence did not yet. */
-			if (cancel_delayed_work_sync(&svc->fence_work))
-				lite_rpc_service_finish(svc, false);
-		}
-		lite_rpc_service_put(svc);
-		port++;
-	}
-}
-
-void lite_rpc_services_exit(void)
-{
-	struct lite_rpc_service *svc;
-	unsigned long port;
-
-	/* Every file is closed, so every service is fencing: end them. */
-	xa_for_each(&lite_rpc_ports, port, svc) {
-		if (cancel_delayed_work_sync(&svc->fence_work))
-			lite_rpc_service_finish(svc, false);
-	}
-	WARN_ON(!xa_empty(&lite_rpc_ports));
 }
