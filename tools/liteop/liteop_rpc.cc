@@ -261,13 +261,19 @@ absl::Status Send(const cli::Args& a, const Opener& open) {
   int err = lite_rpc_open(l.ctx(), name.c_str(), &svc, nullptr);
   if (err) return RpcError(err, "rpc_open");
   std::vector<uint8_t> msg(size);
+  const auto start = std::chrono::steady_clock::now();
   for (uint64_t i = 0; i < count; ++i) {
     pattern::FillPattern(i, 0, absl::MakeSpan(msg));
     err = lite_send(l.ctx(), svc, msg.data(), msg.size(), 0);
     if (err) return RpcError(err, "send");
   }
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   lite_rpc_close(l.ctx(), svc);
-  PrintRecord(a, {{"messages", count}, {"size", size}});
+  PrintRecord(a, {{"messages", count},
+                  {"size", size},
+                  {"messages_per_s", absl::StrFormat("%.0f", count / secs)}});
   return absl::OkStatus();
 }
 
