@@ -38,14 +38,10 @@ void lite_conn_ops_put(struct lite_conn *conn)
 	rcu_read_unlock();
 }
 
-/*
- * A connected QP to @home, counted in its inflight: lock-free, under RCU.
- * -EHOSTDOWN if the home node is unknown, has another incarnation than
- * @epoch, or has no connection up.
- */
-static int lite_conn_ops_get(u32 home, u64 epoch, struct lite_conn **out)
+int lite_conn_ops_get_from(u32 home, u64 epoch, unsigned int first,
+			   struct lite_conn **out)
 {
-	unsigned int k = READ_ONCE(lite_qps_per_peer), start, i;
+	unsigned int k = READ_ONCE(lite_qps_per_peer), i;
 	struct lite_peer *peer;
 	struct lite_conn *conn;
 	int ret = -EHOSTDOWN;
@@ -54,14 +50,13 @@ static int lite_conn_ops_get(u32 home, u64 epoch, struct lite_conn **out)
 	peer = lite_peer_lookup_rcu(home);
 	if (!peer || peer->incarnation < epoch)
 		goto out;
-	if (peer->incarnation > epoch) {
+	if (epoch && peer->incarnation > epoch) {
 		/* The home restarted: its memory behind this grant is gone. */
 		ret = -ESTALE;
 		goto out;
 	}
-	start = raw_smp_processor_id() % k;
 	for (i = 0; i < k; i++) {
-		conn = rcu_dereference(peer->conns[(start + i) % k]);
+		conn = rcu_dereference(peer->conns[(first + i) % k]);
 		/* Acquire: the QP and its accounting are set up before it. */
 		if (!conn || !smp_load_acquire(&conn->ops_ready))
 			continue;
@@ -81,7 +76,13 @@ out:
 	return ret;
 }
 
-static bool lite_sq_take(struct lite_conn *conn, int n)
+/* A connection to @home picked by CPU, spreading callers over the QPs. */
+static int lite_conn_ops_get(u32 home, u64 epoch, struct lite_conn **out)
+{
+	return lite_conn_ops_get_from(home, epoch, raw_smp_processor_id(), out);
+}
+
+bool lite_sq_take(struct lite_conn *conn, int n)
 {
 	int old = atomic_read(&conn->sq_credits);
 

@@ -188,6 +188,16 @@ static inline void lite_op_end(struct lite_op *op)
 	__lite_op_end(op, false);
 }
 
+/*
+ * A connected QP to @home, counted in its inflight: lock-free, under RCU,
+ * trying its QPs from index @first (mod qps_per_peer). -EHOSTDOWN if the
+ * node is unknown, older than @epoch, or has no connection up; -ESTALE if
+ * it is newer (a restarted home). @epoch 0: any incarnation.
+ */
+int lite_conn_ops_get_from(u32 home, u64 epoch, unsigned int first,
+			   struct lite_conn **out);
+/* Takes @n free send queue entries of @conn, or none (false). */
+bool lite_sq_take(struct lite_conn *conn, int n);
 /* Drops a connection's inflight count; the conn is freed after RCU. */
 void lite_conn_ops_put(struct lite_conn *conn);
 /* The completion handler of every work request a context posts. */

@@ -48,57 +48,22 @@ int lite_rpc_send_end(struct ib_cq *cq, struct ib_wc *wc)
 	return lite_rpc_wc_errno(wc->status);
 }
 
-static bool lite_rpc_sq_take(struct lite_conn *conn)
-{
-	int old = atomic_read(&conn->sq_credits);
-
-	do {
-		if (old < 1)
-			return false;
-	} while (!atomic_try_cmpxchg(&conn->sq_credits, &old, old - 1));
-	return true;
-}
-
 /*
- * An up connection to @node with a send queue entry, counted in its
- * inflight: QP @pref first. Under RCU, lock-free.
+ * An up connection to @node (incarnation @inc, 0: any) with a send queue
+ * entry, counted in its inflight: QP @pref first (lite_ops.c's lookup).
  */
 static int lite_rpc_conn_get(u32 node, u64 inc, unsigned int pref,
 			     struct lite_conn **out)
 {
-	unsigned int k = READ_ONCE(lite_qps_per_peer), i;
-	struct lite_peer *peer;
-	struct lite_conn *conn;
-	int ret = -EHOSTDOWN;
+	int ret = lite_conn_ops_get_from(node, inc, pref, out);
 
-	rcu_read_lock();
-	peer = lite_peer_lookup_rcu(node);
-	if (!peer || (inc && peer->incarnation != inc))
-		goto out;
-	for (i = 0; i < k; i++) {
-		conn = rcu_dereference(peer->conns[(pref + i) % k]);
-		/* Acquire: the QP and its accounting are set up before it. */
-		if (!conn || !smp_load_acquire(&conn->ops_ready))
-			continue;
-		atomic_inc(&conn->inflight);
-		/* Pairs with the smp_mb() in lite_conn_destroy_work(). */
-		smp_mb__after_atomic();
-		if (READ_ONCE(conn->ops_dying)) {
-			lite_conn_ops_put(conn);
-			continue;
-		}
-		if (!lite_rpc_sq_take(conn)) {
-			lite_conn_ops_put(conn);
-			ret = -EAGAIN;
-			continue;
-		}
-		*out = conn;
-		ret = 0;
-		break;
+	if (ret)
+		return ret == -ESTALE ? -EHOSTDOWN : ret;
+	if (!lite_sq_take(*out, 1)) {
+		lite_conn_ops_put(*out);
+		return -EAGAIN;
 	}
-out:
-	rcu_read_unlock();
-	return ret;
+	return 0;
 }
 
 int lite_rpc_post(u32 node, u64 inc, unsigned int pref, struct ib_cqe *cqe,
