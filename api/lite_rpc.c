@@ -152,6 +152,53 @@ int lite_rpc_call(struct lite_ctx *ctx, lite_service_t service, const void *req,
                              reply_len, timeout_ms, 0);
 }
 
+int lite_rpc_call_async(struct lite_ctx *ctx, lite_service_t service,
+                        const void *req, size_t req_len, void *reply,
+                        size_t reply_max, uint32_t timeout_ms, uint32_t flags,
+                        uint64_t *call) {
+  struct lite_rpc_call c;
+  int err;
+
+  if (__builtin_expect(call == NULL, 0))
+    return REJECT(EINVAL, "lite_rpc_call_async needs a place for the token");
+  if (__builtin_expect(req_len > LITE_RPC_MSG_MAX, 0))
+    return REJECT(EMSGSIZE, "a request is at most %u bytes", LITE_RPC_MSG_MAX);
+  if (__builtin_expect(flags & ~LITE_RPC_NONBLOCK, 0))
+    return REJECT(EINVAL, "flags %#x: only LITE_RPC_NONBLOCK", flags);
+  memset(&c, 0, sizeof(c));
+  c.service = service;
+  c.request = (uintptr_t)req;
+  c.reply = (uintptr_t)reply;
+  c.req_len = (uint32_t)req_len;
+  c.reply_max = reply_max > UINT32_MAX ? UINT32_MAX : (uint32_t)reply_max;
+  c.timeout_ms = timeout_ms;
+  c.flags = flags | LITE_RPC_ASYNC;
+  err = rpc_op(ctx, LITE_IOC_RPC_CALL, &c);
+  if (!err) *call = c.call;
+  return err;
+}
+
+int lite_rpc_wait(struct lite_ctx *ctx, struct lite_rpc_result *results,
+                  uint32_t count, uint32_t timeout_ms, uint32_t flags,
+                  uint32_t *done) {
+  struct lite_rpc_wait w;
+  int err;
+
+  if (results == NULL || count == 0 || count > LITE_RPC_WAIT_MAX)
+    return REJECT(EINVAL, "lite_rpc_wait needs 1..%u results",
+                  LITE_RPC_WAIT_MAX);
+  if (flags & ~LITE_RPC_WAIT_ALL)
+    return REJECT(EINVAL, "flags %#x: only LITE_RPC_WAIT_ALL", flags);
+  memset(&w, 0, sizeof(w));
+  w.results = (uintptr_t)results;
+  w.count = count;
+  w.timeout_ms = timeout_ms;
+  w.flags = flags;
+  err = rpc_op(ctx, LITE_IOC_RPC_WAIT, &w);
+  if (done != NULL) *done = err ? 0 : w.done;
+  return err;
+}
+
 int lite_send(struct lite_ctx *ctx, lite_service_t service, const void *msg,
               size_t len, uint32_t timeout_ms) {
   struct lite_rpc_send m;

@@ -2,6 +2,7 @@
 // C calls, nothing more.
 #include "api/lite_rpc.hpp"
 
+#include <cerrno>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -201,6 +202,64 @@ absl::StatusOr<size_t> RpcClient::Call(absl::Span<const uint8_t> request,
                           reply.data(), reply.size(), &len, timeout_ms);
   if (err) return Failed(err, "calling RPC service", name_);
   return len;
+}
+
+std::vector<absl::StatusOr<size_t>> RpcClient::CallAll(
+    absl::Span<const absl::Span<const uint8_t>> requests,
+    absl::Span<const absl::Span<uint8_t>> replies, uint32_t timeout_ms) const {
+  std::vector<absl::StatusOr<size_t>> results(
+      requests.size(), absl::InternalError("not called"));
+  if (!ctx_ || replies.size() != requests.size()) {
+    absl::Status why =
+        ctx_ ? absl::InvalidArgumentError("CallAll needs a reply per request")
+             : Gone(name_);
+    for (auto& r : results) r = why;
+    return results;
+  }
+  std::vector<lite_rpc_result> pending;
+  std::vector<size_t> index;  // of each pending call's request
+  pending.reserve(LITE_RPC_WAIT_MAX);
+  index.reserve(LITE_RPC_WAIT_MAX);
+  size_t next = 0;
+  while (next < requests.size() || !pending.empty()) {
+    while (next < requests.size() && pending.size() < LITE_RPC_WAIT_MAX) {
+      // Without a credit, collect ours first: they hold the credits. Only
+      // when none of ours does (other threads hold them) wait for one.
+      uint32_t flags = pending.empty() ? 0 : LITE_RPC_NONBLOCK;
+      uint64_t call = 0;
+      int err = lite_rpc_call_async(
+          ctx_.get(), service_, requests[next].data(), requests[next].size(),
+          replies[next].data(), replies[next].size(), timeout_ms, flags, &call);
+      if (err == -EAGAIN && flags) break;
+      if (err) {
+        results[next++] = Failed(err, "calling RPC service", name_);
+        continue;
+      }
+      pending.push_back({call, 0, 0});
+      index.push_back(next++);
+    }
+    if (pending.empty()) continue;
+    uint32_t done = 0;
+    int err = lite_rpc_wait(ctx_.get(), pending.data(),
+                            static_cast<uint32_t>(pending.size()), UINT32_MAX,
+                            0, &done);
+    size_t kept = 0;
+    for (size_t i = 0; i < pending.size(); ++i) {
+      int call_err = err ? err : pending[i].error;
+      if (call_err == -EINPROGRESS) {
+        pending[kept] = pending[i];
+        index[kept++] = index[i];
+        continue;
+      }
+      if (call_err)
+        results[index[i]] = Failed(call_err, "calling RPC service", name_);
+      else
+        results[index[i]] = static_cast<size_t>(pending[i].reply_len);
+    }
+    pending.resize(kept);
+    index.resize(kept);
+  }
+  return results;
 }
 
 absl::Status RpcClient::Send(absl::Span<const uint8_t> message,

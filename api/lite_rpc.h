@@ -104,6 +104,34 @@ int lite_rpc_call_flags(struct lite_ctx *ctx, lite_service_t service,
                         size_t reply_max, size_t *reply_len,
                         uint32_t timeout_ms, uint32_t flags);
 
+/*
+ * Asynchronous calls: lite_rpc_call_async() posts the request and returns
+ * at once with *call, a token; lite_rpc_wait() collects the replies of up
+ * to LITE_RPC_WAIT_MAX tokens in one system call. reply must stay valid
+ * (and untouched) until its call is collected. Each call holds one of the
+ * node's credits until then (lite_rpc_call's -EAGAIN, with
+ * LITE_RPC_NONBLOCK, says all of them are in use). What fails before the
+ * request is posted fails lite_rpc_call_async; the rest is the call's
+ * result in lite_rpc_wait. Calls not collected when the context closes
+ * are abandoned.
+ */
+int lite_rpc_call_async(struct lite_ctx *ctx, lite_service_t service,
+                        const void *req, size_t req_len, void *reply,
+                        size_t reply_max, uint32_t timeout_ms, uint32_t flags,
+                        uint64_t *call);
+/*
+ * Waits up to timeout_ms (0: not at all; UINT32_MAX: until the calls'
+ * own deadlines) for the first of results[0..count) (every one with
+ * LITE_RPC_WAIT_ALL in flags), then collects every call that ended:
+ * results[i].error is 0 or its negative errno (as lite_rpc_call's), and
+ * reply_len its reply's length. A call still running has -EINPROGRESS;
+ * one past its deadline is collected with -ETIMEDOUT. *done (may be NULL)
+ * is how many were collected. Set results[i].call before the call.
+ */
+int lite_rpc_wait(struct lite_ctx *ctx, struct lite_rpc_result *results,
+                  uint32_t count, uint32_t timeout_ms, uint32_t flags,
+                  uint32_t *done);
+
 /* Sends a one-way message; returns once the server's node has it. */
 int lite_send(struct lite_ctx *ctx, lite_service_t service, const void *msg,
               size_t len, uint32_t timeout_ms);

@@ -24,6 +24,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -125,6 +126,15 @@ class RpcClient {
   absl::StatusOr<size_t> Call(absl::Span<const uint8_t> request,
                               absl::Span<uint8_t> reply,
                               uint32_t timeout_ms = 0) const;
+  // Many calls at once from this thread: as many in flight as the node's
+  // credits allow (at most 64), their replies collected in batches, one
+  // system call per submit and one per batch collected. results[i] is
+  // reply i's length or its call's error; replies[i] must be as many as
+  // requests. timeout_ms bounds each call, as Call's.
+  std::vector<absl::StatusOr<size_t>> CallAll(
+      absl::Span<const absl::Span<const uint8_t>> requests,
+      absl::Span<const absl::Span<uint8_t>> replies,
+      uint32_t timeout_ms = 0) const;
   // A one-way message; returns once the server's node has it.
   absl::Status Send(absl::Span<const uint8_t> message,
                     uint32_t timeout_ms = 0) const;

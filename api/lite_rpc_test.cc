@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -259,6 +260,145 @@ TEST(RpcCppTest, ServiceAndClientCloseThemselvesAndMapErrors) {
   // service (its handle 11 last).
   EXPECT_EQ(dev.calls(LITE_IOC_RPC_CLOSE), 2);
   EXPECT_EQ(dev.last<struct lite_rpc_close>(LITE_IOC_RPC_CLOSE).service, 11u);
+}
+
+TEST_F(RpcApiTest, AsyncCallAndWaitFillTheirStructs) {
+  dev_.set_handler([](unsigned long request, void* data) {
+    if (request == LITE_IOC_RPC_CALL) {
+      static_cast<struct lite_rpc_call*>(data)->call = 77;
+      return 0;
+    }
+    if (request != LITE_IOC_RPC_WAIT) return -ENOTTY;
+    auto* w = static_cast<struct lite_rpc_wait*>(data);
+    auto* r = reinterpret_cast<struct lite_rpc_result*>(w->results);
+    r[0].error = 0;
+    r[0].reply_len = 5;
+    r[1].error = -EINPROGRESS;
+    w->done = 1;
+    return 0;
+  });
+  char req[4] = "abc", reply[8];
+  uint64_t call = 0;
+  ASSERT_EQ(lite_rpc_call_async(ctx_, 9, req, 3, reply, sizeof(reply), 40,
+                                LITE_RPC_NONBLOCK, &call),
+            0);
+  EXPECT_EQ(call, 77u);
+  const struct lite_rpc_call sent =
+      dev_.last<struct lite_rpc_call>(LITE_IOC_RPC_CALL);
+  EXPECT_EQ(sent.flags,
+            static_cast<uint32_t>(LITE_RPC_ASYNC | LITE_RPC_NONBLOCK));
+  EXPECT_EQ(sent.reply, reinterpret_cast<uintptr_t>(reply));
+  EXPECT_EQ(sent.timeout_ms, 40u);
+  struct lite_rpc_result res[2] = {{77, 0, 0}, {78, 0, 0}};
+  uint32_t done = 0;
+  ASSERT_EQ(lite_rpc_wait(ctx_, res, 2, 100, LITE_RPC_WAIT_ALL, &done), 0);
+  EXPECT_EQ(done, 1u);
+  EXPECT_EQ(res[0].reply_len, 5u);
+  EXPECT_EQ(res[1].error, -EINPROGRESS);
+  const struct lite_rpc_wait w =
+      dev_.last<struct lite_rpc_wait>(LITE_IOC_RPC_WAIT);
+  EXPECT_EQ(w.count, 2u);
+  EXPECT_EQ(w.timeout_ms, 100u);
+  EXPECT_EQ(w.flags, static_cast<uint32_t>(LITE_RPC_WAIT_ALL));
+  // Refused before the ioctl: no token place, ASYNC given twice, bad counts.
+  const int calls = dev_.calls(LITE_IOC_RPC_CALL);
+  const int waits = dev_.calls(LITE_IOC_RPC_WAIT);
+  EXPECT_EQ(lite_rpc_call_async(ctx_, 9, req, 3, reply, 8, 0, 0, nullptr),
+            -EINVAL);
+  EXPECT_EQ(
+      lite_rpc_call_async(ctx_, 9, req, 3, reply, 8, 0, LITE_RPC_ASYNC, &call),
+      -EINVAL);
+  EXPECT_EQ(lite_rpc_wait(ctx_, res, 0, 0, 0, &done), -EINVAL);
+  EXPECT_EQ(lite_rpc_wait(ctx_, res, LITE_RPC_WAIT_MAX + 1, 0, 0, &done),
+            -EINVAL);
+  EXPECT_EQ(lite_rpc_wait(ctx_, res, 2, 0, 4, &done), -EINVAL);
+  EXPECT_EQ(dev_.calls(LITE_IOC_RPC_CALL), calls);
+  EXPECT_EQ(dev_.calls(LITE_IOC_RPC_WAIT), waits);
+}
+
+// A fake lite.ko with two credits: async calls past them are EAGAIN with
+// LITE_RPC_NONBLOCK; WAIT answers each call with its request reversed,
+// but refuses request "bad".
+TEST(RpcCppTest, CallAllKeepsTheCreditsBusyAndMatchesEachReplyToItsCall) {
+  FakeDevice dev;
+  lite_ctx* ctx = nullptr;
+  ASSERT_EQ(dev.Open(&ctx), 0);
+  lite::Lite l = lite::Lite::Adopt(ctx);
+  struct Call {
+    std::string request;
+    uint8_t* reply;
+    uint32_t reply_max;
+  };
+  std::map<uint64_t, Call> inflight;
+  uint64_t next_token = 100;
+  size_t most_inflight = 0;
+  dev.set_handler([&](unsigned long request, void* data) {
+    if (request == LITE_IOC_RPC_OPEN) {
+      static_cast<struct lite_rpc_open*>(data)->service = 12;
+      return 0;
+    }
+    if (request == LITE_IOC_RPC_CALL) {
+      auto* c = static_cast<struct lite_rpc_call*>(data);
+      if (!(c->flags & LITE_RPC_ASYNC)) return -EINVAL;
+      if (inflight.size() == 2)
+        return (c->flags & LITE_RPC_NONBLOCK) ? -EAGAIN : -ETIMEDOUT;
+      c->call = next_token++;
+      inflight[c->call] = {
+          std::string(reinterpret_cast<const char*>(c->request), c->req_len),
+          reinterpret_cast<uint8_t*>(c->reply), c->reply_max};
+      most_inflight = std::max(most_inflight, inflight.size());
+      return 0;
+    }
+    if (request == LITE_IOC_RPC_WAIT) {
+      auto* w = static_cast<struct lite_rpc_wait*>(data);
+      auto* r = reinterpret_cast<struct lite_rpc_result*>(w->results);
+      w->done = 0;
+      for (uint32_t i = 0; i < w->count; ++i) {
+        auto it = inflight.find(r[i].call);
+        if (it == inflight.end()) return -EINVAL;
+        if (it->second.request == "bad") {
+          r[i].error = -ECONNREFUSED;
+        } else {
+          std::string rev(it->second.request.rbegin(),
+                          it->second.request.rend());
+          std::memcpy(it->second.reply, rev.data(),
+                      std::min<size_t>(rev.size(), it->second.reply_max));
+          r[i].error = 0;
+          r[i].reply_len = static_cast<uint32_t>(rev.size());
+        }
+        inflight.erase(it);
+        w->done++;
+      }
+      return 0;
+    }
+    return 0;
+  });
+  absl::StatusOr<lite::RpcClient> c = lite::RpcClient::Open(l, "echo");
+  ASSERT_TRUE(c.ok()) << c.status();
+  std::vector<std::string> texts = {"one", "two", "bad", "four", "five"};
+  std::vector<std::vector<uint8_t>> bufs(texts.size(), std::vector<uint8_t>(8));
+  std::vector<absl::Span<const uint8_t>> reqs;
+  std::vector<absl::Span<uint8_t>> replies;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    reqs.emplace_back(reinterpret_cast<const uint8_t*>(texts[i].data()),
+                      texts[i].size());
+    replies.push_back(absl::MakeSpan(bufs[i]));
+  }
+  std::vector<absl::StatusOr<size_t>> got = c->CallAll(reqs, replies, 500);
+  ASSERT_EQ(got.size(), texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) {
+    if (texts[i] == "bad") {
+      EXPECT_EQ(lite::StatusErrno(got[i].status()), ECONNREFUSED);
+      continue;
+    }
+    ASSERT_TRUE(got[i].ok()) << i << ": " << got[i].status();
+    std::string rev(texts[i].rbegin(), texts[i].rend());
+    EXPECT_EQ(std::string(bufs[i].begin(), bufs[i].begin() + *got[i]), rev);
+  }
+  EXPECT_EQ(most_inflight, 2u);  // both credits used, none overrun
+  EXPECT_TRUE(inflight.empty());
+  EXPECT_EQ(dev.calls(LITE_IOC_RPC_CALL), 5 + dev.calls(LITE_IOC_RPC_WAIT) - 1)
+      << "each wait after the first batch makes room for a retried submit";
 }
 
 TEST(RpcCppTest, ServeAnswersEachRequestWithItsHandlersReplyUntilStopped) {

@@ -158,6 +158,7 @@ static long lite_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case LITE_IOC_RPC_SEND:
 	case LITE_IOC_RPC_RECV:
 	case LITE_IOC_RPC_REPLY:
+	case LITE_IOC_RPC_WAIT:
 		return lite_rpc_ioctl(file->private_data, cmd, uarg);
 	default:
 		return lite_file_ioctl(file->private_data, cmd, uarg);

@@ -168,6 +168,8 @@ int lite_file_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	xa_init_flags(&lf->handles, XA_FLAGS_ALLOC);
 	xa_init_flags(&lf->rpc_handles, XA_FLAGS_ALLOC);
+	xa_init_flags(&lf->rpc_calls, XA_FLAGS_ALLOC1);
+	init_waitqueue_head(&lf->rpc_call_wait);
 	/* Never 0, so no handle is 0. */
 	lf->tag = get_random_u32() | 1;
 	lf->file = file;
@@ -198,7 +200,11 @@ int lite_file_release(struct inode *inode, struct file *file)
 	struct lite_grant *grant;
 	unsigned long idx, deadline;
 
-	/* Services first: their callers hear ECONNREFUSED at once. */
+	/*
+	 * Asynchronous calls let go of their bindings first; then services,
+	 * whose callers hear ECONNREFUSED at once.
+	 */
+	lite_rpc_async_release(lf);
 	lite_rpc_file_release(lf);
 	/*
 	 * Revoke every grant first, then wait for all of them with one

@@ -533,6 +533,10 @@ struct lite_file {
 	/* index -> struct lite_rpc_handle (lite_rpc_ctl.c) */
 	struct xarray rpc_handles;
 	u32 rpc_next;
+	/* token index -> struct lite_rpc_cslot of an async call (lite_rpc_async.c) */
+	struct xarray rpc_calls;
+	u32 rpc_call_next;
+	wait_queue_head_t rpc_call_wait;	/* woken as its calls end */
 };
 
 int lite_file_open(struct inode *inode, struct file *file);

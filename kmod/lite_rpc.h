@@ -66,6 +66,8 @@ void lite_rpc_peer_down_locked(u32 node_id);
 long lite_rpc_ioctl(struct lite_file *lf, unsigned int cmd, void __user *uarg);
 int lite_rpc_mmap(struct lite_file *lf, struct vm_area_struct *vma);
 void lite_rpc_file_release(struct lite_file *lf);
+/* Abandons the file's asynchronous calls; before the file is freed. */
+void lite_rpc_async_release(struct lite_file *lf);
 
 /* Netlink: LITE_CMD_RPC_BIND and LITE_CMD_RPC_SERVICE_GET. */
 extern const struct nla_policy lite_nl_rpc_bind_policy[LITE_ATTR_MAX + 1];

@@ -231,6 +231,16 @@ static void lite_rpc_slot_let_go(struct lite_rpc_cslot *s, u8 hold)
 	wake_up(&b->credit_wait);
 }
 
+/* The call in @s has its answer (s->err, s->len): its caller may take it. */
+static void lite_rpc_slot_done_locked(struct lite_rpc_cslot *s)
+{
+	s->state = LITE_CSLOT_DONE;
+	complete(&s->done);
+	if (s->async_wait)
+		wake_up(s->async_wait);
+	lite_rpc_slot_let_go(s, LITE_HOLD_PEER);
+}
+
 /* A call in @s ends with @err before its reply (dead binding, send failed). */
 static void lite_rpc_slot_fail(struct lite_rpc_cslot *s, int err)
 {
@@ -238,9 +248,7 @@ static void lite_rpc_slot_fail(struct lite_rpc_cslot *s, int err)
 	case LITE_CSLOT_CALL:
 		s->err = err;
 		s->len = 0;
-		s->state = LITE_CSLOT_DONE;
-		complete(&s->done);
-		lite_rpc_slot_let_go(s, LITE_HOLD_PEER);
+		lite_rpc_slot_done_locked(s);
 		break;
 	case LITE_CSLOT_ABANDONED:
 	case LITE_CSLOT_MSG:
@@ -273,6 +281,7 @@ int lite_rpc_slot_take(struct lite_rpc_binding *b, bool nonblock,
 			s->holds = LITE_HOLD_ALL;
 			s->err = 0;
 			s->len = 0;
+			s->async_wait = NULL;
 			reinit_completion(&s->done);
 			atomic_inc(&b->posts_inflight);
 			*out = s;
@@ -366,27 +375,34 @@ int lite_rpc_slot_post(struct lite_rpc_cslot *s, u32 len, bool oneway,
 	return 0;
 }
 
-int lite_rpc_slot_wait(struct lite_rpc_cslot *s, unsigned long deadline)
+int lite_rpc_slot_resolve(struct lite_rpc_cslot *s, int give_up)
 {
 	struct lite_rpc_binding *b = s->b;
-	long left = (long)(deadline - jiffies);
 	int ret;
 
-	if (left > 0)
-		left = wait_for_completion_killable_timeout(&s->done, left);
 	spin_lock_bh(&b->lock);
+	s->async_wait = NULL;
 	if (s->state == LITE_CSLOT_DONE) {
 		ret = s->err;
 	} else {
 		/* The reply, if it comes, frees the slot. */
 		s->state = LITE_CSLOT_ABANDONED;
 		lite_rpc_slot_let_go(s, LITE_HOLD_CALLER);
-		ret = left < 0 ? -EINTR : -ETIMEDOUT;
+		ret = give_up;
 		if (ret == -ETIMEDOUT)
 			lite_rpc_stat(LITE_RPC_ST_TIMEOUTS);
 	}
 	spin_unlock_bh(&b->lock);
 	return ret;
+}
+
+int lite_rpc_slot_wait(struct lite_rpc_cslot *s, unsigned long deadline)
+{
+	long left = (long)(deadline - jiffies);
+
+	if (left > 0)
+		left = wait_for_completion_killable_timeout(&s->done, left);
+	return lite_rpc_slot_resolve(s, left < 0 ? -EINTR : -ETIMEDOUT);
 }
 
 void lite_rpc_slot_finish(struct lite_rpc_cslot *s)
@@ -440,9 +456,7 @@ void lite_rpc_binding_reply(u32 node, u32 port, u8 code, u32 slot, u32 len)
 			if (s->err == -ECONNREFUSED)
 				lite_rpc_stat(LITE_RPC_ST_REFUSED);
 		}
-		s->state = LITE_CSLOT_DONE;
-		complete(&s->done);
-		lite_rpc_slot_let_go(s, LITE_HOLD_PEER);
+		lite_rpc_slot_done_locked(s);
 	} else if (s->state == LITE_CSLOT_ABANDONED &&
 		   (s->holds & LITE_HOLD_PEER)) {
 		lite_rpc_stat(LITE_RPC_ST_LATE_REPLIES);

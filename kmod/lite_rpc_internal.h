@@ -279,6 +279,11 @@ struct lite_rpc_cslot {
 	u8 holds;			/* who still holds it (lite_rpc_binding.c) */
 	int err;			/* the call's result, with DONE */
 	u32 len;
+	/* LITE_RPC_ASYNC: woken with done; its reply's buffer and deadline. */
+	wait_queue_head_t *async_wait;
+	u64 async_reply;		/* user pointer */
+	u32 async_reply_max;
+	unsigned long async_deadline;
 };
 
 struct lite_rpc_binding {
@@ -366,6 +371,13 @@ int lite_rpc_slot_post(struct lite_rpc_cslot *s, u32 len, bool oneway,
  * lite_rpc_slot_finish() (a reply came) or already abandoned.
  */
 int lite_rpc_slot_wait(struct lite_rpc_cslot *s, unsigned long deadline);
+/*
+ * What the call in @s came to: its result if its answer came (the slot is
+ * the caller's to finish), else @give_up (-ETIMEDOUT, -EINTR, ...) and the
+ * slot is abandoned to its reply. Either way nobody is woken for it any
+ * more. An answer is 0, EIO, ECONNREFUSED or EHOSTDOWN, never @give_up.
+ */
+int lite_rpc_slot_resolve(struct lite_rpc_cslot *s, int give_up);
 void lite_rpc_slot_finish(struct lite_rpc_cslot *s);
 /* A message's send completed: 0 or its errno; the slot goes to the credit. */
 int lite_rpc_msg_wait(struct lite_rpc_cslot *s);
@@ -424,6 +436,18 @@ struct lite_rpc_binding *lite_rpc_handle_binding(struct lite_file *lf,
 unsigned long lite_rpc_deadline(u32 timeout_ms);
 long lite_rpc_ops_ioctl(struct lite_file *lf, unsigned int cmd,
 			void __user *uarg);
+
+/*
+ * lite_rpc_async.c. Submits the call staged in @s (its reply to c->reply):
+ * its token to @token_out, and on success the call owns @s and the
+ * binding's reference until LITE_IOC_RPC_WAIT collects it or the file
+ * closes; on failure both are the caller's.
+ */
+int lite_rpc_async_submit(struct lite_file *lf, struct lite_rpc_cslot *s,
+			  const struct lite_rpc_call *c, unsigned long deadline,
+			  u64 __user *token_out);
+long lite_ioctl_rpc_wait(struct lite_file *lf,
+			 struct lite_rpc_wait __user *uarg);
 
 /* ---- Counters under .../lite/rpc/ ---- */
 enum lite_rpc_stat {

@@ -10,7 +10,8 @@
  * request that fits a slot costs less than pinning and mapping it).
  * A server takes requests where the NIC put them, in its mapping of the
  * rings, and answers from there (LITE_RPC_REPLY_IN_PLACE) or from its
- * own buffer (one copy into the slot).
+ * own buffer (one copy into the slot). Asynchronous calls are in
+ * lite_rpc_async.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -60,9 +61,6 @@ static long lite_ioctl_rpc_call(struct lite_file *lf,
 	if (c.flags & ~(LITE_RPC_NONBLOCK | LITE_RPC_ASYNC) || c.priority ||
 	    c.timeout_ms > LITE_RPC_TIMEOUT_MAX_MS)
 		return -EINVAL;
-	/* Asynchronous calls (and LITE_IOC_RPC_WAIT) are not built yet. */
-	if (c.flags & LITE_RPC_ASYNC)
-		return -EOPNOTSUPP;
 	b = lite_rpc_handle_binding(lf, c.service);
 	if (!b)
 		return -EBADF;
@@ -80,6 +78,15 @@ static long lite_ioctl_rpc_call(struct lite_file *lf,
 		lite_rpc_slot_untake(s);
 		ret = -EFAULT;
 		goto out;
+	}
+	if (c.flags & LITE_RPC_ASYNC) {
+		ret = lite_rpc_async_submit(lf, s, &c, deadline, &uarg->call);
+		if (ret) {
+			lite_rpc_slot_finish(s);
+			goto out;
+		}
+		/* The call keeps its slot and the binding until collected. */
+		return 0;
 	}
 	ret = lite_rpc_slot_post(s, c.req_len, false, deadline);
 	if (ret) {
@@ -256,6 +263,8 @@ long lite_rpc_ops_ioctl(struct lite_file *lf, unsigned int cmd,
 		return lite_ioctl_rpc_recv(lf, uarg);
 	case LITE_IOC_RPC_REPLY:
 		return lite_ioctl_rpc_reply(lf, uarg);
+	case LITE_IOC_RPC_WAIT:
+		return lite_ioctl_rpc_wait(lf, uarg);
 	default:
 		return -ENOTTY;
 	}

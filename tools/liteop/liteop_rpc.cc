@@ -1,5 +1,7 @@
-// liteop's RPC commands: an echo server (rpc-serve), and a client that
-// calls it and checks every reply (rpc-call) or sends it messages
+// liteop's RPC commands: a server that echoes each call or answers it with
+// a shell command's output (rpc-serve), a client that calls it and checks
+// every reply, synchronously or with asynchronous calls in flight, or sends
+// one request and prints the reply (rpc-call), and one-way messages
 // (rpc-send). For scripts, the VM tests and the demo: the server prints
 // one "serving ..." line once it is registered, then serves until it has
 // answered --count requests or is killed.
@@ -10,16 +12,19 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
 #include "api/lite.hpp"
 #include "common/cli/cli.h"
 #include "common/pattern/pattern.h"
 #include "common/status/macros.h"
+#include "tools/liteop/liteop_filter.h"
 #include "tools/liteop/liteop_internal.h"
 
 namespace lite::liteop {
@@ -50,16 +55,48 @@ absl::StatusOr<uint32_t> SizeFlag(const cli::Args& a, const char* name,
   return static_cast<uint32_t>(v);
 }
 
-// Serves on one thread: every call is answered with its own bytes, in
-// place (no copy), every message released; reply and next receive are one
-// system call. Stops when `left` runs out.
+// How a service answers: echo (each call's own bytes, in place) or with
+// what a shell command prints for the request (--exec).
+struct Answering {
+  std::string exec;  // empty: echo
+  uint32_t max_reply = 0;
+  uint32_t hold_ms = 0;
+};
+
+// The reply to call `r`: its bytes in the mapping, or `out` filled with the
+// command's output. A failing command answers with nothing (the wire has
+// no status of the application's) and says why on stderr.
+absl::Span<const uint8_t> AnswerFor(const Answering& how,
+                                    const lite_service_info& info,
+                                    const lite_rpc_request& r,
+                                    std::string& out) {
+  const auto* data = static_cast<const uint8_t*>(lite_rpc_data(&info, &r));
+  if (how.exec.empty()) return {data, r.length};
+  bool truncated = false;
+  absl::StatusOr<std::string> got =
+      RunFilter(how.exec, {data, r.length}, how.max_reply, &truncated);
+  out = got.ok() ? *std::move(got) : std::string();
+  if (!got.ok())
+    std::fprintf(stderr, "liteop: %s\n", got.status().ToString().c_str());
+  if (truncated) {
+    std::fprintf(stderr, "liteop: the reply was cut to max_reply (%u bytes)\n",
+                 how.max_reply);
+  }
+  return {reinterpret_cast<const uint8_t*>(out.data()), out.size()};
+}
+
+// Serves on one thread: every call is answered (echo: in place, no copy),
+// every message released; reply and next receive are one system call.
+// Stops when `left` runs out.
 absl::Status ServeLoop(lite_ctx* ctx, lite_service_t svc,
-                       const lite_service_info& info, uint32_t hold_ms,
+                       const lite_service_info& info, const Answering& how,
                        std::atomic<int64_t>& left,
                        std::atomic<uint64_t>& served,
                        std::atomic<uint64_t>& messages) {
+  const uint32_t hold_ms = how.hold_ms;
   lite_rpc_request reqs[16];
-  uint64_t pending = 0;  // the call answered with the next receive
+  std::string outputs[16];  // --exec: replies, alive until sent
+  uint64_t pending = 0;     // the call answered with the next receive
   const void* pending_data = nullptr;
   size_t pending_len = 0;
   for (;;) {
@@ -87,13 +124,19 @@ absl::Status ServeLoop(lite_ctx* ctx, lite_service_t svc,
         err = lite_rpc_release(ctx, svc, r.id);
         if (err && err != -EHOSTDOWN) return RpcError(err, "rpc_release");
         messages.fetch_add(1);
-      } else if (i + 1 == count) {
+        continue;
+      }
+      absl::Span<const uint8_t> answer = AnswerFor(how, info, r, outputs[i]);
+      if (i + 1 == count) {
         pending = r.id;
-        pending_data = lite_rpc_data(&info, &r);
-        pending_len = r.length;
+        pending_data = answer.data();
+        pending_len = answer.size();
       } else {
-        err = lite_rpc_reply_in_place(ctx, svc, &info, r.id,
-                                      lite_rpc_data(&info, &r), r.length);
+        err =
+            how.exec.empty()
+                ? lite_rpc_reply_in_place(ctx, svc, &info, r.id, answer.data(),
+                                          answer.size())
+                : lite_rpc_reply(ctx, svc, r.id, answer.data(), answer.size());
         if (err && err != -EHOSTDOWN) return RpcError(err, "rpc_reply");
         served.fetch_add(1);
       }
@@ -121,6 +164,12 @@ absl::Status Serve(const cli::Args& a, const Opener& open) {
   LITE_ASSIGN_OR_RETURN(uint64_t count,
                         cli::Number("--count", a.Get("count", "0")));
   if (threads == 0) return cli::UsageError("--threads: at least 1");
+  Answering how;
+  how.exec = a.Get("exec", "");
+  how.max_reply = opts.max_reply;
+  how.hold_ms = hold_ms;
+  if (a.Has("exec") && how.exec.empty())
+    return cli::UsageError("--exec: a shell command");
   LITE_ASSIGN_OR_RETURN(lite::Lite l, open(a.Get("device", LITE_DEVICE_PATH)));
   lite_service_t svc = 0;
   lite_service_info info = {};
@@ -131,7 +180,8 @@ absl::Status Serve(const cli::Args& a, const Opener& open) {
                   {"port", info.port},
                   {"depth", info.depth},
                   {"slot_bytes", info.slot_bytes},
-                  {"threads", threads}});
+                  {"threads", threads},
+                  {"answers", how.exec.empty() ? "echo" : "exec"}});
   a.out().flush();
   std::atomic<int64_t> left(count == 0 ? INT64_MAX
                                        : static_cast<int64_t>(count));
@@ -140,8 +190,7 @@ absl::Status Serve(const cli::Args& a, const Opener& open) {
   std::vector<std::thread> pool;
   for (uint32_t t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
-      results[t] =
-          ServeLoop(l.ctx(), svc, info, hold_ms, left, served, messages);
+      results[t] = ServeLoop(l.ctx(), svc, info, how, left, served, messages);
     });
   }
   for (std::thread& t : pool) t.join();
@@ -186,6 +235,109 @@ absl::Status CallLoop(lite_ctx* ctx, lite_service_t svc, uint32_t size,
   return absl::OkStatus();
 }
 
+// One calling thread with up to `window` asynchronous calls in flight:
+// submits until the window (or the node's credits) is full, then collects
+// what ended in one wait. A call's time is from its submit to its
+// collection.
+absl::Status AsyncCallLoop(lite_ctx* ctx, lite_service_t svc, uint32_t size,
+                           uint64_t count, uint64_t seed, uint32_t timeout,
+                           uint32_t window, std::vector<uint64_t>& us) {
+  using Clock = std::chrono::steady_clock;
+  struct Slot {
+    std::vector<uint8_t> req, reply;
+    uint64_t call_no = 0;
+    Clock::time_point start;
+  };
+  std::vector<Slot> slots(window);
+  for (Slot& s : slots) {
+    s.req.resize(size);
+    s.reply.resize(size + 64);
+  }
+  std::vector<lite_rpc_result> pending;
+  std::vector<uint32_t> pending_slot, free_slots;
+  for (uint32_t i = window; i > 0; --i) free_slots.push_back(i - 1);
+  us.reserve(count);
+  uint64_t next = 0;
+  while (next < count || !pending.empty()) {
+    while (next < count && !free_slots.empty()) {
+      Slot& s = slots[free_slots.back()];
+      pattern::FillPattern(seed + next, 0, absl::MakeSpan(s.req));
+      uint64_t call = 0;
+      s.start = Clock::now();
+      // Out of credits with calls of ours in flight: collect them first.
+      int err = lite_rpc_call_async(
+          ctx, svc, s.req.data(), size, s.reply.data(), s.reply.size(), timeout,
+          pending.empty() ? 0 : LITE_RPC_NONBLOCK, &call);
+      if (err == -EAGAIN && !pending.empty()) break;
+      if (err) return RpcError(err, "rpc_call_async");
+      s.call_no = next++;
+      pending.push_back({call, 0, 0});
+      pending_slot.push_back(free_slots.back());
+      free_slots.pop_back();
+    }
+    uint32_t done = 0;
+    int err = lite_rpc_wait(ctx, pending.data(),
+                            static_cast<uint32_t>(pending.size()), UINT32_MAX,
+                            0, &done);
+    if (err) return RpcError(err, "rpc_wait");
+    const auto now = Clock::now();
+    size_t kept = 0;
+    for (size_t i = 0; i < pending.size(); ++i) {
+      if (pending[i].error == -EINPROGRESS) {
+        pending[kept] = pending[i];
+        pending_slot[kept++] = pending_slot[i];
+        continue;
+      }
+      Slot& s = slots[pending_slot[i]];
+      if (pending[i].error) return RpcError(pending[i].error, "rpc_wait");
+      if (pending[i].reply_len != size ||
+          !std::equal(s.req.begin(), s.req.end(), s.reply.begin())) {
+        return absl::DataLossError(absl::StrFormat(
+            "call %u: the reply (%u bytes) is not the request echoed (%u)",
+            s.call_no, pending[i].reply_len, size));
+      }
+      us.push_back(
+          std::chrono::duration_cast<std::chrono::microseconds>(now - s.start)
+              .count());
+      free_slots.push_back(pending_slot[i]);
+    }
+    pending.resize(kept);
+    pending_slot.resize(kept);
+  }
+  return absl::OkStatus();
+}
+
+// rpc-call --data: one call with TEXT, its reply printed (C-escaped, so
+// any bytes make one readable line).
+absl::Status CallWithData(const cli::Args& a, const Opener& open,
+                          const std::string& name, uint32_t timeout) {
+  const std::string data = a.Get("data");
+  if (data.size() > LITE_RPC_MSG_MAX)
+    return cli::UsageError("--data: at most 1M");
+  LITE_ASSIGN_OR_RETURN(lite::Lite l, open(a.Get("device", LITE_DEVICE_PATH)));
+  lite_service_t svc = 0;
+  lite_service_peer peer = {};
+  int err = lite_rpc_open(l.ctx(), name.c_str(), &svc, &peer);
+  if (err) return RpcError(err, "rpc_open");
+  std::string reply(peer.max_reply, '\0');
+  size_t got = 0;
+  const auto start = std::chrono::steady_clock::now();
+  err = lite_rpc_call(l.ctx(), svc, data.data(), data.size(), reply.data(),
+                      reply.size(), &got, timeout);
+  const auto end = std::chrono::steady_clock::now();
+  lite_rpc_close(l.ctx(), svc);
+  if (err) return RpcError(err, "rpc_call");
+  reply.resize(got);
+  PrintRecord(
+      a,
+      {{"server_node", peer.node_id},
+       {"reply_bytes", got},
+       {"us", std::chrono::duration_cast<std::chrono::microseconds>(end - start)
+                  .count()},
+       {"reply", absl::CHexEscape(reply)}});
+  return absl::OkStatus();
+}
+
 absl::Status Call(const cli::Args& a, const Opener& open) {
   const std::string& name = a.positional()[0];
   LITE_ASSIGN_OR_RETURN(uint32_t size, SizeFlag(a, "size", 64));
@@ -196,8 +348,17 @@ absl::Status Call(const cli::Args& a, const Opener& open) {
   LITE_ASSIGN_OR_RETURN(uint64_t seed,
                         cli::Number("--pattern", a.Get("pattern", "1")));
   LITE_ASSIGN_OR_RETURN(uint32_t threads, U32Flag(a, "threads", 1, 256));
+  LITE_ASSIGN_OR_RETURN(uint32_t window,
+                        U32Flag(a, "async", 0, LITE_RPC_WAIT_MAX));
   if (count == 0) return cli::UsageError("--count: at least 1");
   if (threads == 0) return cli::UsageError("--threads: at least 1");
+  if (a.Has("async") && window == 0)
+    return cli::UsageError("--async: 1..64 calls in flight");
+  if (window != 0 && a.Has("nonblock"))
+    return cli::UsageError(
+        "--async collects its own calls to free credits; "
+        "--nonblock is for synchronous calls");
+  if (a.Has("data")) return CallWithData(a, open, name, timeout);
   LITE_ASSIGN_OR_RETURN(lite::Lite l, open(a.Get("device", LITE_DEVICE_PATH)));
   lite_service_t svc = 0;
   lite_service_peer peer = {};
@@ -214,9 +375,12 @@ absl::Status Call(const cli::Args& a, const Opener& open) {
   for (uint32_t t = 0; t < threads; ++t) {
     // Thread t's payloads never repeat another thread's (the seeds differ).
     pool.emplace_back([&, t] {
-      results[t] = CallLoop(l.ctx(), svc, size, count,
-                            seed + uint64_t{t} * (uint64_t{1} << 32), timeout,
-                            flags, us[t]);
+      const uint64_t thread_seed = seed + uint64_t{t} * (uint64_t{1} << 32);
+      results[t] = window != 0
+                       ? AsyncCallLoop(l.ctx(), svc, size, count, thread_seed,
+                                       timeout, window, us[t])
+                       : CallLoop(l.ctx(), svc, size, count, thread_seed,
+                                  timeout, flags, us[t]);
     });
   }
   for (std::thread& t : pool) t.join();
@@ -240,6 +404,7 @@ absl::Status Call(const cli::Args& a, const Opener& open) {
               {{"calls", total},
                {"size", size},
                {"threads", threads},
+               {"in_flight", std::max(window, 1u)},
                {"server_node", peer.node_id},
                {"p50_us", Percentile(all, 0.5)},
                {"p99_us", Percentile(all, 0.99)},
@@ -294,14 +459,16 @@ void AddRpcCommands(std::vector<cli::Command>& c, const Opener& open) {
   add({.name = "rpc-serve",
        .usage = "rpc-serve NAME [--threads T] [--count N] [--mode 0711] "
                 "[--max-request B] [--max-reply B] [--depth D] "
-                "[--max-clients C] [--hold-ms MS]",
-       .summary = "Serve an echo RPC service (each call's reply is its "
-                  "request)",
+                "[--max-clients C] [--hold-ms MS] [--exec COMMAND]",
+       .summary = "Serve an RPC service: echo each call, or answer it with "
+                  "a command's output",
        .details = "Prints 'serving=NAME service_id=.. port=..' once "
-                  "registered, then answers calls in place (zero copy) and "
-                  "releases messages on T threads until N requests were "
-                  "served (default 0: until killed), then 'served=.. "
-                  "messages=..'.",
+                  "registered, then answers calls (echo: with their own "
+                  "bytes, in place, zero copy; --exec: with what "
+                  "'/bin/sh -c COMMAND' prints given the request on its "
+                  "stdin, at most max-reply bytes) and releases messages on "
+                  "T threads until N requests were served (default 0: until "
+                  "killed), then 'served=.. messages=..'.",
        .flags = {{.name = "threads",
                   .value = "T",
                   .help = "serving threads, 1..64 (default 1)"},
@@ -323,6 +490,10 @@ void AddRpcCommands(std::vector<cli::Command>& c, const Opener& open) {
                  {.name = "max-clients",
                   .value = "C",
                   .help = "client nodes (default 16)"},
+                 {.name = "exec",
+                  .value = "COMMAND",
+                  .help = "answer each call with this shell command's "
+                          "output for the request (default: echo)"},
                  {.name = "hold-ms",
                   .value = "MS",
                   .help = "wait this long before answering what one "
@@ -332,11 +503,15 @@ void AddRpcCommands(std::vector<cli::Command>& c, const Opener& open) {
       Serve);
   add({.name = "rpc-call",
        .usage = "rpc-call NAME [--count N] [--threads T] [--size B] "
-                "[--timeout-ms MS] [--nonblock]",
-       .summary = "Call an echo service and check every reply",
+                "[--timeout-ms MS] [--nonblock | --async W] | "
+                "rpc-call NAME --data TEXT",
+       .summary = "Call a service: check an echo service's replies, or "
+                  "send one request and print its reply",
        .details = "Each request is a test pattern (--pattern SEED + call "
                   "number); the reply must be the same bytes. Prints calls, "
-                  "the server's node, and the p50 and p99 round trip in us.",
+                  "the server's node, and the p50 and p99 round trip in us. "
+                  "With --data, one call with TEXT as its request; its reply "
+                  "is printed as text (reply=...).",
        .flags = {kCount,
                  kSize,
                  {.name = "timeout-ms",
@@ -351,7 +526,14 @@ void AddRpcCommands(std::vector<cli::Command>& c, const Opener& open) {
                           "payloads of its own (default 1)"},
                  {.name = "nonblock",
                   .help = "no free credit (the node's ring at the server "
-                          "is full): fail with EAGAIN instead of waiting"}},
+                          "is full): fail with EAGAIN instead of waiting"},
+                 {.name = "async",
+                  .value = "W",
+                  .help = "asynchronous calls, up to W (1..64) in flight "
+                          "per thread, collected in batches"},
+                 {.name = "data",
+                  .value = "TEXT",
+                  .help = "one call with these bytes; print the reply"}},
        .min_args = 1,
        .max_args = 1},
       Call);

@@ -3,10 +3,6 @@
  * LITE RPC and messages: the /dev/lite ioctls (included by uapi/lite.h;
  * never include this header alone). docs/rpc.md tells the story.
  *
- * STATUS: lite.ko implements all of it but asynchronous calls:
- * LITE_RPC_ASYNC fails with EOPNOTSUPP and LITE_IOC_RPC_WAIT with ENOTTY
- * (docs/rpc.md, "What is not built yet").
- *
  * A server process registers a named SERVICE (LITE_IOC_RPC_REGISTER). Its
  * lite.ko reserves, for each client node that opens the service, one
  * request ring of `depth` slots of `slot_bytes`, and maps every ring into
@@ -161,9 +157,13 @@ enum lite_rpc_call_flags {
 	/* No free slot (credit): EAGAIN at once instead of waiting. */
 	LITE_RPC_NONBLOCK = 1U << 0,
 	/*
-	 * CALL only: return once the request is sent, with `call` set; the
-	 * reply is collected with LITE_IOC_RPC_WAIT into `reply` (which must
-	 * stay valid until then) or dropped when the file closes.
+	 * CALL only: return once the request is posted, with `call` set (a
+	 * token); the reply is collected with LITE_IOC_RPC_WAIT into `reply`
+	 * (which must stay valid until then) or dropped when the file closes.
+	 * What fails before the post (EMSGSIZE, EAGAIN, ECONNREFUSED, ...)
+	 * fails the CALL; what comes later is the WAIT's result. timeout_ms
+	 * fixes the call's deadline at submit. A call holds its credit until
+	 * it is collected.
 	 */
 	LITE_RPC_ASYNC = 1U << 1,
 };
@@ -301,16 +301,20 @@ enum lite_rpc_wait_flags {
 };
 
 /*
- * LITE_IOC_RPC_WAIT: wait up to timeout_ms for the first (or, with
- * LITE_RPC_WAIT_ALL, every) of `count` asynchronous calls of this file.
- * Each call done is collected: its reply copied to the buffer given at
- * submit, results[i].error and reply_len set, and its token forgotten;
- * the others have error = -EINPROGRESS. done = how many were collected.
- * A timeout is not an error (done may be 0); a call collected never
- * times out by itself: its deadline was fixed at submit, and a call past
- * it is collected with -ETIMEDOUT.
- * Errors: EINVAL count 0 or > LITE_RPC_WAIT_MAX, a token twice or unknown
- *         (nothing collected); EINTR.
+ * LITE_IOC_RPC_WAIT: wait up to timeout_ms (0: not at all; U32_MAX: no
+ * limit of its own) for the first (or, with LITE_RPC_WAIT_ALL, every) of
+ * `count` asynchronous calls of this file. Then every call that ended is
+ * collected: its reply copied to the buffer given at submit,
+ * results[i].error (0 or CALL's errno, negative) and reply_len set, its
+ * token forgotten. A call past the deadline its submit fixed is collected
+ * with -ETIMEDOUT (its late reply is dropped), so no wait outlasts the
+ * calls' deadlines. The others have error -EINPROGRESS (still running) or
+ * -EALREADY (another thread's wait collected it meanwhile).
+ * done = how many were collected; a timeout is not an error (done may be 0).
+ * A file's calls that are not collected when it closes are abandoned.
+ * Errors: EINVAL count 0 or > LITE_RPC_WAIT_MAX, unknown flags, a token
+ *         twice or not this file's (nothing collected); EINTR a fatal
+ *         signal (nothing collected).
  */
 struct lite_rpc_wait {
 	__u64 results;			/* in/out: struct lite_rpc_result[count] */
