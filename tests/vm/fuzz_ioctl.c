@@ -36,7 +36,7 @@ const char *const kNames[NIOC] = {
     "QUERY",    "NODE",      "NODE_LOOKUP", "ALLOC",     "MAP",      "UNMAP",
     "FREE",     "READ",      "WRITE",       "MEMSET",    "MEMCPY",   "FAA",
     "CAS",      "RPC_REG",   "RPC_OPEN",    "RPC_CLOSE", "RPC_CALL", "RPC_SEND",
-    "RPC_RECV", "RPC_REPLY", "unknown"};
+    "RPC_RECV", "RPC_REPLY", "RPC_WAIT",    "unknown"};
 const unsigned long kCmds[NIOC] = {
     LITE_IOC_QUERY,     LITE_IOC_NODE,         LITE_IOC_NODE_LOOKUP,
     LITE_IOC_ALLOC,     LITE_IOC_MAP,          LITE_IOC_UNMAP,
@@ -44,7 +44,8 @@ const unsigned long kCmds[NIOC] = {
     LITE_IOC_MEMSET,    LITE_IOC_MEMCPY,       LITE_IOC_FAA,
     LITE_IOC_CAS,       LITE_IOC_RPC_REGISTER, LITE_IOC_RPC_OPEN,
     LITE_IOC_RPC_CLOSE, LITE_IOC_RPC_CALL,     LITE_IOC_RPC_SEND,
-    LITE_IOC_RPC_RECV,  LITE_IOC_RPC_REPLY,    0};
+    LITE_IOC_RPC_RECV,  LITE_IOC_RPC_REPLY,    LITE_IOC_RPC_WAIT,
+    0};
 
 // The errnos kmod/include/uapi/lite.h documents for each ioctl (EFAULT and
 // EINVAL are common to all of them), 0-terminated.
@@ -70,12 +71,13 @@ static const int kDocErrs[NIOC][16] = {
                     EDQUOT, ENOSPC, 0},
     [I_RPC_CLOSE] = {EBADF, 0},
     [I_RPC_CALL] = {EBADF, EMSGSIZE, EAGAIN, ETIMEDOUT, ECONNREFUSED, EHOSTDOWN,
-                    EOVERFLOW, EINTR, EOPNOTSUPP, 0},
+                    EOVERFLOW, EINTR, 0},
     [I_RPC_SEND] = {EBADF, EMSGSIZE, EAGAIN, ETIMEDOUT, ECONNREFUSED, EHOSTDOWN,
                     EINTR, 0},
     [I_RPC_RECV] = {EBADF, ECONNREFUSED, EINTR, EMSGSIZE, EHOSTDOWN, ETIMEDOUT,
                     0},
     [I_RPC_REPLY] = {EBADF, EMSGSIZE, EHOSTDOWN, ETIMEDOUT, EINTR, 0},
+    [I_RPC_WAIT] = {EINTR, 0},
 };
 
 struct shared *sh;

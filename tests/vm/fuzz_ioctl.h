@@ -44,6 +44,7 @@ enum {
   I_RPC_SEND,
   I_RPC_RECV,
   I_RPC_REPLY,
+  I_RPC_WAIT,
   I_UNKNOWN,
   NIOC
 };

@@ -5,8 +5,9 @@
 // to it with live, foreign and invented handles, lengths past max_request,
 // and bad request and reply buffers; take and answer requests themselves
 // with random ids and flags; register and open with random names, modes,
-// sizes and flags (closing what they made); close invented handles; and
-// map the device at random offsets. Every call is predicted like the
+// sizes and flags (closing what they made); close invented handles; make
+// asynchronous calls and collect them (and wait for invented, repeated
+// and too many tokens); and map the device at random offsets. Every call is predicted like the
 // others: what the uapi says must fail fails, with a documented errno.
 #define _GNU_SOURCE
 #include "tests/vm/fuzz_ioctl.h"
@@ -139,6 +140,86 @@ static uint32_t gen_rpc_len(uint64_t *s) {
                      : (uint32_t)below(s, RPC_MAX + 1);
 }
 
+static int is_call_errno(int e) {
+  return e == 0 || e == ETIMEDOUT || e == ECONNREFUSED || e == EHOSTDOWN ||
+         e == EOVERFLOW || e == EFAULT || e == EIO;
+}
+
+// Collects asynchronous call `token` (an echo of len bytes into a buffer
+// of reply_max): waits that must fail first (the token twice, an invented
+// one, no results, too many), then waits until it is collected, with a
+// documented result. A call ends by its deadline, so this ends too.
+static void collect(struct worker *w, uint64_t token, uint32_t len,
+                    uint32_t reply_max, int writable) {
+  uint64_t *s = &w->s;
+  struct lite_rpc_result res[LITE_RPC_WAIT_MAX + 1] = {{.call = token}};
+  struct lite_rpc_wait wt = {.results = (uintptr_t)res, .count = 1};
+  int rounds;
+
+  switch (below(s, 5)) {
+    case 0:
+      res[1].call = token;
+      wt.count = 2;
+      call(w->b, main_fd, I_RPC_WAIT, LITE_IOC_RPC_WAIT, &wt, "a token twice",
+           0, "RPC_WAIT token %#llx twice", (unsigned long long)token);
+      break;
+    case 1:
+      res[1].call = token ^ ((1 + below(s, 255)) << 32);  // not our tag
+      wt.count = 2;
+      call(w->b, main_fd, I_RPC_WAIT, LITE_IOC_RPC_WAIT, &wt,
+           "a token this file never gave", 0, "RPC_WAIT token %#llx and %#llx",
+           (unsigned long long)token, (unsigned long long)res[1].call);
+      break;
+    case 2:
+      wt.count = below(s, 2) ? 0 : LITE_RPC_WAIT_MAX + 1;
+      call(w->b, main_fd, I_RPC_WAIT, LITE_IOC_RPC_WAIT, &wt,
+           "count 0 or over LITE_RPC_WAIT_MAX", 0, "RPC_WAIT count %u",
+           wt.count);
+      break;
+    case 3:
+      wt.flags = 1u << below(s, 32);
+      if (wt.flags != LITE_RPC_WAIT_ALL)
+        call(w->b, main_fd, I_RPC_WAIT, LITE_IOC_RPC_WAIT, &wt,
+             "an unknown flag", 0, "RPC_WAIT flags %#x", wt.flags);
+      break;
+  }
+  for (rounds = 0; rounds < 100; rounds++) {
+    memset(&wt, 0, sizeof(wt));
+    wt.results = (uintptr_t)res;
+    wt.count = 1;
+    wt.flags = below(s, 2) ? LITE_RPC_WAIT_ALL : 0;
+    wt.timeout_ms = below(s, 3) ? (uint32_t)below(s, 300) : UINT32_MAX;
+    res[0] = (struct lite_rpc_result){.call = token};
+    if (call(w->b, main_fd, I_RPC_WAIT, LITE_IOC_RPC_WAIT, &wt, NULL, 0,
+             "RPC_WAIT token %#llx timeout %u flags %#x",
+             (unsigned long long)token, wt.timeout_ms, wt.flags))
+      return;
+    if (wt.done == 1) break;
+    if (res[0].error != -EINPROGRESS)
+      fail("RPC_WAIT: nothing collected, but the call's error is %d",
+           res[0].error);
+  }
+  if (wt.done != 1) {
+    fail("RPC_WAIT: call %#llx not collected after 100 waits",
+         (unsigned long long)token);
+    return;
+  }
+  if (!is_call_errno(-res[0].error))
+    fail("RPC_WAIT: call %#llx ended with %s, not a CALL errno",
+         (unsigned long long)token, strerror(-res[0].error));
+  else if (res[0].error == 0 && (reply_max < len || (len && !writable)))
+    fail("RPC_WAIT: call %#llx collected a %u-byte reply into %s",
+         (unsigned long long)token, len,
+         reply_max < len ? "a smaller buffer" : "an unwritable buffer");
+  // Collected once: the token is gone.
+  wt.count = 1;
+  wt.flags = 0;
+  wt.timeout_ms = 0;
+  call(w->b, main_fd, I_RPC_WAIT, LITE_IOC_RPC_WAIT, &wt,
+       "a token already collected", 0, "RPC_WAIT token %#llx again",
+       (unsigned long long)token);
+}
+
 static void do_call(struct worker *w, int send) {
   uint64_t *s = &w->s;
   const char *why = NULL, *aw = NULL;
@@ -148,18 +229,20 @@ static void do_call(struct worker *w, int send) {
   uint64_t handle = gen_handle(s, &why);
   uint32_t flags = 0, timeout = 50 + below(s, 1000);
 
-  if (!clean && below(s, 10) == 0) {
+  if (!send && below(s, 4) == 0) {
+    // Asynchronous: the reply's buffer and size matter only at WAIT.
+    flags = LITE_RPC_ASYNC | (below(s, 2) ? LITE_RPC_NONBLOCK : 0);
+  } else if (!clean && below(s, 10) == 0) {
     flags = 1u << below(s, 32);
     if (flags &
         ~(send ? LITE_RPC_NONBLOCK : (LITE_RPC_NONBLOCK | LITE_RPC_ASYNC)))
       why = "an unknown flag";
-    else if (flags == LITE_RPC_ASYNC)
-      why = "LITE_RPC_ASYNC (not built yet)";
   }
   if (len > RPC_MAX && !why) why = "longer than max_request";
   if (len && !req.readable && !why) why = "the request is not readable";
-  if (!send && !why && reply_max < len) why = "the reply does not fit";
-  if (!send && !why && len && !rep.writable)
+  if (!send && !why && !(flags & LITE_RPC_ASYNC) && reply_max < len)
+    why = "the reply does not fit";
+  if (!send && !why && !(flags & LITE_RPC_ASYNC) && len && !rep.writable)
     why = "the reply buffer is not writable";
   if (send) {
     struct lite_rpc_send m = {.service = handle,
@@ -184,11 +267,16 @@ static void do_call(struct worker *w, int send) {
                             .flags = flags};
   void *arg = place_arg(s, &w->ab, &c, sizeof(c), 1, &aw);
 
-  call(w->b, main_fd, I_RPC_CALL, LITE_IOC_RPC_CALL, arg, why ? why : aw, 0,
-       "RPC_CALL handle %#llx len %u req %#llx (%s) reply_max %u reply "
-       "%#llx (%s) flags %#x",
-       (unsigned long long)handle, len, (unsigned long long)req.p, req.kind,
-       reply_max, (unsigned long long)rep.p, rep.kind, flags);
+  if (call(w->b, main_fd, I_RPC_CALL, LITE_IOC_RPC_CALL, arg, why ? why : aw,
+           0,
+           "RPC_CALL handle %#llx len %u req %#llx (%s) reply_max %u reply "
+           "%#llx (%s) flags %#x",
+           (unsigned long long)handle, len, (unsigned long long)req.p,
+           req.kind, reply_max, (unsigned long long)rep.p, rep.kind, flags) ||
+      !(flags & LITE_RPC_ASYNC))
+    return;
+  memcpy(&c, arg, sizeof(c));
+  collect(w, c.call, len, reply_max, rep.writable);
 }
 
 // A worker takes requests itself (competing with the server thread) and

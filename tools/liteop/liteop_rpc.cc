@@ -31,7 +31,7 @@ namespace lite::liteop {
 namespace {
 
 // The RPC errors, with what libLITE or the manager said.
-absl::Status RpcError(int err, const char* call) {
+absl::Status RpcError(int err, absl::string_view call) {
   return lite::ErrnoToStatus(err, call, lite_message());
 }
 
@@ -222,7 +222,15 @@ absl::Status CallLoop(lite_ctx* ctx, lite_service_t svc, uint32_t size,
         lite_rpc_call_flags(ctx, svc, req.data(), req.size(), reply.data(),
                             reply.size(), &got, timeout, flags);
     const auto end = std::chrono::steady_clock::now();
-    if (err) return RpcError(err, "rpc_call");
+    if (err) {
+      // How long the failing call took says whether failure came at once.
+      return RpcError(
+          err, absl::StrFormat(
+                   "rpc_call (call %u, after %d ms)", i,
+                   std::chrono::duration_cast<std::chrono::milliseconds>(
+                       end - start)
+                       .count()));
+    }
     if (got != size || !std::equal(req.begin(), req.end(), reply.begin())) {
       return absl::DataLossError(absl::StrFormat(
           "call %u: the reply (%u bytes) is not the request echoed (%u)", i,
