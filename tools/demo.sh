@@ -100,6 +100,9 @@ if [[ ${1-} == --inside ]]; then
 	"$litectl" services | indent
 	run 1 "$liteop" rpc-call demo.echo --count 200 --size 64
 	run 3 "$liteop" rpc-call demo.echo --count 200 --size 4096
+	run 1 "$liteop" rpc-call demo.echo --count 400 --size 64 --async 16
+	echo "    (--async 16: up to 16 calls in flight, their replies collected in"
+	echo "    batches: one system call per submit, one per batch)"
 	run 3 "$liteop" rpc-send demo.echo --count 50
 	run 1 "$liteop" rpc-call demo.echo --size 5000
 	echo "    (each call: one RDMA write-with-immediate of the request into node1's"
@@ -108,6 +111,14 @@ if [[ ${1-} == --inside ]]; then
 	litevm kill -g 2 "$echo_job" > /dev/null 2>&1 || true
 	echo "    node2's server stopped (its file closed): the service is gone"
 	run 1 "$liteop" rpc-call demo.echo
+	upper_job=$(hold 3 "$liteop" rpc-serve demo.upper --exec "'tr a-z A-Z'")
+	for _ in $(seq 150); do
+		"$litectl" services 2> /dev/null | grep -q demo.upper && break
+		sleep 0.2
+	done
+	echo "    node3 serves demo.upper with a command (rpc-serve --exec 'tr a-z A-Z'):"
+	run 1 "$liteop" rpc-call demo.upper --data "'hello from node1'"
+	litevm kill -g 3 "$upper_job" > /dev/null 2>&1 || true
 
 	section "what the control plane knows, while node3 and node1 hold maps"
 	holders=("3 $(hold 3 "$liteop" map demo.kv --access r --hold 120)")
