@@ -8,6 +8,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/anon_inodes.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
@@ -180,6 +181,22 @@ static const struct file_operations lite_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = no_llseek,
 };
+
+struct file *lite_kernel_file_open(void)
+{
+	struct lite_file *lf = lite_file_new();
+	struct file *file;
+
+	if (!lf)
+		return ERR_PTR(-ENOMEM);
+	file = anon_inode_getfile("[lite]", &lite_fops, lf, O_RDWR);
+	if (IS_ERR(file)) {
+		kfree(lf);	/* nothing in it yet */
+		return file;
+	}
+	lf->file = file;
+	return file;
+}
 
 static struct miscdevice lite_miscdev = {
 	.minor = MISC_DYNAMIC_MINOR,

@@ -159,19 +159,28 @@ void lite_user_uncharge_grant(struct lite_user *user)
 	spin_unlock_irqrestore(&lite_users_lock, flags);
 }
 
-int lite_file_open(struct inode *inode, struct file *file)
+struct lite_file *lite_file_new(void)
 {
 	struct lite_file *lf;
 
 	lf = kzalloc(sizeof(*lf), GFP_KERNEL);
 	if (!lf)
-		return -ENOMEM;
+		return NULL;
 	xa_init_flags(&lf->handles, XA_FLAGS_ALLOC);
 	xa_init_flags(&lf->rpc_handles, XA_FLAGS_ALLOC);
 	xa_init_flags(&lf->rpc_calls, XA_FLAGS_ALLOC1);
 	init_waitqueue_head(&lf->rpc_call_wait);
 	/* Never 0, so no handle is 0. */
 	lf->tag = get_random_u32() | 1;
+	return lf;
+}
+
+int lite_file_open(struct inode *inode, struct file *file)
+{
+	struct lite_file *lf = lite_file_new();
+
+	if (!lf)
+		return -ENOMEM;
 	lf->file = file;
 	file->private_data = lf;
 	return nonseekable_open(inode, file);
@@ -285,19 +294,25 @@ void lite_file_handle_drop(struct lite_file *lf, u64 handle)
 		lite_file_unmapped(grant, jiffies + lite_grant_drain_jiffies());
 }
 
+int lite_file_unmap(struct lite_file *lf, u64 handle)
+{
+	struct lite_grant *grant = lite_file_handle_remove(lf, handle);
+
+	if (!grant)
+		return -EBADF;
+	lite_file_unmapped(grant, jiffies + lite_grant_drain_jiffies());
+	return 0;
+}
+
 static long lite_ioctl_unmap(struct lite_file *lf, struct lite_unmap __user *uarg)
 {
-	struct lite_grant *grant;
 	struct lite_unmap u;
 
 	if (copy_from_user(&u, uarg, sizeof(u)))
 		return -EFAULT;
 	if (u.flags || u.reserved)
 		return -EINVAL;
-	grant = lite_file_handle_remove(lf, u.handle);
-	if (!grant)
-		return -EBADF;
-	lite_file_unmapped(grant, jiffies + lite_grant_drain_jiffies());
+	return lite_file_unmap(lf, u.handle);
 	return 0;
 }
 

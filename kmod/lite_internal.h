@@ -211,6 +211,9 @@ static inline void lite_ops_stat_add(enum lite_ops_stat s, u64 n)
 	this_cpu_add(lite_ops_stats.v[s], n);
 }
 
+/* lite_ops.c: an operation of kind @s counted, and its error's kind. */
+void lite_ops_account(enum lite_ops_stat s, long ret);
+
 void lite_debugfs_init(void);
 void lite_debugfs_exit(void);
 
@@ -539,6 +542,8 @@ struct lite_file {
 	wait_queue_head_t rpc_call_wait;	/* woken as its calls end */
 };
 
+/* A file's state, not yet tied to its struct file (lf->file). */
+struct lite_file *lite_file_new(void);
 int lite_file_open(struct inode *inode, struct file *file);
 int lite_file_release(struct inode *inode, struct file *file);
 long lite_file_ioctl(struct lite_file *lf, unsigned int cmd, void __user *uarg);
@@ -548,6 +553,14 @@ int lite_file_handle_add(struct lite_file *lf, struct lite_grant *grant,
 struct lite_grant *lite_file_handle_remove(struct lite_file *lf, u64 handle);
 /* Unmaps a handle this file just made (the caller could not be told). */
 void lite_file_handle_drop(struct lite_file *lf, u64 handle);
+/* LITE_IOC_UNMAP: -EBADF if @handle is not one of @lf's. */
+int lite_file_unmap(struct lite_file *lf, u64 handle);
+/*
+ * lite_chardev.c: an open /dev/lite for kernel code (lite_kapi_mem.c): an
+ * anonymous file with the device's file operations, so that its handles
+ * live and end exactly like a process's. It holds lite.ko until fput().
+ */
+struct file *lite_kernel_file_open(void);
 
 /*
  * lite_file.c: what one user (euid, in the initial user namespace) holds
@@ -581,9 +594,18 @@ int lite_nl_upcall_complete(struct sk_buff *skb, struct genl_info *info);
 void lite_upcalls_agent_gone(u32 portid);
 /* Tells the agent a grant is given back; nobody waits. */
 void lite_upcall_unmap(const struct lite_grant *grant);
+void lite_upcall_exit(void);
+
+/*
+ * lite_upcall_lmr.c: ALLOC, MAP (a handle of @lf) and FREE of a kernel
+ * copy of their uapi struct, checked here; its answer fields and message
+ * filled (the message also on failure). Process context.
+ */
+int lite_lmr_alloc_run(struct lite_alloc *a);
+int lite_lmr_map_run(struct lite_file *lf, struct lite_map *m);
+int lite_lmr_free_run(struct lite_free *f);
 long lite_ioctl_alloc(struct lite_alloc __user *uarg);
 long lite_ioctl_map(struct lite_file *lf, struct lite_map __user *uarg);
 long lite_ioctl_free(struct lite_free __user *uarg);
-void lite_upcall_exit(void);
 
 #endif /* LITE_INTERNAL_H */

@@ -516,30 +516,38 @@ static long lite_op_rw(struct lite_file *lf, void __user *uarg, bool write)
 	return ret;
 }
 
-static long lite_op_memset(struct lite_file *lf, void __user *uarg)
+int lite_op_memset_run(struct lite_file *lf, u64 handle, u64 offset,
+		       u64 length, u8 value)
 {
 	struct lite_op_target t = {};
-	struct lite_memset a;
 	struct lite_op op;
 	int ret;
 
-	if (copy_from_user(&a, uarg, sizeof(a)))
-		return -EFAULT;
-	if (a.flags || a.priority || a.reserved || a.value > 255 ||
-	    !a.length || a.length > LITE_OP_LENGTH_MAX)
+	if (!length || length > LITE_OP_LENGTH_MAX)
 		return -EINVAL;
-	t.handle = a.handle;
-	t.offset = a.offset;
-	t.length = a.length;
+	t.handle = handle;
+	t.offset = offset;
+	t.length = length;
 	t.access = LITE_ACCESS_WRITE;
 	ret = lite_op_begin(&op, lf, &t);
 	if (ret)
 		return ret;
-	ret = lite_memset_bounce(&op, a.offset, a.length, a.value);
+	ret = lite_memset_bounce(&op, offset, length, value);
 	if (!ret)
-		lite_ops_stat_add(LITE_ST_BYTES_WRITTEN, a.length);
+		lite_ops_stat_add(LITE_ST_BYTES_WRITTEN, length);
 	lite_op_end(&op);
 	return ret;
+}
+
+static long lite_op_memset(struct lite_file *lf, void __user *uarg)
+{
+	struct lite_memset a;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if (a.flags || a.priority || a.reserved || a.value > 255)
+		return -EINVAL;
+	return lite_op_memset_run(lf, a.handle, a.offset, a.length, a.value);
 }
 
 static long lite_op_memcpy(struct lite_file *lf, void __user *uarg)
@@ -613,21 +621,18 @@ out_src:
 	return ret;
 }
 
-static long lite_op_atomic(struct lite_file *lf, struct lite_atomic __user *uarg,
-			   bool cas)
+int lite_op_atomic_run(struct lite_file *lf, u64 handle, u64 offset,
+		       u64 operand, u64 swap, bool cas, u64 *result)
 {
 	struct lite_op_target t = {};
 	struct lite_op_slot *slot;
-	struct lite_atomic a;
 	struct lite_op op;
 	int ret;
 
-	if (copy_from_user(&a, uarg, sizeof(a)))
-		return -EFAULT;
-	if (a.flags || a.priority || (!cas && a.swap) || a.offset % 8)
+	if ((!cas && swap) || offset % 8)
 		return -EINVAL;
-	t.handle = a.handle;
-	t.offset = a.offset;
+	t.handle = handle;
+	t.offset = offset;
 	t.length = 8;
 	t.access = LITE_ACCESS_READ | LITE_ACCESS_WRITE;
 	t.word = true;
@@ -655,8 +660,8 @@ static long lite_op_atomic(struct lite_file *lf, struct lite_atomic __user *uarg
 				    IB_WR_ATOMIC_FETCH_AND_ADD;
 	slot->awr.wr.send_flags = IB_SEND_SIGNALED;
 	slot->awr.remote_addr = t.raddr;
-	slot->awr.compare_add = a.operand;
-	slot->awr.swap = a.swap;
+	slot->awr.compare_add = operand;
+	slot->awr.swap = swap;
 	slot->awr.rkey = op.grant->memory_key;
 	/* The device writes the old value there: no dirty line may cover it. */
 	ib_dma_sync_single_for_device(op.ibdev, slot->buf_dma, 8,
@@ -665,9 +670,24 @@ static long lite_op_atomic(struct lite_file *lf, struct lite_atomic __user *uarg
 	if (!ret) {
 		ib_dma_sync_single_for_cpu(op.ibdev, slot->buf_dma, 8,
 					   DMA_FROM_DEVICE);
-		a.result = *(u64 *)slot->buf;
+		*result = *(u64 *)slot->buf;
 	}
 	lite_op_end(&op);
+	return ret;
+}
+
+static long lite_op_atomic(struct lite_file *lf, struct lite_atomic __user *uarg,
+			   bool cas)
+{
+	struct lite_atomic a;
+	int ret;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if (a.flags || a.priority)
+		return -EINVAL;
+	ret = lite_op_atomic_run(lf, a.handle, a.offset, a.operand, a.swap, cas,
+				 &a.result);
 	if (!ret && put_user(a.result, &uarg->result))
 		ret = -EFAULT;
 	return ret;
@@ -712,6 +732,13 @@ static void lite_ops_stat_error(int err)
 	lite_ops_stat_add(s, 1);
 }
 
+void lite_ops_account(enum lite_ops_stat s, long ret)
+{
+	lite_ops_stat_add(s, 1);
+	if (ret)
+		lite_ops_stat_error(ret);
+}
+
 long lite_ops_ioctl(struct lite_file *lf, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
@@ -746,8 +773,6 @@ long lite_ops_ioctl(struct lite_file *lf, unsigned int cmd, unsigned long arg)
 	default:
 		return -ENOTTY;
 	}
-	lite_ops_stat_add(s, 1);
-	if (ret)
-		lite_ops_stat_error(ret);
+	lite_ops_account(s, ret);
 	return ret;
 }

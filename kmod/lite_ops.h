@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * LITE: the one-sided operations' per-device resources (lite_ops_pool.c),
- * set up and torn down by lite_device.c.
+ * set up and torn down by lite_device.c; and the operations for kernel
+ * callers (lite_kapi_mem.c).
  */
 #ifndef LITE_OPS_H
 #define LITE_OPS_H
 
+#include <linux/types.h>
+
 struct lite_device;
+struct lite_file;
 
 /*
  * Pre-allocated operation contexts with their DMA-mapped bounce buffers on
@@ -25,5 +29,18 @@ void lite_ops_device_remove(struct lite_device *ldev);
  * that connection's inflight count gives it back (any context).
  */
 void lite_ops_wake_waiters(struct lite_device *ldev);
+
+/*
+ * READ, WRITE, MEMSET, FAA and CAS on a handle of @lf with kernel buffers,
+ * checked as the ioctls check theirs, with their errors. A kernel buffer
+ * goes through the bounce buffer, LITE_BOUNCE_SIZE bytes per batch (any
+ * kernel address: vmalloc'd and stack memory too). Process context.
+ */
+int lite_op_rw_kernel(struct lite_file *lf, u64 handle, u64 offset, void *buf,
+		      u64 length, bool write);
+int lite_op_memset_run(struct lite_file *lf, u64 handle, u64 offset,
+		       u64 length, u8 value);
+int lite_op_atomic_run(struct lite_file *lf, u64 handle, u64 offset,
+		       u64 operand, u64 swap, bool cas, u64 *result);
 
 #endif /* LITE_OPS_H */

@@ -295,3 +295,50 @@ int lite_op_rw_run(struct lite_file *lf, struct lite_op_target *t,
 		t->prefault_write = !write;
 	}
 }
+
+int lite_op_rw_kernel(struct lite_file *lf, u64 handle, u64 offset, void *buf,
+		      u64 length, bool write)
+{
+	struct lite_op_target t = {};
+	struct lite_op op;
+	u64 done = 0, n;
+	int ret;
+
+	if (!length || length > LITE_OP_LENGTH_MAX)
+		return -EINVAL;
+	t.handle = handle;
+	t.offset = offset;
+	t.length = length;
+	t.access = write ? LITE_ACCESS_WRITE : LITE_ACCESS_READ;
+	ret = lite_op_begin(&op, lf, &t);
+	if (ret)
+		return ret;
+	lite_ops_stat_add(LITE_ST_BOUNCE, 1);
+	/* No user memory: nothing faults, and nothing is staged for later. */
+	while (!ret && done < length) {
+		n = min_t(u64, length - done, LITE_BOUNCE_SIZE);
+		if (write) {
+			memcpy(op.slot->buf, buf + done, n);
+			ib_dma_sync_single_for_device(op.ibdev,
+						      op.slot->buf_dma, n,
+						      DMA_TO_DEVICE);
+		} else {
+			ib_dma_sync_single_for_device(op.ibdev,
+						      op.slot->buf_dma, n,
+						      DMA_FROM_DEVICE);
+		}
+		ret = lite_rw_bounce(&op, op.conn, op.grant, write,
+				     offset + done, n);
+		if (!ret && !write) {
+			ib_dma_sync_single_for_cpu(op.ibdev, op.slot->buf_dma,
+						   n, DMA_FROM_DEVICE);
+			memcpy(buf + done, op.slot->buf, n);
+		}
+		done += n;
+	}
+	if (!ret)
+		lite_ops_stat_add(write ? LITE_ST_BYTES_WRITTEN :
+				  LITE_ST_BYTES_READ, length);
+	lite_op_end(&op);
+	return ret;
+}

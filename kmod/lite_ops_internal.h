@@ -22,6 +22,7 @@
 #include "lite_conn.h"
 #include "lite_grant.h"
 #include "lite_internal.h"
+#include "lite_ops.h"
 
 /* Operation contexts per device: operations running at once on the node. */
 #define LITE_OP_SLOTS		32

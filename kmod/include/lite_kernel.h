@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * LITE RPC for kernel code: other modules serve and call LITE RPC services
- * the way processes do through /dev/lite (uapi/lite_rpc.h and docs/rpc.md
- * tell the semantics; the errors are the same, negative). Process context
- * for every call; a service or client may be used by many threads at once.
+ * LITE for kernel code: other modules use LMRs with one-sided operations,
+ * and serve and call LITE RPC services, the way processes do through
+ * /dev/lite (uapi/lite.h, uapi/lite_rpc.h, docs/datapath.md and
+ * docs/rpc.md tell the semantics; the errors are the same, negative).
+ * Process context for every call; a context, service or client may be used
+ * by many threads at once.
  *
  * Build against lite.ko's Module.symvers (KBUILD_EXTRA_SYMBOLS), include
  * this header with -I<lite>/kmod/include; kmod/examples/lite_kecho.c is a
- * complete example (a server and a client). The caller's credentials are
- * the current task's, as for a process: a module's own kernel thread is
- * root.
+ * complete example of RPC (a server and a client), kmod/examples/lite_kmem.c
+ * of LMRs. The caller's credentials are the current task's, as for a
+ * process: a module's own kernel thread is root.
  */
 #ifndef LITE_KERNEL_H
 #define LITE_KERNEL_H
@@ -18,6 +20,49 @@
 
 struct lite_kservice;
 struct lite_kclient;
+struct lite_kctx;
+
+/* ---- LMRs and one-sided operations (kmod/lite_kapi_mem.c) ---- */
+
+/* lite_kmap()'s access: uapi/lite.h's LITE_ACCESS_READ and _WRITE. */
+#define LITE_KACCESS_READ	1U
+#define LITE_KACCESS_WRITE	2U
+/* The manager's message on a refusal: buffers of this many bytes. */
+#define LITE_KMESSAGE_BUF	256
+
+/* A mapped LMR. */
+struct lite_kmap_info {
+	u64 handle;			/* for the operations, in its context */
+	u64 lmr_id;
+	u64 size;			/* bytes */
+	u32 home_node_id;		/* the node that holds its memory */
+};
+
+/*
+ * A context holds handles, like an open /dev/lite: lite_kctx_close() gives
+ * every one back. @message arguments may be NULL.
+ */
+int lite_kctx_open(struct lite_kctx **out);
+void lite_kctx_close(struct lite_kctx *ctx);
+int lite_kalloc(const char *name, u64 size, u32 mode, u32 home_node_id,
+		u64 *lmr_id, char *message);
+int lite_kfree(const char *name, char *message);
+int lite_kmap(struct lite_kctx *ctx, const char *name, u32 access,
+	      struct lite_kmap_info *info, char *message);
+int lite_kunmap(struct lite_kctx *ctx, u64 handle);
+/* Kernel buffers of any kind; they pass through lite.ko's bounce buffers. */
+int lite_kread(struct lite_kctx *ctx, u64 handle, u64 offset, void *buf,
+	       u64 length);
+int lite_kwrite(struct lite_kctx *ctx, u64 handle, u64 offset,
+		const void *buf, u64 length);
+int lite_kmemset(struct lite_kctx *ctx, u64 handle, u64 offset, u8 value,
+		 u64 length);
+int lite_kfaa(struct lite_kctx *ctx, u64 handle, u64 offset, u64 add,
+	      u64 *old);
+int lite_kcas(struct lite_kctx *ctx, u64 handle, u64 offset, u64 expect,
+	      u64 swap, u64 *old);
+
+/* ---- RPC (kmod/lite_rpc_kapi.c) ---- */
 
 /* As struct lite_rpc_register's; zeros take the defaults (16, 16). */
 struct lite_kservice_opts {

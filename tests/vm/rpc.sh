@@ -14,7 +14,10 @@
 #  - the kernel API: lite_kecho.ko serves from a kernel thread on node2,
 #    called by liteop from node1 and by lite_kecho.ko on node1 (kernel to
 #    kernel); lite_kecho.ko on node3 calls the user-space echo service;
-#    rmmod unregisters the kernel service;
+#    rmmod unregisters the kernel service; lite_kmem.ko on node1 maps an
+#    LMR on node3 and checks WRITE/READ of 64 KiB, MEMSET, FAA and CAS with
+#    kernel buffers, and node2 reads what it left there; on node2 it
+#    creates, checks and deletes an LMR of its own;
 #  - a slow server: a call with a short timeout gets ETIMEDOUT and its late
 #    reply is dropped and counted (debugfs rpc/late_replies), never given
 #    to the next call, which gets its own reply;
@@ -233,6 +236,28 @@ kernel_client() {  # NAME COUNT: lite_kecho calls NAME from its init
 	check "... every reply checked (its kernel log)" test -n "$out"
 	check "rmmod lite_kecho" rmmod lite_kecho
 }
+KMEM=${LITE_BIN-}/kmod/lite_kmem.ko
+kernel_mem() {  # NAME ARGS...: lite_kmem maps the LMR NAME and checks it
+	local name=$1 out
+	shift
+	check "insmod lite_kmem lmr=$name $* (a kernel module on an LMR)" \
+		insmod "$KMEM" lmr="$name" "$@"
+	out=$(dmesg | grep "lite_kmem: $name " | tail -n 1)
+	echo "        ${out#*] }"
+	check "... write, read back, memset, FAA and CAS checked (its kernel log)" \
+		has_text "$out" "checked"
+	check "rmmod lite_kmem" rmmod lite_kmem
+}
+lmr_alloc() {  # NAME SIZE
+	check "an LMR $1 of $2 on node$GUEST" "$LITEOP" alloc "$1" "$2"
+}
+text_at() {  # NAME OFFSET TEXT: the LMR holds TEXT at OFFSET
+	local out
+	out=$("$LITEOP" read "$1" "$2" "${#3}" 2>&1)
+	echo "        node$GUEST: '$out'"
+	[[ $out == "$3" ]]
+}
+text_ok() { check "node$GUEST: $1 holds '$3' at $2" text_at "$@"; }
 kernel_server_gone() {  # NAME
 	check "rmmod lite_kecho (the kernel service unregisters)" rmmod lite_kecho
 }
@@ -304,6 +329,10 @@ host_main() {
 	guest 1 kernel_client rpc.kecho 20
 	guest 3 kernel_client rpc.echo 20
 	guest 2 kernel_server_gone rpc.kecho
+	guest 3 lmr_alloc rpc.kmem 64K
+	guest 1 kernel_mem rpc.kmem
+	guest 2 text_ok rpc.kmem 8192 "lite_kmem was here"
+	guest 2 kernel_mem rpc.kmem2 create=1 size=16384
 	vm_wait_until 10 no_service rpc.kecho > /dev/null 2>&1 || true
 	check "the manager no longer lists rpc.kecho" no_service rpc.kecho
 
