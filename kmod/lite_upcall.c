@@ -353,6 +353,25 @@ int lite_upcall_abort(struct lite_upcall *up, struct sk_buff *msg, int err)
 	return err;
 }
 
+int lite_upcall_call(struct lite_upcall *up,
+		     int (*put)(struct sk_buff *msg, const void *arg),
+		     const void *arg, char *message)
+{
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	msg = lite_upcall_start(up, &hdr);
+	if (IS_ERR(msg))
+		return PTR_ERR(msg);
+	if (put(msg, arg))
+		return lite_upcall_abort(up, msg, -EMSGSIZE);
+	ret = lite_upcall_send_wait(up, msg, hdr);
+	if (message)
+		memcpy(message, up->message, LITE_MESSAGE_BUF);
+	return ret;
+}
+
 /*
  * A control call that fails before the manager answers leaves no stale
  * text in the caller's `message`: the uapi promises it NUL-terminated.

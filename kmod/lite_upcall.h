@@ -76,6 +76,16 @@ struct sk_buff *lite_upcall_start(struct lite_upcall *up, void **hdr);
 int lite_upcall_send_wait(struct lite_upcall *up, struct sk_buff *msg,
 			  void *hdr);
 int lite_upcall_abort(struct lite_upcall *up, struct sk_buff *msg, int err);
+/*
+ * The whole exchange of @up: its message started, its own attributes put
+ * by @put(@msg, @arg) (nonzero: they did not fit, -EMSGSIZE), sent, and
+ * its answer waited for; the agent's message copied to @message
+ * (LITE_MESSAGE_BUF bytes; may be NULL). 0 or the answer's errno, with
+ * @up's answer fields set.
+ */
+int lite_upcall_call(struct lite_upcall *up,
+		     int (*put)(struct sk_buff *msg, const void *arg),
+		     const void *arg, char *message);
 /* Clears the caller's message buffer and returns @err. */
 long lite_early_error(char __user *message, long err);
 bool lite_upcall_claim(struct lite_upcall *up);

@@ -15,11 +15,20 @@
 #include "lite_grant.h"
 #include "lite_upcall.h"
 
+static int lite_alloc_put(struct sk_buff *msg, const void *arg)
+{
+	const struct lite_alloc *a = arg;
+
+	return nla_put_string(msg, LITE_ATTR_NAME, a->name) ||
+	       nla_put_u64_64bit(msg, LITE_ATTR_SIZE, a->size_bytes,
+				 LITE_ATTR_PAD) ||
+	       nla_put_u32(msg, LITE_ATTR_MODE, a->mode) ||
+	       nla_put_u32(msg, LITE_ATTR_NODE_ID, a->home_node_id);
+}
+
 int lite_lmr_alloc_run(struct lite_alloc *a)
 {
 	struct lite_upcall *up;
-	struct sk_buff *msg;
-	void *hdr;
 	int ret;
 
 	memset(a->message, 0, sizeof(a->message));
@@ -32,24 +41,9 @@ int lite_lmr_alloc_run(struct lite_alloc *a)
 	up = lite_upcall_new(LITE_UPCALL_ALLOC);
 	if (!up)
 		return -ENOMEM;
-	msg = lite_upcall_start(up, &hdr);
-	if (IS_ERR(msg)) {
-		ret = PTR_ERR(msg);
-		goto out;
-	}
-	if (nla_put_string(msg, LITE_ATTR_NAME, a->name) ||
-	    nla_put_u64_64bit(msg, LITE_ATTR_SIZE, a->size_bytes,
-			      LITE_ATTR_PAD) ||
-	    nla_put_u32(msg, LITE_ATTR_MODE, a->mode) ||
-	    nla_put_u32(msg, LITE_ATTR_NODE_ID, a->home_node_id)) {
-		ret = lite_upcall_abort(up, msg, -EMSGSIZE);
-		goto out;
-	}
-	ret = lite_upcall_send_wait(up, msg, hdr);
+	ret = lite_upcall_call(up, lite_alloc_put, a, a->message);
 	if (!ret)
 		a->lmr_id = up->lmr_id;
-	memcpy(a->message, up->message, sizeof(a->message));
-out:
 	lite_upcall_put(up);
 	return ret;
 }
@@ -67,11 +61,17 @@ long lite_ioctl_alloc(struct lite_alloc __user *uarg)
 	return ret;
 }
 
+static int lite_map_put(struct sk_buff *msg, const void *arg)
+{
+	const struct lite_map *m = arg;
+
+	return nla_put_string(msg, LITE_ATTR_NAME, m->name) ||
+	       nla_put_u32(msg, LITE_ATTR_ACCESS, m->access);
+}
+
 int lite_lmr_map_run(struct lite_file *lf, struct lite_map *m)
 {
 	struct lite_upcall *up;
-	struct sk_buff *msg;
-	void *hdr;
 	int ret;
 
 	memset(m->message, 0, sizeof(m->message));
@@ -96,24 +96,13 @@ int lite_lmr_map_run(struct lite_file *lf, struct lite_map *m)
 	/* The answer may touch @lf after a killed caller has left. */
 	up->file = lite_file_pin(lf);
 	up->access = m->access;
-	msg = lite_upcall_start(up, &hdr);
-	if (IS_ERR(msg)) {
-		ret = PTR_ERR(msg);
-		goto out;
-	}
-	if (nla_put_string(msg, LITE_ATTR_NAME, m->name) ||
-	    nla_put_u32(msg, LITE_ATTR_ACCESS, m->access)) {
-		ret = lite_upcall_abort(up, msg, -EMSGSIZE);
-		goto out;
-	}
-	ret = lite_upcall_send_wait(up, msg, hdr);
+	ret = lite_upcall_call(up, lite_map_put, m, m->message);
 	if (!ret) {
 		m->handle = up->handle;
 		m->lmr_id = up->lmr_id;
 		m->size_bytes = up->size;
 		m->home_node_id = up->home_node_id;
 	}
-	memcpy(m->message, up->message, sizeof(m->message));
 out:
 	lite_upcall_put(up);
 	return ret;
@@ -136,11 +125,16 @@ long lite_ioctl_map(struct lite_file *lf, struct lite_map __user *uarg)
 	return ret;
 }
 
+static int lite_free_put(struct sk_buff *msg, const void *arg)
+{
+	const struct lite_free *f = arg;
+
+	return nla_put_string(msg, LITE_ATTR_NAME, f->name);
+}
+
 int lite_lmr_free_run(struct lite_free *f)
 {
 	struct lite_upcall *up;
-	struct sk_buff *msg;
-	void *hdr;
 	int ret;
 
 	memset(f->message, 0, sizeof(f->message));
@@ -150,18 +144,7 @@ int lite_lmr_free_run(struct lite_free *f)
 	up = lite_upcall_new(LITE_UPCALL_FREE);
 	if (!up)
 		return -ENOMEM;
-	msg = lite_upcall_start(up, &hdr);
-	if (IS_ERR(msg)) {
-		ret = PTR_ERR(msg);
-		goto out;
-	}
-	if (nla_put_string(msg, LITE_ATTR_NAME, f->name)) {
-		ret = lite_upcall_abort(up, msg, -EMSGSIZE);
-		goto out;
-	}
-	ret = lite_upcall_send_wait(up, msg, hdr);
-	memcpy(f->message, up->message, sizeof(f->message));
-out:
+	ret = lite_upcall_call(up, lite_free_put, f, f->message);
 	lite_upcall_put(up);
 	return ret;
 }

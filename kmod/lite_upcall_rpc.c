@@ -125,70 +125,56 @@ int lite_upcall_complete_rpc(struct genl_info *info, struct lite_upcall *up)
 	return 0;
 }
 
-/* Sends @msg of @up and copies its message out; 0 or the answer's errno. */
-static int lite_rpc_upcall_run(struct lite_upcall *up, struct sk_buff *msg,
-			       void *hdr, char *message)
-{
-	int ret = lite_upcall_send_wait(up, msg, hdr);
+struct lite_rpc_register_msg {
+	const struct lite_rpc_service_args *args;
+	u32 port;
+};
 
-	memcpy(message, up->message, LITE_MESSAGE_BUF);
-	return ret;
+static int lite_rpc_register_put(struct sk_buff *msg, const void *arg)
+{
+	const struct lite_rpc_register_msg *r = arg;
+	const struct lite_rpc_service_args *args = r->args;
+
+	return nla_put_string(msg, LITE_ATTR_NAME, args->name) ||
+	       nla_put_u32(msg, LITE_ATTR_MODE, args->mode) ||
+	       nla_put_u32(msg, LITE_ATTR_RPC_PORT, r->port) ||
+	       nla_put_u32(msg, LITE_ATTR_RPC_MAX_REQUEST, args->max_request) ||
+	       nla_put_u32(msg, LITE_ATTR_RPC_MAX_REPLY, args->max_reply) ||
+	       nla_put_u32(msg, LITE_ATTR_RPC_DEPTH, args->depth) ||
+	       nla_put_u32(msg, LITE_ATTR_RPC_MAX_CLIENTS, args->max_clients);
 }
 
 int lite_upcall_rpc_register(const struct lite_rpc_service_args *args,
 			     u32 port, u64 *service_id, char *message)
 {
+	struct lite_rpc_register_msg r = { .args = args, .port = port };
 	struct lite_upcall *up;
-	struct sk_buff *msg;
-	void *hdr;
 	int ret;
 
 	up = lite_upcall_new(LITE_UPCALL_RPC_REGISTER);
 	if (!up)
 		return -ENOMEM;
-	msg = lite_upcall_start(up, &hdr);
-	if (IS_ERR(msg)) {
-		ret = PTR_ERR(msg);
-		goto out;
-	}
-	if (nla_put_string(msg, LITE_ATTR_NAME, args->name) ||
-	    nla_put_u32(msg, LITE_ATTR_MODE, args->mode) ||
-	    nla_put_u32(msg, LITE_ATTR_RPC_PORT, port) ||
-	    nla_put_u32(msg, LITE_ATTR_RPC_MAX_REQUEST, args->max_request) ||
-	    nla_put_u32(msg, LITE_ATTR_RPC_MAX_REPLY, args->max_reply) ||
-	    nla_put_u32(msg, LITE_ATTR_RPC_DEPTH, args->depth) ||
-	    nla_put_u32(msg, LITE_ATTR_RPC_MAX_CLIENTS, args->max_clients)) {
-		ret = lite_upcall_abort(up, msg, -EMSGSIZE);
-		goto out;
-	}
-	ret = lite_rpc_upcall_run(up, msg, hdr, message);
+	ret = lite_upcall_call(up, lite_rpc_register_put, &r, message);
 	*service_id = up->rpc.service_id;
-out:
 	lite_upcall_put(up);
 	return ret;
+}
+
+static int lite_rpc_open_put(struct sk_buff *msg, const void *arg)
+{
+	return nla_put_string(msg, LITE_ATTR_NAME, arg);
 }
 
 int lite_upcall_rpc_open(const char *name, struct lite_rpc_open_ans *ans,
 			 char *message)
 {
 	struct lite_upcall *up;
-	struct sk_buff *msg;
-	void *hdr;
 	int ret;
 
 	up = lite_upcall_new(LITE_UPCALL_RPC_OPEN);
 	if (!up)
 		return -ENOMEM;
-	msg = lite_upcall_start(up, &hdr);
-	if (IS_ERR(msg)) {
-		ret = PTR_ERR(msg);
-		goto out;
-	}
-	if (nla_put_string(msg, LITE_ATTR_NAME, name)) {
-		ret = lite_upcall_abort(up, msg, -EMSGSIZE);
-		goto out;
-	}
-	ret = lite_rpc_upcall_run(up, msg, hdr, message);
+	ret = lite_upcall_call(up, lite_rpc_open_put, name, message);
 	if (!ret) {
 		ans->service_id = up->rpc.service_id;
 		ans->node_id = up->rpc.node_id;
@@ -197,45 +183,49 @@ int lite_upcall_rpc_open(const char *name, struct lite_rpc_open_ans *ans,
 		ans->max_reply = up->rpc.max_reply;
 		ans->depth = up->rpc.depth;
 	}
-out:
 	lite_upcall_put(up);
 	return ret;
+}
+
+struct lite_rpc_bind_msg {
+	u64 service_id;
+	const struct lite_rpc_mem *reply;
+	u32 slot_bytes;
+};
+
+static int lite_rpc_bind_put(struct sk_buff *msg, const void *arg)
+{
+	const struct lite_rpc_bind_msg *b = arg;
+
+	return nla_put_u64_64bit(msg, LITE_ATTR_SERVICE_ID, b->service_id,
+				 LITE_ATTR_PAD) ||
+	       nla_put_u64_64bit(msg, LITE_ATTR_RPC_ADDR, b->reply->addr,
+				 LITE_ATTR_PAD) ||
+	       nla_put_u32(msg, LITE_ATTR_MEMORY_KEY, b->reply->rkey) ||
+	       nla_put_u32(msg, LITE_ATTR_RPC_SLOT_BYTES, b->slot_bytes);
 }
 
 int lite_upcall_rpc_bind(u64 service_id, const struct lite_rpc_mem *reply,
 			 u32 slot_bytes, struct lite_rpc_bind_ans *ring,
 			 char *message)
 {
+	struct lite_rpc_bind_msg b = {
+		.service_id = service_id, .reply = reply,
+		.slot_bytes = slot_bytes,
+	};
 	struct lite_upcall *up;
-	struct sk_buff *msg;
-	void *hdr;
 	int ret;
 
 	up = lite_upcall_new(LITE_UPCALL_RPC_BIND);
 	if (!up)
 		return -ENOMEM;
-	msg = lite_upcall_start(up, &hdr);
-	if (IS_ERR(msg)) {
-		ret = PTR_ERR(msg);
-		goto out;
-	}
-	if (nla_put_u64_64bit(msg, LITE_ATTR_SERVICE_ID, service_id,
-			      LITE_ATTR_PAD) ||
-	    nla_put_u64_64bit(msg, LITE_ATTR_RPC_ADDR, reply->addr,
-			      LITE_ATTR_PAD) ||
-	    nla_put_u32(msg, LITE_ATTR_MEMORY_KEY, reply->rkey) ||
-	    nla_put_u32(msg, LITE_ATTR_RPC_SLOT_BYTES, slot_bytes)) {
-		ret = lite_upcall_abort(up, msg, -EMSGSIZE);
-		goto out;
-	}
-	ret = lite_rpc_upcall_run(up, msg, hdr, message);
+	ret = lite_upcall_call(up, lite_rpc_bind_put, &b, message);
 	if (!ret) {
 		ring->ring_addr = up->rpc.ring_addr;
 		ring->ring_key = up->rpc.ring_key;
 		ring->depth = up->rpc.depth;
 		ring->slot_bytes = up->rpc.slot_bytes;
 	}
-out:
 	lite_upcall_put(up);
 	return ret;
 }

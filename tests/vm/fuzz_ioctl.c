@@ -37,15 +37,17 @@ const char *const kNames[NIOC] = {
     "FREE",     "READ",      "WRITE",       "MEMSET",    "MEMCPY",   "FAA",
     "CAS",      "RPC_REG",   "RPC_OPEN",    "RPC_CLOSE", "RPC_CALL", "RPC_SEND",
     "RPC_RECV", "RPC_REPLY", "RPC_WAIT",    "unknown"};
-const unsigned long kCmds[NIOC] = {
-    LITE_IOC_QUERY,     LITE_IOC_NODE,         LITE_IOC_NODE_LOOKUP,
-    LITE_IOC_ALLOC,     LITE_IOC_MAP,          LITE_IOC_UNMAP,
-    LITE_IOC_FREE,      LITE_IOC_READ,         LITE_IOC_WRITE,
-    LITE_IOC_MEMSET,    LITE_IOC_MEMCPY,       LITE_IOC_FAA,
-    LITE_IOC_CAS,       LITE_IOC_RPC_REGISTER, LITE_IOC_RPC_OPEN,
-    LITE_IOC_RPC_CLOSE, LITE_IOC_RPC_CALL,     LITE_IOC_RPC_SEND,
-    LITE_IOC_RPC_RECV,  LITE_IOC_RPC_REPLY,    LITE_IOC_RPC_WAIT,
-    0};
+const unsigned long kCmds[NIOC] = {LITE_IOC_QUERY,       LITE_IOC_NODE,
+                                   LITE_IOC_NODE_LOOKUP, LITE_IOC_ALLOC,
+                                   LITE_IOC_MAP,         LITE_IOC_UNMAP,
+                                   LITE_IOC_FREE,        LITE_IOC_READ,
+                                   LITE_IOC_WRITE,       LITE_IOC_MEMSET,
+                                   LITE_IOC_MEMCPY,      LITE_IOC_FAA,
+                                   LITE_IOC_CAS,         LITE_IOC_RPC_REGISTER,
+                                   LITE_IOC_RPC_OPEN,    LITE_IOC_RPC_CLOSE,
+                                   LITE_IOC_RPC_CALL,    LITE_IOC_RPC_SEND,
+                                   LITE_IOC_RPC_RECV,    LITE_IOC_RPC_REPLY,
+                                   LITE_IOC_RPC_WAIT,    0};
 
 // The errnos kmod/include/uapi/lite.h documents for each ioctl (EFAULT and
 // EINVAL are common to all of them), 0-terminated.

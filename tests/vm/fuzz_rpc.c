@@ -7,8 +7,9 @@
 // with random ids and flags; register and open with random names, modes,
 // sizes and flags (closing what they made); close invented handles; make
 // asynchronous calls and collect them (and wait for invented, repeated
-// and too many tokens); and map the device at random offsets. Every call is predicted like the
-// others: what the uapi says must fail fails, with a documented errno.
+// and too many tokens); and map the device at random offsets. Every call is
+// predicted like the others: what the uapi says must fail fails, with a
+// documented errno.
 #define _GNU_SOURCE
 #include "tests/vm/fuzz_ioctl.h"
 
@@ -267,12 +268,11 @@ static void do_call(struct worker *w, int send) {
                             .flags = flags};
   void *arg = place_arg(s, &w->ab, &c, sizeof(c), 1, &aw);
 
-  if (call(w->b, main_fd, I_RPC_CALL, LITE_IOC_RPC_CALL, arg, why ? why : aw,
-           0,
+  if (call(w->b, main_fd, I_RPC_CALL, LITE_IOC_RPC_CALL, arg, why ? why : aw, 0,
            "RPC_CALL handle %#llx len %u req %#llx (%s) reply_max %u reply "
            "%#llx (%s) flags %#x",
-           (unsigned long long)handle, len, (unsigned long long)req.p,
-           req.kind, reply_max, (unsigned long long)rep.p, rep.kind, flags) ||
+           (unsigned long long)handle, len, (unsigned long long)req.p, req.kind,
+           reply_max, (unsigned long long)rep.p, rep.kind, flags) ||
       !(flags & LITE_RPC_ASYNC))
     return;
   memcpy(&c, arg, sizeof(c));

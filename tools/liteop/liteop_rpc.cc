@@ -225,11 +225,11 @@ absl::Status CallLoop(lite_ctx* ctx, lite_service_t svc, uint32_t size,
     if (err) {
       // How long the failing call took says whether failure came at once.
       return RpcError(
-          err, absl::StrFormat(
-                   "rpc_call (call %u, after %d ms)", i,
-                   std::chrono::duration_cast<std::chrono::milliseconds>(
-                       end - start)
-                       .count()));
+          err,
+          absl::StrFormat(
+              "rpc_call (call %u, after %d ms)", i,
+              std::chrono::duration_cast<std::chrono::milliseconds>(end - start)
+                  .count()));
     }
     if (got != size || !std::equal(req.begin(), req.end(), reply.begin())) {
       return absl::DataLossError(absl::StrFormat(
