@@ -123,23 +123,32 @@ static int rpc_op(struct lite_ctx *ctx, unsigned long request, void *data) {
   return err;
 }
 
+/* A CALL's arguments; -EMSGSIZE (said why) for a request over the limit. */
+static int fill_call(struct lite_rpc_call *c, lite_service_t service,
+                     const void *req, size_t req_len, void *reply,
+                     size_t reply_max, uint32_t timeout_ms, uint32_t flags) {
+  if (__builtin_expect(req_len > LITE_RPC_MSG_MAX, 0))
+    return REJECT(EMSGSIZE, "a request is at most %u bytes", LITE_RPC_MSG_MAX);
+  memset(c, 0, sizeof(*c));
+  c->service = service;
+  c->request = (uintptr_t)req;
+  c->reply = (uintptr_t)reply;
+  c->req_len = (uint32_t)req_len;
+  c->reply_max = reply_max > UINT32_MAX ? UINT32_MAX : (uint32_t)reply_max;
+  c->timeout_ms = timeout_ms;
+  c->flags = flags;
+  return 0;
+}
+
 int lite_rpc_call_flags(struct lite_ctx *ctx, lite_service_t service,
                         const void *req, size_t req_len, void *reply,
                         size_t reply_max, size_t *reply_len,
                         uint32_t timeout_ms, uint32_t flags) {
   struct lite_rpc_call c;
-  int err;
+  int err =
+      fill_call(&c, service, req, req_len, reply, reply_max, timeout_ms, flags);
 
-  if (__builtin_expect(req_len > LITE_RPC_MSG_MAX, 0))
-    return REJECT(EMSGSIZE, "a request is at most %u bytes", LITE_RPC_MSG_MAX);
-  memset(&c, 0, sizeof(c));
-  c.service = service;
-  c.request = (uintptr_t)req;
-  c.reply = (uintptr_t)reply;
-  c.req_len = (uint32_t)req_len;
-  c.reply_max = reply_max > UINT32_MAX ? UINT32_MAX : (uint32_t)reply_max;
-  c.timeout_ms = timeout_ms;
-  c.flags = flags;
+  if (__builtin_expect(err != 0, 0)) return err;
   err = rpc_op(ctx, LITE_IOC_RPC_CALL, &c);
   if (reply_len != NULL) *reply_len = c.reply_len;
   return err;
@@ -161,18 +170,11 @@ int lite_rpc_call_async(struct lite_ctx *ctx, lite_service_t service,
 
   if (__builtin_expect(call == NULL, 0))
     return REJECT(EINVAL, "lite_rpc_call_async needs a place for the token");
-  if (__builtin_expect(req_len > LITE_RPC_MSG_MAX, 0))
-    return REJECT(EMSGSIZE, "a request is at most %u bytes", LITE_RPC_MSG_MAX);
   if (__builtin_expect(flags & ~LITE_RPC_NONBLOCK, 0))
     return REJECT(EINVAL, "flags %#x: only LITE_RPC_NONBLOCK", flags);
-  memset(&c, 0, sizeof(c));
-  c.service = service;
-  c.request = (uintptr_t)req;
-  c.reply = (uintptr_t)reply;
-  c.req_len = (uint32_t)req_len;
-  c.reply_max = reply_max > UINT32_MAX ? UINT32_MAX : (uint32_t)reply_max;
-  c.timeout_ms = timeout_ms;
-  c.flags = flags | LITE_RPC_ASYNC;
+  err = fill_call(&c, service, req, req_len, reply, reply_max, timeout_ms,
+                  flags | LITE_RPC_ASYNC);
+  if (__builtin_expect(err != 0, 0)) return err;
   err = rpc_op(ctx, LITE_IOC_RPC_CALL, &c);
   if (!err) *call = c.call;
   return err;

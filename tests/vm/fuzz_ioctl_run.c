@@ -254,7 +254,12 @@ static void *watchdog_main(void *p) {
         uint64_t since = atomic_load(&b->since_ms);
         char path[64], stack[2048] = "";
 
-        if (!since || now - since < (uint64_t)g_hang_secs * 1000) continue;
+        // A call that began after `now` was read is not late (unsigned
+        // now - since would wrap and call it a hang: the FREE (chaos)
+        // false alarm whose stack showed the thread asleep in user space).
+        if (!since || since >= now ||
+            now - since < (uint64_t)g_hang_secs * 1000)
+          continue;
         snprintf(path, sizeof(path), "/proc/%d/stack", atomic_load(&b->tid));
         FILE *f = fopen(path, "r");
         if (f) {
