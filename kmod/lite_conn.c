@@ -188,6 +188,17 @@ static void lite_conn_destroy_qp(struct lite_conn *conn)
 	conn->qp_created = false;
 }
 
+/* After the QP: a CQ outlives the QPs that complete on it. */
+static void lite_conn_free_cqs(struct lite_conn *conn)
+{
+	if (conn->send_cq)
+		ib_free_cq(conn->send_cq);
+	if (conn->recv_cq)
+		ib_free_cq(conn->recv_cq);
+	conn->send_cq = NULL;
+	conn->recv_cq = NULL;
+}
+
 static void lite_conn_destroy_work(struct work_struct *work)
 {
 	struct lite_conn *conn = container_of(work, struct lite_conn,
@@ -215,8 +226,7 @@ static void lite_conn_destroy_work(struct work_struct *work)
 	}
 	wait_event(conn->wait, !atomic_read(&conn->inflight));
 	lite_conn_destroy_qp(conn);
-	if (conn->cq)
-		ib_free_cq(conn->cq);
+	lite_conn_free_cqs(conn);
 	rdma_destroy_id(conn->cm_id);
 	lite_conn_closing_done(conn);
 	lite_conn_put(conn);
@@ -321,8 +331,7 @@ void lite_conn_free_now(struct lite_conn *conn)
 {
 	conn->state = LITE_CONN_DEAD;
 	lite_conn_destroy_qp(conn);
-	if (conn->cq)
-		ib_free_cq(conn->cq);
+	lite_conn_free_cqs(conn);
 	lite_conn_put(conn);
 }
 
@@ -357,7 +366,7 @@ int lite_conn_create_qp_locked(struct lite_conn *conn,
 	struct ib_device *ibdev = id->device;
 	struct ib_qp_init_attr attr = {};
 	struct lite_device *ldev;
-	int send_wr, recv_wr, cqe, sge, ret;
+	int send_wr, recv_wr, cqe, vector, sge, ret;
 
 	ldev = lite_device_get(ibdev);
 	if (!ldev)
@@ -368,20 +377,27 @@ int lite_conn_create_qp_locked(struct lite_conn *conn,
 
 	send_wr = min(LITE_QP_SEND_WR, ibdev->attrs.max_qp_wr - 1);
 	recv_wr = min(LITE_QP_RECV_WR, ibdev->attrs.max_qp_wr - 1);
-	cqe = min(send_wr + recv_wr + 2, ibdev->attrs.max_cqe);
-	conn->cq = ib_alloc_cq(ibdev, conn, cqe,
-			       conn->index % max(ibdev->num_comp_vectors, 1),
-			       IB_POLL_SOFTIRQ);
-	if (IS_ERR(conn->cq)) {
-		ret = PTR_ERR(conn->cq);
-		conn->cq = NULL;
+	/* One entry more each than the queues: ib_drain_qp()'s markers. */
+	cqe = min(send_wr + 1, ibdev->attrs.max_cqe);
+	vector = conn->index % max(ibdev->num_comp_vectors, 1);
+	conn->send_cq = ib_alloc_cq(ibdev, conn, cqe, vector, IB_POLL_SOFTIRQ);
+	if (IS_ERR(conn->send_cq)) {
+		ret = PTR_ERR(conn->send_cq);
+		conn->send_cq = NULL;
+		return ret;
+	}
+	cqe = min(recv_wr + 1, ibdev->attrs.max_cqe);
+	conn->recv_cq = ib_alloc_cq(ibdev, conn, cqe, vector, IB_POLL_SOFTIRQ);
+	if (IS_ERR(conn->recv_cq)) {
+		ret = PTR_ERR(conn->recv_cq);
+		conn->recv_cq = NULL;
 		return ret;
 	}
 
 	attr.event_handler = lite_qp_event;
 	attr.qp_context = conn;
-	attr.send_cq = conn->cq;
-	attr.recv_cq = conn->cq;
+	attr.send_cq = conn->send_cq;
+	attr.recv_cq = conn->recv_cq;
 	attr.cap.max_send_wr = send_wr + 1;
 	attr.cap.max_recv_wr = recv_wr + 1;
 	/* RDMA READ may take fewer SGEs than the other work requests. */

@@ -34,7 +34,13 @@ struct lite_conn {
 	struct lite_peer *peer;		/* holds a reference */
 	struct rdma_cm_id *cm_id;
 	struct lite_device *ldev;	/* with a reference, once the QP exists */
-	struct ib_cq *cq;
+	/*
+	 * Send completions (one-sided operations, RPC sends), which a waiting
+	 * caller may reap itself (lite_spin_wait()), and receive completions
+	 * (RPC), which only the softirq handles, in order.
+	 */
+	struct ib_cq *send_cq;
+	struct ib_cq *recv_cq;
 	struct work_struct destroy_work;
 	struct work_struct error_work;	/* a fatal QP event: fail the conn */
 	/*

@@ -247,6 +247,8 @@ static int lite_batch_run(struct lite_op *op, struct lite_conn *conn,
 		lite_batch_put(slot, n - posted, true);
 	}
 
+	/* Spun or not, the wait consumes the completion (at once if done). */
+	lite_spin_wait(conn->send_cq, &slot->done);
 	t = wait_for_completion_killable_timeout(&slot->done,
 						 lite_op_remaining(op));
 	ret = lite_wait_errno(t);

@@ -9,6 +9,8 @@
 
 #include <linux/types.h>
 
+struct completion;
+struct ib_cq;
 struct lite_device;
 struct lite_file;
 
@@ -29,6 +31,15 @@ void lite_ops_device_remove(struct lite_device *ldev);
  * that connection's inflight count gives it back (any context).
  */
 void lite_ops_wake_waiters(struct lite_device *ldev);
+
+/*
+ * Caller-side completion (lite_ops_spin.c): polls for @done for up to the
+ * spin_us module parameter, reaping @cq's completions itself when @cq is
+ * given (a connection's send CQ; a receive CQ's handlers must keep their
+ * order, so its waiters pass NULL and only watch @done). True if @done
+ * completed; false: sleep on it as before. Process context.
+ */
+bool lite_spin_wait(struct ib_cq *cq, struct completion *done);
 
 /*
  * READ, WRITE, MEMSET, FAA and CAS on a handle of @lf with kernel buffers,

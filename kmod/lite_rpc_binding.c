@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 
 #include "lite_conn.h"
+#include "lite_ops.h"
 #include "lite_rpc_internal.h"
 
 enum {
@@ -400,8 +401,11 @@ int lite_rpc_slot_wait(struct lite_rpc_cslot *s, unsigned long deadline)
 {
 	long left = (long)(deadline - jiffies);
 
-	if (left > 0)
+	if (left > 0) {
+		/* The reply completes on a receive CQ: watched, not reaped. */
+		lite_spin_wait(NULL, &s->done);
 		left = wait_for_completion_killable_timeout(&s->done, left);
+	}
 	return lite_rpc_slot_resolve(s, left < 0 ? -EINTR : -ETIMEDOUT);
 }
 
