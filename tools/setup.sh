@@ -28,8 +28,9 @@ packages=(
 	linux-headers-amd64 kmod
 	# userspace RDMA: verbs, rdma_cm, netlink
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
-	# TCP latency beside LITE RPC's (tools/bench/rpc_compare)
-	qperf
+	# TCP latency beside LITE RPC's (tools/bench/rpc_compare); GNU time for
+	# perftest's CPU time per operation (tools/vm/perftest-pair)
+	qperf time
 	libibverbs-dev librdmacm-dev libnl-3-dev libnl-genl-3-dev
 	# the VM cluster
 	qemu-system-x86 busybox-static cpio iproute2 util-linux

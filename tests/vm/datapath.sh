@@ -137,6 +137,33 @@ counter_is() {  # NAME VALUE
 	check "cas $2 -> 9 does not swap now (the word is 7)" \
 		out_is "old=7 swapped=no" "$LITEOP" cas "$1" 0 "$2" 9
 }
+# A caller spinning for its completion (spin_us at its 10 ms maximum, four
+# threads on the guest's one vCPU taking turns) killed with SIGKILL: gone
+# at once, and the node's operations go on. The spin counters show that the
+# callers did spin, and found their completions doing it.
+killed_spinner() {  # NAME
+	local pid start ms hits misses
+	set_param spin_us 10000
+	counter ops/spin_hits
+	hits=$COUNTER
+	counter ops/spin_misses
+	misses=$COUNTER
+	"$LITEOP" faa "$1" 8 1 --threads 4 --count 100000000 > /dev/null 2>&1 &
+	pid=$!
+	sleep 2
+	start=$(date +%s%N)
+	kill -KILL "$pid"
+	wait "$pid" 2> /dev/null || true
+	ms=$((($(date +%s%N) - start) / 1000000))
+	check "a killed spinning caller is gone in ${ms} ms (< 1000)" test "$ms" -lt 1000
+	counter ops/spin_hits
+	check "callers spun and found their completions (spin_hits $hits -> $COUNTER)" \
+		test "$COUNTER" -gt "$((hits + 100))"
+	counter ops/spin_misses
+	echo "   spin_misses $misses -> $COUNTER (budget spent, or the CPU wanted)"
+	check "the next operation completes" "$LITEOP" faa "$1" 8 1
+	set_param spin_us 0
+}
 # 4 MiB per operation: one 64 MiB operation can outlast op_timeout_ms (5 s)
 # on a loaded emulated guest.
 write_pattern() {  # NAME LENGTH SEED: prints liteop's checksum line
@@ -305,6 +332,19 @@ host_main() {
 	VM_GUEST_SECS=600 guests "1 faa dp.counter 4 10000" "2 faa dp.counter 4 10000" "3 faa dp.counter 4 10000"
 	echo "   120,000 increments in $((SECONDS - start)) s"
 	guest 3 counter_is dp.counter 120000
+
+	# Caller-side completion (lite.ko's spin_us): the same increments with
+	# the callers spinning for their completions, on every node.
+	echo "== fetch-and-add again with callers spinning (spin_us 2000), 3 nodes x 4 threads x 3,000"
+	guests "1 set_param spin_us 2000" "2 set_param spin_us 2000" "3 set_param spin_us 2000"
+	guest 1 alloc_and_write dp.counter2 4096 "$n2" 0666 64 "x"
+	start=$SECONDS
+	VM_GUEST_SECS=600 guests "1 faa dp.counter2 4 3000" "2 faa dp.counter2 4 3000" "3 faa dp.counter2 4 3000"
+	echo "   36,000 increments in $((SECONDS - start)) s"
+	guest 3 counter_is dp.counter2 36000
+	guests "1 set_param spin_us 0" "2 set_param spin_us 0" "3 set_param spin_us 0"
+	echo "== a spinning caller killed"
+	guest 1 killed_spinner dp.counter2
 
 	echo "== a 64 MiB LMR on node3 spanning chunks, written on node1, read on node2"
 	guest 1 alloc_and_write dp.big 64M "$n3" 0644 0 "start"

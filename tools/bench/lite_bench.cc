@@ -1,5 +1,6 @@
 #include "tools/bench/lite_bench.h"
 
+#include <sys/resource.h>
 #include <time.h>
 
 #include <algorithm>
@@ -32,6 +33,9 @@ struct Row {
   uint64_t size = 0;
   uint64_t iters = 0;
   double p50_us = 0, p99_us = 0, avg_us = 0, min_us = 0, max_us = 0;
+  // The calling thread's CPU time (user + system) and context switches
+  // (voluntary + involuntary) per timed operation, from getrusage.
+  double cpu_us_per_op = 0, switches_per_op = 0;
 };
 
 struct BwRow {
@@ -57,6 +61,20 @@ struct Options {
   uint64_t bw_size = 0;
   double bw_seconds = 0;
 };
+
+// This thread's CPU time in microseconds and context switches so far.
+struct ThreadUsage {
+  double cpu_us = 0;
+  double switches = 0;
+};
+
+ThreadUsage UsageNow() {
+  rusage ru;
+  getrusage(RUSAGE_THREAD, &ru);
+  auto us = [](const timeval& tv) { return tv.tv_sec * 1e6 + tv.tv_usec; };
+  return {us(ru.ru_utime) + us(ru.ru_stime),
+          double(ru.ru_nvcsw) + double(ru.ru_nivcsw)};
+}
 
 uint64_t NowNs() {
   timespec ts;
@@ -92,7 +110,9 @@ class Bench {
     buf_.resize(std::max<uint64_t>(buf_.size(), size));
     samples_.assign(iters, 0);
     uint64_t value = 0;
+    ThreadUsage before;
     for (uint64_t i = 0; i < warmup + iters; ++i) {
+      if (i == warmup) before = UsageNow();
       const uint64_t t0 = NowNs();
       int err = 0;
       if (op == "read") {
@@ -108,8 +128,11 @@ class Bench {
       if (err) return OpError(err, op, size);
       if (i >= warmup) samples_[i - warmup] = t1 - t0;
     }
+    const ThreadUsage after = UsageNow();
     std::sort(samples_.begin(), samples_.end());
     Row r;
+    r.cpu_us_per_op = (after.cpu_us - before.cpu_us) / iters;
+    r.switches_per_op = (after.switches - before.switches) / iters;
     r.op = op;
     r.size = size;
     r.iters = iters;
@@ -267,7 +290,9 @@ void PrintJson(const cli::Args& a, const Options& o, const Nodes& n,
                        {"p99_us", Round(r.p99_us, 3)},
                        {"avg_us", Round(r.avg_us, 3)},
                        {"min_us", Round(r.min_us, 3)},
-                       {"max_us", Round(r.max_us, 3)}});
+                       {"max_us", Round(r.max_us, 3)},
+                       {"cpu_us_per_op", Round(r.cpu_us_per_op, 2)},
+                       {"switches_per_op", Round(r.switches_per_op, 3)}});
   }
   Json bandwidth = Json::array();
   for (const BwRow& b : bw) {
@@ -297,11 +322,14 @@ void PrintTable(const cli::Args& a, const Options& o, const Nodes& n,
       "LMR %s (home node %s) from node %s, %u timed ops per row\n", o.lmr,
       cli::NodeLabel(n.home_name, n.home), cli::NodeLabel(n.self_name, n.self),
       o.iters);
-  out << absl::StrFormat("%-6s %8s %10s %10s %10s %10s\n", "OP", "SIZE",
-                         "P50_US", "P99_US", "AVG_US", "MIN_US");
+  out << absl::StrFormat("%-6s %8s %10s %10s %10s %10s %10s %9s\n", "OP",
+                         "SIZE", "P50_US", "P99_US", "AVG_US", "MIN_US",
+                         "CPU_US/OP", "CSW/OP");
   for (const Row& r : rows) {
-    out << absl::StrFormat("%-6s %8u %10.2f %10.2f %10.2f %10.2f\n", r.op,
-                           r.size, r.p50_us, r.p99_us, r.avg_us, r.min_us);
+    out << absl::StrFormat(
+        "%-6s %8u %10.2f %10.2f %10.2f %10.2f %10.2f %9.3f\n", r.op, r.size,
+        r.p50_us, r.p99_us, r.avg_us, r.min_us, r.cpu_us_per_op,
+        r.switches_per_op);
   }
   for (const BwRow& b : bw) {
     out << absl::StrFormat(
@@ -388,7 +416,8 @@ absl::Status Run(const cli::Args& a, const Opener& open) {
 
 constexpr char kDetails[] =
     "Latency rows: op, size, p50/p99/avg/min in microseconds, per single\n"
-    "operation (one ioctl, timed with CLOCK_MONOTONIC). write_bw: MiB/s of\n"
+    "operation (one ioctl, timed with CLOCK_MONOTONIC), and the thread's CPU\n"
+    "time and context switches per operation (getrusage). write_bw: MiB/s of\n"
     "--bw_threads threads writing --bw_size back to back for --bw_seconds.\n"
     "The LMR must hold offset + max(size) and offset + threads x bw_size\n"
     "(checked before anything runs, exit 2 if not).";

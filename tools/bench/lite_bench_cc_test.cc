@@ -83,6 +83,9 @@ TEST_F(LiteBenchTest, JsonHasWhatCompareReads) {
   EXPECT_EQ(j["latency"][1]["op"], "read");
   EXPECT_EQ(j["latency"][1]["size"], 4096);
   EXPECT_TRUE(j["latency"][2]["p50_us"].is_number());
+  // compare's CPU and context-switch columns (getrusage, never negative).
+  EXPECT_GE(j["latency"][0]["cpu_us_per_op"].get<double>(), 0);
+  EXPECT_GE(j["latency"][0]["switches_per_op"].get<double>(), 0);
   ASSERT_EQ(j["bandwidth"].size(), 1u);
   EXPECT_EQ(j["bandwidth"][0]["threads"], 2);
   EXPECT_TRUE(j["bandwidth"][0]["mib_per_s"].is_number());
