@@ -250,6 +250,9 @@ int lite_check_name(const char *name);
 } /* extern "C" */
 #endif
 
+/* Batched operations: many small operations in one system call. */
+#include "api/lite_batch.h"
+
 /* RPC and messages: services by name, calls, replies, one-way messages. */
 #include "api/lite_rpc.h"
 

@@ -175,6 +175,7 @@ class Lmr {
 
  private:
   friend class Lite;
+  friend class Batch;  // its operations run in this Lmr's session
   Lmr(std::shared_ptr<lite_ctx> ctx, std::string name, lite_handle_t handle,
       const lite_lmr_info& info)
       : ctx_(std::move(ctx)),

@@ -151,6 +151,7 @@ static long lite_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case LITE_IOC_MEMCPY:
 	case LITE_IOC_FAA:
 	case LITE_IOC_CAS:
+	case LITE_IOC_BATCH:
 		return lite_ops_ioctl(file->private_data, cmd, arg);
 	case LITE_IOC_RPC_REGISTER:
 	case LITE_IOC_RPC_OPEN:

@@ -83,6 +83,7 @@ static const char * const lite_ops_stat_names[LITE_ST_NR] = {
 	[LITE_ST_ERR_OTHER] = "err_other",
 	[LITE_ST_SPIN_HITS] = "spin_hits",
 	[LITE_ST_SPIN_MISSES] = "spin_misses",
+	[LITE_ST_BATCHES] = "batches",
 };
 
 static struct dentry *lite_debugfs_dir;

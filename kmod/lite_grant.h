@@ -179,7 +179,8 @@ void lite_grant_unmap(struct lite_grant *grant, unsigned long deadline);
 u32 lite_grant_chunk_index(const struct lite_grant *grant, u64 offset);
 
 /*
- * The data path's ioctls (LITE_IOC_READ .. LITE_IOC_CAS), in lite_ops.c.
+ * The data path's ioctls (LITE_IOC_READ .. LITE_IOC_CAS, LITE_IOC_BATCH), in
+ * lite_ops.c and lite_ops_batch.c.
  * lite_chardev.c forwards them with the open file's lite_file.
  */
 long lite_ops_ioctl(struct lite_file *lf, unsigned int cmd, unsigned long arg);

@@ -180,13 +180,8 @@ static int lite_slot_revoked(const struct lite_op_slot *slot)
 	return ret;
 }
 
-/*
- * Posts the batch (slot->wrs[0..nr_wrs), or the atomic when @atomic) on
- * @conn with @grant's key and waits for it. After -ETIMEDOUT or -EINTR the
- * batch may still be in flight: the operation is abandoned.
- */
-static int lite_batch_run(struct lite_op *op, struct lite_conn *conn,
-			  struct lite_grant *grant, bool atomic)
+int lite_batch_post(struct lite_op *op, struct lite_conn *conn,
+		    struct lite_grant *grant, bool atomic)
 {
 	struct lite_op_slot *slot = op->slot;
 	const struct ib_send_wr *first, *bad = NULL;
@@ -246,9 +241,17 @@ static int lite_batch_run(struct lite_op *op, struct lite_conn *conn,
 		cmpxchg(&slot->status, 0, -EIO);
 		lite_batch_put(slot, n - posted, true);
 	}
+	return 0;
+}
+
+int lite_batch_wait(struct lite_op *op)
+{
+	struct lite_op_slot *slot = op->slot;
+	long t;
+	int ret;
 
 	/* Spun or not, the wait consumes the completion (at once if done). */
-	lite_spin_wait(conn->send_cq, &slot->done);
+	lite_spin_wait(slot->batch_conn->send_cq, &slot->done);
 	t = wait_for_completion_killable_timeout(&slot->done,
 						 lite_op_remaining(op));
 	ret = lite_wait_errno(t);
@@ -257,6 +260,19 @@ static int lite_batch_run(struct lite_op *op, struct lite_conn *conn,
 		return ret;
 	}
 	return slot->status;
+}
+
+/*
+ * Posts the batch (slot->wrs[0..nr_wrs), or the atomic when @atomic) on
+ * @conn with @grant's key and waits for it. After -ETIMEDOUT or -EINTR the
+ * batch may still be in flight: the operation is abandoned.
+ */
+static int lite_batch_run(struct lite_op *op, struct lite_conn *conn,
+			  struct lite_grant *grant, bool atomic)
+{
+	int ret = lite_batch_post(op, conn, grant, atomic);
+
+	return ret ? ret : lite_batch_wait(op);
 }
 
 /* ---- work requests ---- */
@@ -320,8 +336,8 @@ static u64 lite_build_rw(struct lite_op *op, const struct lite_grant *grant,
 	return done;
 }
 
-s64 lite_rw_batch(struct lite_op *op, struct lite_conn *conn,
-		  struct lite_grant *grant, bool write, u64 off, u64 len)
+s64 lite_rw_post(struct lite_op *op, struct lite_conn *conn,
+		 struct lite_grant *grant, bool write, u64 off, u64 len)
 {
 	u64 n;
 	int ret;
@@ -334,7 +350,19 @@ s64 lite_rw_batch(struct lite_op *op, struct lite_conn *conn,
 			  off, len, conn->max_sge);
 	if (!n)
 		return -EIO;	/* the grant's chunks do not cover its size */
-	ret = lite_batch_run(op, conn, grant, false);
+	ret = lite_batch_post(op, conn, grant, false);
+	return ret ? ret : n;
+}
+
+s64 lite_rw_batch(struct lite_op *op, struct lite_conn *conn,
+		  struct lite_grant *grant, bool write, u64 off, u64 len)
+{
+	s64 n = lite_rw_post(op, conn, grant, write, off, len);
+	int ret;
+
+	if (n < 0)
+		return n;
+	ret = lite_batch_wait(op);
 	return ret ? ret : n;
 }
 
@@ -408,7 +436,8 @@ static int lite_word_addr(const struct lite_grant *grant, u64 off, u64 *raddr)
  * success the context owns @grant (lite_grant_lookup()'s reference and
  * count); on failure the caller still does.
  */
-static int lite_op_start(struct lite_op *op, struct lite_grant *grant)
+static int lite_op_start(struct lite_op *op, struct lite_grant *grant,
+			 bool wait)
 {
 	struct lite_conn *conn;
 	int ret;
@@ -418,7 +447,7 @@ static int lite_op_start(struct lite_op *op, struct lite_grant *grant)
 		return ret;
 	op->deadline = jiffies + msecs_to_jiffies(READ_ONCE(lite_op_timeout_ms));
 	op->abandoned = false;
-	ret = lite_slot_get(op, conn);
+	ret = lite_slot_get(op, conn, wait);
 	if (ret)
 		return ret;
 	op->slot->grants[0] = grant;
@@ -439,7 +468,7 @@ int lite_op_begin(struct lite_op *op, struct lite_file *lf,
 	if (t->word)
 		ret = lite_word_addr(grant, t->offset, &t->raddr);
 	if (!ret)
-		ret = lite_op_start(op, grant);
+		ret = lite_op_start(op, grant, !t->no_wait);
 	if (ret)
 		lite_grant_op_end(grant);
 	return ret;
@@ -584,7 +613,7 @@ static long lite_op_memcpy(struct lite_file *lf, void __user *uarg)
 	 * The context is on the source's connection; the destination's joins.
 	 * The context owns both grants from here.
 	 */
-	ret = lite_op_start(&op, src);
+	ret = lite_op_start(&op, src, true);
 	if (ret)
 		goto out_dst;
 	op.slot->grants[1] = dst;
@@ -623,37 +652,30 @@ out_src:
 	return ret;
 }
 
-int lite_op_atomic_run(struct lite_file *lf, u64 handle, u64 offset,
-		       u64 operand, u64 swap, bool cas, u64 *result)
+void lite_atomic_target(struct lite_op_target *t, u64 handle, u64 offset)
 {
-	struct lite_op_target t = {};
-	struct lite_op_slot *slot;
-	struct lite_op op;
-	int ret;
+	memset(t, 0, sizeof(*t));
+	t->handle = handle;
+	t->offset = offset;
+	t->length = 8;
+	t->access = LITE_ACCESS_READ | LITE_ACCESS_WRITE;
+	t->word = true;
+}
 
-	if ((!cas && swap) || offset % 8)
-		return -EINVAL;
-	t.handle = handle;
-	t.offset = offset;
-	t.length = 8;
-	t.access = LITE_ACCESS_READ | LITE_ACCESS_WRITE;
-	t.word = true;
-	ret = lite_op_begin(&op, lf, &t);
-	if (ret)
-		return ret;
+int lite_atomic_prepare(struct lite_op *op, const struct lite_op_target *t,
+			u64 operand, u64 swap, bool cas)
+{
+	struct lite_op_slot *slot = op->slot;
+
 	/*
 	 * The home's key, or this device, takes no atomics: its NAK would put
 	 * the QP every process shares in the error state (review finding 7).
 	 */
-	if (unlikely(op.conn->no_atomics || !op.conn->ldev->atomics)) {
-		lite_op_end(&op);
+	if (unlikely(op->conn->no_atomics || !op->conn->ldev->atomics))
 		return -EOPNOTSUPP;
-	}
-
-	slot = op.slot;
 	slot->sges[0].addr = slot->buf_dma;
 	slot->sges[0].length = 8;
-	slot->sges[0].lkey = op.lkey;
+	slot->sges[0].lkey = op->lkey;
 	memset(&slot->awr, 0, sizeof(slot->awr));
 	slot->awr.wr.wr_cqe = &slot->cqe;
 	slot->awr.wr.sg_list = &slot->sges[0];
@@ -661,19 +683,41 @@ int lite_op_atomic_run(struct lite_file *lf, u64 handle, u64 offset,
 	slot->awr.wr.opcode = cas ? IB_WR_ATOMIC_CMP_AND_SWP :
 				    IB_WR_ATOMIC_FETCH_AND_ADD;
 	slot->awr.wr.send_flags = IB_SEND_SIGNALED;
-	slot->awr.remote_addr = t.raddr;
+	slot->awr.remote_addr = t->raddr;
 	slot->awr.compare_add = operand;
 	slot->awr.swap = swap;
-	slot->awr.rkey = op.grant->memory_key;
+	slot->awr.rkey = op->grant->memory_key;
 	/* The device writes the old value there: no dirty line may cover it. */
-	ib_dma_sync_single_for_device(op.ibdev, slot->buf_dma, 8,
+	ib_dma_sync_single_for_device(op->ibdev, slot->buf_dma, 8,
 				      DMA_FROM_DEVICE);
-	ret = lite_batch_run(&op, op.conn, op.grant, true);
-	if (!ret) {
-		ib_dma_sync_single_for_cpu(op.ibdev, slot->buf_dma, 8,
-					   DMA_FROM_DEVICE);
-		*result = *(u64 *)slot->buf;
-	}
+	return 0;
+}
+
+u64 lite_atomic_result(struct lite_op *op)
+{
+	ib_dma_sync_single_for_cpu(op->ibdev, op->slot->buf_dma, 8,
+				   DMA_FROM_DEVICE);
+	return *(u64 *)op->slot->buf;
+}
+
+int lite_op_atomic_run(struct lite_file *lf, u64 handle, u64 offset,
+		       u64 operand, u64 swap, bool cas, u64 *result)
+{
+	struct lite_op_target t;
+	struct lite_op op;
+	int ret;
+
+	if ((!cas && swap) || offset % 8)
+		return -EINVAL;
+	lite_atomic_target(&t, handle, offset);
+	ret = lite_op_begin(&op, lf, &t);
+	if (ret)
+		return ret;
+	ret = lite_atomic_prepare(&op, &t, operand, swap, cas);
+	if (!ret)
+		ret = lite_batch_run(&op, op.conn, op.grant, true);
+	if (!ret)
+		*result = lite_atomic_result(&op);
 	lite_op_end(&op);
 	return ret;
 }
@@ -772,6 +816,9 @@ long lite_ops_ioctl(struct lite_file *lf, unsigned int cmd, unsigned long arg)
 		s = LITE_ST_CAS;
 		ret = lite_op_atomic(lf, uarg, true);
 		break;
+	case LITE_IOC_BATCH:
+		/* Each entry is counted as the operation it is. */
+		return lite_ops_batch(lf, uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -67,12 +67,12 @@ int lite_rw_bounce(struct lite_op *op, struct lite_conn *conn,
 	return 0;
 }
 
-int lite_rw_user_bounce(struct lite_op *op, bool write, u64 off,
-			void __user *ubuf, u64 len, struct lite_copy_out *out)
+/* A WRITE's bytes into the bounce buffer, or the buffer readied for a READ. */
+static int lite_bounce_load(struct lite_op *op, bool write,
+			    void __user *ubuf, u64 len)
 {
 	struct lite_op_slot *slot = op->slot;
 	unsigned long left;
-	int ret;
 
 	if (write) {
 		/* The caller checked access_ok() and faulted it in. */
@@ -88,9 +88,53 @@ int lite_rw_user_bounce(struct lite_op *op, bool write, u64 off,
 		ib_dma_sync_single_for_device(op->ibdev, slot->buf_dma, len,
 					      DMA_FROM_DEVICE);
 	}
+	return 0;
+}
+
+int lite_bounce_post(struct lite_op *op, bool write, u64 off,
+		     void __user *ubuf, u64 len)
+{
+	struct lite_op_slot *slot = op->slot;
+	s64 n;
+	int ret;
+
+	ret = lite_bounce_load(op, write, ubuf, len);
+	if (ret)
+		return ret;
+	slot->segs[0].addr = slot->buf_dma;
+	slot->segs[0].length = len;
+	slot->nr_segs = 1;
+	n = lite_rw_post(op, op->conn, op->grant, write, off, len);
+	if (n < 0)
+		return n;
+	/* Posted; a batch short of @len (never for len <= 16 KiB) is a bug. */
+	if (WARN_ON_ONCE(n != len)) {
+		lite_batch_wait(op);
+		return -EIO;
+	}
+	return 0;
+}
+
+int lite_rw_user_bounce(struct lite_op *op, bool write, u64 off,
+			void __user *ubuf, u64 len, struct lite_copy_out *out)
+{
+	int ret;
+
+	ret = lite_bounce_load(op, write, ubuf, len);
+	if (ret)
+		return ret;
 	ret = lite_rw_bounce(op, op->conn, op->grant, write, off, len);
 	if (ret || write)
 		return ret;
+	return lite_bounce_read_out(op, ubuf, len, out);
+}
+
+int lite_bounce_read_out(struct lite_op *op, void __user *ubuf, u64 len,
+			 struct lite_copy_out *out)
+{
+	struct lite_op_slot *slot = op->slot;
+	unsigned long left;
+
 	ib_dma_sync_single_for_cpu(op->ibdev, slot->buf_dma, len,
 				   DMA_FROM_DEVICE);
 	pagefault_disable();

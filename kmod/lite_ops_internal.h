@@ -167,6 +167,11 @@ struct lite_op_target {
 	 */
 	const char __user *prefault;
 	bool prefault_write;
+	/*
+	 * No operation context free on the device: -EAGAIN at once instead of
+	 * waiting (a batch that holds some of them finishes one first).
+	 */
+	bool no_wait;
 };
 
 /*
@@ -201,6 +206,25 @@ int lite_conn_ops_get_from(u32 home, u64 epoch, unsigned int first,
 bool lite_sq_take(struct lite_conn *conn, int n);
 /* Drops a connection's inflight count; the conn is freed after RCU. */
 void lite_conn_ops_put(struct lite_conn *conn);
+/*
+ * Posts the batch (slot->wrs[0..nr_wrs), or the atomic when @atomic) on
+ * @conn with @grant's key: 0 once it is posted (a failed post is reported
+ * by the wait), or an error with nothing posted. lite_batch_wait() waits
+ * for it: its status, or -ETIMEDOUT or -EINTR with the batch perhaps still
+ * in flight (the operation is then abandoned).
+ */
+int lite_batch_post(struct lite_op *op, struct lite_conn *conn,
+		    struct lite_grant *grant, bool atomic);
+int lite_batch_wait(struct lite_op *op);
+/*
+ * An atomic's target (the 8-byte word at @offset of @handle); its work
+ * request in op's context (-EOPNOTSUPP: no atomics on that path); and,
+ * once it completed, the old value.
+ */
+void lite_atomic_target(struct lite_op_target *t, u64 handle, u64 offset);
+int lite_atomic_prepare(struct lite_op *op, const struct lite_op_target *t,
+			u64 operand, u64 swap, bool cas);
+u64 lite_atomic_result(struct lite_op *op);
 /* The completion handler of every work request a context posts. */
 void lite_op_done(struct ib_cq *cq, struct ib_wc *wc);
 /*
@@ -210,6 +234,9 @@ void lite_op_done(struct ib_cq *cq, struct ib_wc *wc);
  */
 s64 lite_rw_batch(struct lite_op *op, struct lite_conn *conn,
 		  struct lite_grant *grant, bool write, u64 off, u64 len);
+/* lite_rw_batch()'s first half: the bytes the posted batch covers. */
+s64 lite_rw_post(struct lite_op *op, struct lite_conn *conn,
+		 struct lite_grant *grant, bool write, u64 off, u64 len);
 
 /* lite_ops_pool.c: the per-device operation contexts. */
 
@@ -218,9 +245,10 @@ s64 lite_rw_batch(struct lite_op *op, struct lite_conn *conn,
  * op->deadline; sets op->conn, op->slot, op->ibdev and op->lkey. The
  * context takes over the connection's inflight count (also on failure,
  * where it is dropped): -EIO if the device has no contexts, -ETIMEDOUT,
- * -EINTR on a fatal signal. The caller then hands it its grant (grants[0]).
+ * -EINTR on a fatal signal; without @wait, -EAGAIN at once when none is
+ * free. The caller then hands it its grant (grants[0]).
  */
-int lite_slot_get(struct lite_op *op, struct lite_conn *conn);
+int lite_slot_get(struct lite_op *op, struct lite_conn *conn, bool wait);
 /*
  * Drops a reference; the last one gives the context, its connections and
  * its grants back. @can_sleep: process context, where pinned pages can be
@@ -249,6 +277,16 @@ int lite_rw_bounce(struct lite_op *op, struct lite_conn *conn,
 int lite_rw_user_bounce(struct lite_op *op, bool write, u64 off,
 			void __user *ubuf, u64 len, struct lite_copy_out *out);
 /*
+ * The same in halves, for a batched operation whose @len bytes one batch
+ * of work requests covers: a WRITE's bytes copied in and the batch posted
+ * (-EAGAIN: the WRITE's buffer is not resident; nothing posted), then,
+ * after lite_batch_wait(), a READ's bytes copied out.
+ */
+int lite_bounce_post(struct lite_op *op, bool write, u64 off,
+		     void __user *ubuf, u64 len);
+int lite_bounce_read_out(struct lite_op *op, void __user *ubuf, u64 len,
+			 struct lite_copy_out *out);
+/*
  * READ into or WRITE from @ubuf, pinned one window at a time; *@done the
  * bytes moved (also with -EAGAIN).
  */
@@ -263,5 +301,8 @@ int lite_op_rw_run(struct lite_file *lf, struct lite_op_target *t,
 		   bool write, void __user *ubuf);
 /* MEMSET: every SGE points at the bounce buffer filled with @value. */
 int lite_memset_bounce(struct lite_op *op, u64 off, u64 len, u8 value);
+
+/* lite_ops_batch.c: LITE_IOC_BATCH. */
+long lite_ops_batch(struct lite_file *lf, struct lite_batch __user *uarg);
 
 #endif /* LITE_OPS_INTERNAL_H */

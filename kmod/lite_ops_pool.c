@@ -100,7 +100,7 @@ static bool lite_slot_try_get(struct lite_ops_pool *pool,
 	}
 }
 
-int lite_slot_get(struct lite_op *op, struct lite_conn *conn)
+int lite_slot_get(struct lite_op *op, struct lite_conn *conn, bool wait)
 {
 	struct lite_ops_pool *pool = conn->ldev->ops_pool;
 	struct lite_op_slot *slot = NULL;
@@ -111,6 +111,10 @@ int lite_slot_get(struct lite_op *op, struct lite_conn *conn)
 		return -EIO;
 	}
 	if (!lite_slot_try_get(pool, &slot)) {
+		if (!wait) {
+			lite_conn_ops_put(conn);
+			return -EAGAIN;
+		}
 		/*
 		 * Waiting holds the connection's inflight count: a teardown
 		 * (ops_dying, lite_ops_wake_waiters()) ends the wait.

@@ -18,6 +18,13 @@
 #    registration QP, connected to itself), each a kernel QP on one of lite.ko's
 #    rdma_cm ids, none a process's, and the same QPs while 8 liteop
 #    processes hold maps;
+#  - fetch-and-add again with every caller spinning for its completion
+#    (spin_us), and a spinning caller killed: gone at once;
+#  - batched operations (LITE_IOC_BATCH, tests/vm/batch_probe.c): one batch
+#    of entries that succeed and fail in every way (each its own errno,
+#    nothing written by the failed ones), 200 fetch-and-adds in one batch
+#    (exact sum, distinct old values), 64 READs each with its own bytes,
+#    also with the caller spinning;
 #  - lite-bench and perftest between the same guests: the ratio table;
 #  - an operation killed in flight holds its grant until it completes; an
 #    unmap whose operation outlasts the drain bound (a READ stalled on a
@@ -37,7 +44,8 @@ VM_SUITE=datapath
 VM_GUESTS=3
 VM_TIMEOUT=900
 VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
-	//tools/litenl //tools/liteop //tools/bench:lite-bench //tests/vm:lite_probe)
+	//tools/litenl //tools/liteop //tools/bench:lite-bench //tests/vm:lite_probe
+	//tests/vm:batch_probe)
 VM_GUEST_ENV=(NODES)
 VM_GUEST_SECS=300
 
@@ -48,6 +56,7 @@ VM_GUEST_SECS=300
 # ---------------------------------------------------------------------------
 LITEOP=${LITE_BIN-}/tools/liteop/liteop
 PROBE=${LITE_BIN-}/tests/vm/lite_probe
+BATCH_PROBE=${LITE_BIN-}/tests/vm/batch_probe
 
 # out_is EXPECTED COMMAND...: the command succeeds and prints EXPECTED.
 out_is() {
@@ -62,6 +71,13 @@ rmmod_refused() { ! rmmod lite 2> /dev/null; }
 probe() {
 	local rc=0
 	"$PROBE" "$@" || rc=$?
+	VM_FAILURES=$((VM_FAILURES + rc))
+}
+
+# batched KIND NAME: batch_probe (LITE_IOC_BATCH), its own ok/FAIL lines.
+batched() {
+	local rc=0
+	"$BATCH_PROBE" "$@" || rc=$?
 	VM_FAILURES=$((VM_FAILURES + rc))
 }
 
@@ -364,6 +380,17 @@ host_main() {
 	echo "   read on node2:    $sum2"
 	check "checksums match" test -n "$sum1" -a "$sum1" == "$sum2"
 	guest 1 memset_memcpy dp.big dp.shared
+
+	echo "== batched operations (LITE_IOC_BATCH): every entry its own result"
+	guest 1 alloc_and_write dp.batch 64K "$n2" 0600 60000 "b"
+	guest 1 batched mixed dp.batch
+	guest 1 batched window dp.batch
+	guest 1 batched reads dp.batch
+	echo "   the same with the caller spinning (spin_us 2000)"
+	guest 1 set_param spin_us 2000
+	guest 1 batched window dp.batch
+	guest 1 batched reads dp.batch
+	guest 1 set_param spin_us 0
 
 	echo "== an operation killed in flight keeps its grant until it completes"
 	guest 1 probe abandon-drain dp.big

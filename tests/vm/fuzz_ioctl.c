@@ -36,18 +36,30 @@ const char *const kNames[NIOC] = {
     "QUERY",    "NODE",      "NODE_LOOKUP", "ALLOC",     "MAP",      "UNMAP",
     "FREE",     "READ",      "WRITE",       "MEMSET",    "MEMCPY",   "FAA",
     "CAS",      "RPC_REG",   "RPC_OPEN",    "RPC_CLOSE", "RPC_CALL", "RPC_SEND",
-    "RPC_RECV", "RPC_REPLY", "RPC_WAIT",    "unknown"};
-const unsigned long kCmds[NIOC] = {LITE_IOC_QUERY,       LITE_IOC_NODE,
-                                   LITE_IOC_NODE_LOOKUP, LITE_IOC_ALLOC,
-                                   LITE_IOC_MAP,         LITE_IOC_UNMAP,
-                                   LITE_IOC_FREE,        LITE_IOC_READ,
-                                   LITE_IOC_WRITE,       LITE_IOC_MEMSET,
-                                   LITE_IOC_MEMCPY,      LITE_IOC_FAA,
-                                   LITE_IOC_CAS,         LITE_IOC_RPC_REGISTER,
-                                   LITE_IOC_RPC_OPEN,    LITE_IOC_RPC_CLOSE,
-                                   LITE_IOC_RPC_CALL,    LITE_IOC_RPC_SEND,
-                                   LITE_IOC_RPC_RECV,    LITE_IOC_RPC_REPLY,
-                                   LITE_IOC_RPC_WAIT,    0};
+    "RPC_RECV", "RPC_REPLY", "RPC_WAIT",    "BATCH",     "unknown"};
+const unsigned long kCmds[NIOC] = {LITE_IOC_QUERY,
+                                   LITE_IOC_NODE,
+                                   LITE_IOC_NODE_LOOKUP,
+                                   LITE_IOC_ALLOC,
+                                   LITE_IOC_MAP,
+                                   LITE_IOC_UNMAP,
+                                   LITE_IOC_FREE,
+                                   LITE_IOC_READ,
+                                   LITE_IOC_WRITE,
+                                   LITE_IOC_MEMSET,
+                                   LITE_IOC_MEMCPY,
+                                   LITE_IOC_FAA,
+                                   LITE_IOC_CAS,
+                                   LITE_IOC_RPC_REGISTER,
+                                   LITE_IOC_RPC_OPEN,
+                                   LITE_IOC_RPC_CLOSE,
+                                   LITE_IOC_RPC_CALL,
+                                   LITE_IOC_RPC_SEND,
+                                   LITE_IOC_RPC_RECV,
+                                   LITE_IOC_RPC_REPLY,
+                                   LITE_IOC_RPC_WAIT,
+                                   LITE_IOC_BATCH,
+                                   0};
 
 // The errnos kmod/include/uapi/lite.h documents for each ioctl (EFAULT and
 // EINVAL are common to all of them), 0-terminated.
@@ -80,6 +92,8 @@ static const int kDocErrs[NIOC][16] = {
                     0},
     [I_RPC_REPLY] = {EBADF, EMSGSIZE, EHOSTDOWN, ETIMEDOUT, EINTR, 0},
     [I_RPC_WAIT] = {EINTR, 0},
+    // uapi/lite_batch.h: the call itself (each entry is checked apart)
+    [I_BATCH] = {EINTR, 0},
 };
 
 struct shared *sh;
@@ -111,7 +125,7 @@ uint64_t now_ms(void) {
   return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static uint64_t rnd(uint64_t *s) {  // splitmix64
+uint64_t rnd(uint64_t *s) {  // splitmix64
   uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
 
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -124,7 +138,6 @@ int pct(uint64_t *s, int p) { return (int)below(s, 100) < p; }
 // Set for a share of the calls: the generators then make valid arguments,
 // so that those calls reach the RDMA and the deep paths behind it.
 __thread int clean;
-#define DIRTY(s, p) (!clean && pct(s, p))
 
 void fail(const char *fmt, ...) {
   va_list ap;
@@ -234,7 +247,7 @@ struct uptr gen_ptr(uint64_t *s, uint64_t len) {
   return u;
 }
 
-static uint64_t gen_len(uint64_t *s, uint64_t size) {
+uint64_t gen_len(uint64_t *s, uint64_t size) {
   static const uint64_t kEdge[] = {0,
                                    1,
                                    7,
@@ -265,7 +278,7 @@ static uint64_t gen_len(uint64_t *s, uint64_t size) {
   }
 }
 
-static uint64_t gen_off(uint64_t *s, uint64_t size, uint64_t len) {
+uint64_t gen_off(uint64_t *s, uint64_t size, uint64_t len) {
   if (clean && len <= size) return below(s, size - len + 1);
   switch (below(s, 12)) {
     case 0:
@@ -289,7 +302,7 @@ static uint64_t gen_off(uint64_t *s, uint64_t size, uint64_t len) {
   }
 }
 
-static int range_ok(uint64_t off, uint64_t len, uint64_t size) {
+int range_ok(uint64_t off, uint64_t len, uint64_t size) {
   uint64_t end;
 
   return len && len <= LITE_OP_LENGTH_MAX &&
@@ -300,8 +313,8 @@ static int range_ok(uint64_t off, uint64_t len, uint64_t size) {
 // live handle of this process's main file (-2: the victim file's, whose LMR
 // is not known here); why is set when any call with it must fail; *vfd is
 // the file to use.
-static uint64_t gen_handle(uint64_t *s, int *lmr, uint32_t *access,
-                           const char **why, int *vfd) {
+uint64_t gen_op_handle(uint64_t *s, int *lmr, uint32_t *access,
+                       const char **why, int *vfd) {
   uint64_t h;
   int i;
 
@@ -423,8 +436,8 @@ static void gen_name(uint64_t *s, char *n, size_t cap, int thread) {
 // --- the calls
 // ----------------------------------------------------------------------
 
-static void check_unchanged(struct worker *w, uint64_t buf, uint64_t len,
-                            const char *area, char want) {
+void check_unchanged(struct worker *w, uint64_t buf, uint64_t len,
+                     const char *area, char want) {
   if (!in_area(buf, 1, area, RO_BYTES)) return;
   uint64_t from = buf - (uintptr_t)area;
 
@@ -445,7 +458,7 @@ static void do_rw(struct worker *w, int ioc) {
   uint64_t size;
   struct uptr u;
 
-  op.handle = gen_handle(s, &lmr, &access, &why, &vfd);
+  op.handle = gen_op_handle(s, &lmr, &access, &why, &vfd);
   size = lmr >= 0 ? lmrs[lmr].size : 4096;
   op.length = gen_len(s, size);
   op.offset = gen_off(s, size, op.length);
@@ -486,7 +499,7 @@ static void do_memset(struct worker *w) {
   struct lite_memset op = {0};
   uint64_t size;
 
-  op.handle = gen_handle(s, &lmr, &access, &why, &vfd);
+  op.handle = gen_op_handle(s, &lmr, &access, &why, &vfd);
   size = lmr >= 0 ? lmrs[lmr].size : 4096;
   op.length = gen_len(s, size);
   op.offset = gen_off(s, size, op.length);
@@ -521,8 +534,8 @@ static void do_memcpy(struct worker *w) {
   struct lite_memcpy op = {0};
   uint64_t dsize, ssize;
 
-  op.dst_handle = gen_handle(s, &dl, &da, &dwhy, &dv);
-  op.src_handle = gen_handle(s, &sl, &sa, &swhy, &sv);
+  op.dst_handle = gen_op_handle(s, &dl, &da, &dwhy, &dv);
+  op.src_handle = gen_op_handle(s, &sl, &sa, &swhy, &sv);
   if (dv != sv) {  // one file per call: the victim's handles on the main file
     dv = main_fd;
     if (!dwhy && dl == -2) dwhy = "another file's handle";
@@ -567,7 +580,7 @@ static void do_atomic(struct worker *w, int ioc) {
   struct lite_atomic op = {0};
   uint64_t size;
 
-  op.handle = gen_handle(s, &lmr, &access, &why, &vfd);
+  op.handle = gen_op_handle(s, &lmr, &access, &why, &vfd);
   size = lmr >= 0 ? lmrs[lmr].size : 4096;
   op.offset = pct(s, 70) ? below(s, size / 8 + 1) * 8 : gen_off(s, size, 8);
   op.operand = rnd(s);
@@ -634,7 +647,7 @@ static void do_unmap(struct worker *w) {
   const char *why, *aw = NULL;
   struct lite_unmap u = {0};
 
-  u.handle = gen_handle(s, &lmr, &access, &why, &vfd);
+  u.handle = gen_op_handle(s, &lmr, &access, &why, &vfd);
   if (lmr >= 0) {  // a live slot handle is do_slot's to unmap
     u.handle = (uint64_t)own_tag << 32 | 0xfffff000U;
     why = "an index never allocated in this file";
@@ -844,8 +857,10 @@ void *worker_main(void *p) {
       do_lookup(w);
     else if (r < 930)
       do_unknown(w);
-    else if (r < 970)
+    else if (r < 955)
       do_rpc(w);
+    else if (r < 970)
+      do_batch(w);
     else if (r < 985)
       do_slot(w);
     else if (r < 995)

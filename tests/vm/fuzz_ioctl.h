@@ -45,6 +45,7 @@ enum {
   I_RPC_RECV,
   I_RPC_REPLY,
   I_RPC_WAIT,
+  I_BATCH,
   I_UNKNOWN,
   NIOC
 };
@@ -140,12 +141,29 @@ struct uptr gen_ptr(uint64_t *s, uint64_t len);
 void *place_arg(uint64_t *s, struct argbuf *ab, void *arg, size_t n,
                 int writes_back, const char **why);
 int pct(uint64_t *s, int p);
+uint64_t rnd(uint64_t *s);
+uint64_t gen_len(uint64_t *s, uint64_t size);
+uint64_t gen_off(uint64_t *s, uint64_t size, uint64_t len);
+int range_ok(uint64_t off, uint64_t len, uint64_t size);
+// A handle: a live one of this process (*lmr its LMR, *access its map's
+// access) or one that must fail (*why says why); *vfd the file to use it on.
+uint64_t gen_op_handle(uint64_t *s, int *lmr, uint32_t *access,
+                       const char **why, int *vfd);
+// A READ into a read-only area must have left it as it was.
+void check_unchanged(struct worker *w, uint64_t buf, uint64_t len,
+                     const char *area, char want);
 extern __thread int clean;
+// Set for a share of the calls (clean): the generators then make valid
+// arguments. DIRTY: a bad value, p percent of the other calls.
+#define DIRTY(s, p) (!clean && pct(s, p))
 
 // fuzz_rpc.c: this process's service (registered and opened at set-up,
 // served by a thread of its own) and the RPC ioctls' generators.
 void rpc_setup_process(void);
 void rpc_teardown_process(void);
 void do_rpc(struct worker *w);
+
+// fuzz_batch.c: LITE_IOC_BATCH with entries of every kind.
+void do_batch(struct worker *w);
 
 #endif  // LITE_TESTS_VM_FUZZ_IOCTL_H_

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -38,6 +39,16 @@ struct Row {
   double cpu_us_per_op = 0, switches_per_op = 0;
 };
 
+// Batched small operations from one thread (LITE_IOC_BATCH).
+struct BatchRow {
+  std::string op;  // read, write, faa, cas
+  uint64_t size = 0;
+  uint32_t batch = 0;  // entries per system call
+  double seconds = 0;
+  uint64_t ops = 0;
+  double ops_per_s = 0, cpu_us_per_op = 0, switches_per_op = 0;
+};
+
 struct BwRow {
   uint64_t size = 0;
   uint32_t threads = 0;
@@ -60,6 +71,7 @@ struct Options {
   uint32_t bw_threads = 0;
   uint64_t bw_size = 0;
   double bw_seconds = 0;
+  uint32_t batch = 0;  // --batch: entries per LITE_IOC_BATCH
 };
 
 // This thread's CPU time in microseconds and context switches so far.
@@ -190,6 +202,51 @@ class Bench {
     return r;
   }
 
+  // One thread runs `batch` operations per system call for `seconds`.
+  absl::StatusOr<BatchRow> Batched(const std::string& op, uint64_t size,
+                                   uint32_t batch, double seconds) {
+    std::vector<uint8_t> bufs(size * batch, 0x5a);
+    std::vector<lite_batch_op> ops(batch);
+    auto fill = [&] {
+      for (uint32_t i = 0; i < batch; ++i) {
+        // Each entry its own bytes (or word) of the LMR and of the buffer.
+        const uint64_t at = offset_ + i * size;
+        if (op == "read") {
+          lite_batch_read(&ops[i], h_, at, &bufs[i * size], size);
+        } else if (op == "write") {
+          lite_batch_write(&ops[i], h_, at, &bufs[i * size], size);
+        } else if (op == "faa") {
+          lite_batch_faa(&ops[i], h_, at, 1);
+        } else {  // cas: swaps when the word is still what it last was
+          lite_batch_cas(&ops[i], h_, at, ops[i].result, ops[i].result + 1);
+        }
+      }
+    };
+    BatchRow r;
+    r.op = op;
+    r.size = size;
+    r.batch = batch;
+    const ThreadUsage before = UsageNow();
+    const uint64_t t0 = NowNs();
+    uint64_t t1 = t0;
+    do {
+      fill();
+      const int err = lite_batch_run(ctx_, ops.data(), batch, nullptr);
+      if (err) return OpError(err, "batch " + op, size);
+      for (const lite_batch_op& e : ops) {
+        if (e.error) return OpError(e.error, "batched " + op, size);
+      }
+      r.ops += batch;
+      t1 = NowNs();
+    } while (t1 - t0 < uint64_t(seconds * 1e9));
+    const ThreadUsage after = UsageNow();
+    r.seconds = (t1 - t0) / 1e9;
+    r.ops_per_s = r.ops / r.seconds;
+    r.cpu_us_per_op = (after.cpu_us - before.cpu_us) / r.ops;
+    r.switches_per_op = (after.switches - before.switches) / r.ops;
+    return r;
+  }
+
  private:
   lite_ctx* ctx_;
   lite_handle_t h_;
@@ -213,9 +270,12 @@ absl::StatusOr<Options> ReadOptions(const cli::Args& a) {
        absl::StrSplit(a.Get("ops", "read,write,faa,cas,write_bw"), ',',
                       absl::SkipEmpty())) {
     if (op != "read" && op != "write" && op != "faa" && op != "cas" &&
-        op != "write_bw") {
+        op != "write_bw" && op != "batch_read" && op != "batch_write" &&
+        op != "batch_faa" && op != "batch_cas") {
       return cli::UsageError(absl::StrFormat(
-          "--ops: unknown '%s' (read, write, faa, cas, write_bw)", op));
+          "--ops: unknown '%s' (read, write, faa, cas, write_bw, batch_read, "
+          "batch_write, batch_faa, batch_cas)",
+          op));
     }
     o.ops.emplace_back(op);
   }
@@ -254,6 +314,13 @@ absl::StatusOr<Options> ReadOptions(const cli::Args& a) {
         absl::StrFormat("--bw_threads: 1..256, not %u", threads));
   }
   o.bw_threads = static_cast<uint32_t>(threads);
+  LITE_ASSIGN_OR_RETURN(uint64_t batch,
+                        cli::Number("--batch", a.Get("batch", "16"), 1u << 20));
+  if (batch == 0 || batch > LITE_BATCH_MAX) {
+    return cli::UsageError(
+        absl::StrFormat("--batch: 1..%u, not %u", LITE_BATCH_MAX, batch));
+  }
+  o.batch = static_cast<uint32_t>(batch);
   const std::string secs = a.Get("bw_seconds", "3");
   if (!absl::SimpleAtod(secs, &o.bw_seconds) || !(o.bw_seconds > 0) ||
       o.bw_seconds > 600) {
@@ -280,7 +347,8 @@ struct Nodes {
 };
 
 void PrintJson(const cli::Args& a, const Options& o, const Nodes& n,
-               const std::vector<Row>& rows, const std::vector<BwRow>& bw) {
+               const std::vector<Row>& rows, const std::vector<BwRow>& bw,
+               const std::vector<BatchRow>& batched) {
   Json latency = Json::array();
   for (const Row& r : rows) {
     latency.push_back({{"op", r.op},
@@ -304,6 +372,17 @@ void PrintJson(const cli::Args& a, const Options& o, const Nodes& n,
                          {"mib_per_s", Round(b.mib_per_s, 2)},
                          {"ops_per_s", std::llround(b.ops_per_s)}});
   }
+  Json batch = Json::array();
+  for (const BatchRow& b : batched) {
+    batch.push_back({{"op", b.op},
+                     {"size", b.size},
+                     {"batch", b.batch},
+                     {"seconds", Round(b.seconds, 3)},
+                     {"ops", b.ops},
+                     {"ops_per_s", std::llround(b.ops_per_s)},
+                     {"cpu_us_per_op", Round(b.cpu_us_per_op, 2)},
+                     {"switches_per_op", Round(b.switches_per_op, 3)}});
+  }
   a.out() << cli::JsonLine({{"lmr", o.lmr},
                             {"node_name", n.self_name},
                             {"node", n.self},
@@ -311,12 +390,14 @@ void PrintJson(const cli::Args& a, const Options& o, const Nodes& n,
                             {"home_node", n.home},
                             {"iters", o.iters},
                             {"latency", std::move(latency)},
-                            {"bandwidth", std::move(bandwidth)}})
+                            {"bandwidth", std::move(bandwidth)},
+                            {"batched", std::move(batch)}})
           << "\n";
 }
 
 void PrintTable(const cli::Args& a, const Options& o, const Nodes& n,
-                const std::vector<Row>& rows, const std::vector<BwRow>& bw) {
+                const std::vector<Row>& rows, const std::vector<BwRow>& bw,
+                const std::vector<BatchRow>& batched) {
   std::ostream& out = a.out();
   out << absl::StrFormat(
       "LMR %s (home node %s) from node %s, %u timed ops per row\n", o.lmr,
@@ -337,6 +418,13 @@ void PrintTable(const cli::Args& a, const Options& o, const Nodes& n,
         "(%.0f ops/s)\n",
         b.threads, b.size, b.seconds, b.mib_per_s, b.ops_per_s);
   }
+  for (const BatchRow& b : batched) {
+    out << absl::StrFormat(
+        "batched %s %u B, %u per call, 1 thread for %.1f s: %.0f ops/s, "
+        "%.2f CPU us/op, %.3f switches/op\n",
+        b.op, b.size, b.batch, b.seconds, b.ops_per_s, b.cpu_us_per_op,
+        b.switches_per_op);
+  }
 }
 
 // Maps the LMR, checks that everything fits, measures, prints.
@@ -352,6 +440,15 @@ absl::Status Measure(const cli::Args& a, const Options& o, lite::Lite& session,
     if (op == "read" || op == "write") {
       for (uint64_t s : o.sizes) need = std::max(need, o.offset + s);
     }
+    if (absl::StartsWith(op, "batch_")) {
+      uint64_t biggest = 8;
+      if (op == "batch_read" || op == "batch_write") {
+        for (uint64_t s : o.sizes) {
+          if (s <= LITE_BATCH_RW_MAX) biggest = std::max(biggest, s);
+        }
+      }
+      need = std::max(need, o.offset + o.batch * biggest);
+    }
   }
   if (need > lmr.size()) {
     return cli::UsageError(absl::StrFormat(
@@ -360,7 +457,25 @@ absl::Status Measure(const cli::Args& a, const Options& o, lite::Lite& session,
   Bench bench(session.ctx(), lmr.handle(), o.offset);
   std::vector<Row> rows;
   std::vector<BwRow> bw;
+  std::vector<BatchRow> batched;
   for (const std::string& op : o.ops) {
+    if (absl::StartsWith(op, "batch_")) {
+      const std::string kind = op.substr(6);
+      std::vector<uint64_t> op_sizes;
+      if (kind == "faa" || kind == "cas") {
+        op_sizes = {8};
+      } else {
+        for (uint64_t s : o.sizes) {
+          if (s <= LITE_BATCH_RW_MAX) op_sizes.push_back(s);
+        }
+      }
+      for (uint64_t s : op_sizes) {
+        LITE_ASSIGN_OR_RETURN(BatchRow r,
+                              bench.Batched(kind, s, o.batch, o.bw_seconds));
+        batched.push_back(r);
+      }
+      continue;
+    }
     if (op == "write_bw") {
       LITE_ASSIGN_OR_RETURN(
           BwRow r, bench.WriteBandwidth(o.bw_threads, o.bw_size, o.bw_seconds));
@@ -377,9 +492,9 @@ absl::Status Measure(const cli::Args& a, const Options& o, lite::Lite& session,
   nodes.home = lmr.home_node_id();
   nodes.home_name = NameOf(session, nodes.home);
   if (a.output() == cli::Output::kJson) {
-    PrintJson(a, o, nodes, rows, bw);
+    PrintJson(a, o, nodes, rows, bw, batched);
   } else {
-    PrintTable(a, o, nodes, rows, bw);
+    PrintTable(a, o, nodes, rows, bw, batched);
   }
   return absl::OkStatus();
 }
@@ -419,13 +534,16 @@ constexpr char kDetails[] =
     "operation (one ioctl, timed with CLOCK_MONOTONIC), and the thread's CPU\n"
     "time and context switches per operation (getrusage). write_bw: MiB/s of\n"
     "--bw_threads threads writing --bw_size back to back for --bw_seconds.\n"
+    "batch_*: operations per second from one thread, --batch of them per\n"
+    "LITE_IOC_BATCH, for --bw_seconds, with CPU time and switches per op.\n"
     "The LMR must hold offset + max(size) and offset + threads x bw_size\n"
     "(checked before anything runs, exit 2 if not).";
 
 constexpr char kFooter[] =
     "-o json for scripts (tools/bench/compare): one line, {\"lmr\",\n"
     "\"node_name\", \"node\", \"home_node_name\", \"home_node\", \"iters\",\n"
-    "\"latency\": [...], \"bandwidth\": [...]}; numbers as JSON numbers, a\n"
+    "\"latency\": [...], \"bandwidth\": [...], \"batched\": [...]}; numbers\n"
+    "as JSON numbers, a\n"
     "node without a name as \"\".\n\n"
     "Exit status: 0 success; 1 an operation failed (\"lite-bench: <op> "
     "<size> B:\n<strerror> (<ERRNO>)\" on stderr); 2 bad usage.\n";
@@ -468,7 +586,9 @@ int RunLiteBench(const std::vector<std::string>& args, std::ostream& out,
               {.name = "ops",
                .value = "LIST",
                .help = "what to measure: read, write, faa, cas (latency), "
-                       "write_bw (default: all)"},
+                       "write_bw, batch_read, batch_write, batch_faa, "
+                       "batch_cas (ops/s of batches from one thread) "
+                       "(default: read,write,faa,cas,write_bw)"},
               {.name = "sizes",
                .value = "LIST",
                .help = "sizes for read/write latency (default "
@@ -491,7 +611,13 @@ int RunLiteBench(const std::vector<std::string>& args, std::ostream& out,
                .help = "write_bw: bytes per write (default 64K)"},
               {.name = "bw_seconds",
                .value = "SECONDS",
-               .help = "write_bw: how long to write (default 3)"},
+               .help = "write_bw and batch_*: how long each row runs "
+                       "(default 3)"},
+              {.name = "batch",
+               .value = "N",
+               .help = "batch_*: operations per system call, 1..256 "
+                       "(default 16); read/write rows for the --sizes up "
+                       "to 16K"},
           },
       .run = [&open](const cli::Args& a) { return Run(a, open); },
   };

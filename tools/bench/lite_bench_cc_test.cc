@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <sstream>
+#include <vector>
 
 #include "api/fake_device.h"
 #include "common/cli/json.h"
@@ -45,6 +46,16 @@ class LiteBenchTest : public ::testing::Test {
         case LITE_IOC_CAS:
           static_cast<struct lite_atomic*>(data)->result = 0;
           return 0;
+        case LITE_IOC_BATCH: {
+          auto* b = static_cast<struct lite_batch*>(data);
+          batch_sizes_.push_back(b->count);
+          auto* ops = reinterpret_cast<lite_batch_op*>(b->ops);
+          for (uint32_t i = 0; i < b->count; ++i) {
+            batch_offsets_.push_back(ops[i].offset);
+            ops[i].error = batch_error_;
+          }
+          return 0;
+        }
         default:
           return -ENOTTY;
       }
@@ -65,6 +76,9 @@ class LiteBenchTest : public ::testing::Test {
   testing::FakeDevice dev_;
   uint64_t lmr_size_ = 1 << 20;
   std::atomic<int> frees_{0};
+  std::vector<uint32_t> batch_sizes_;
+  std::vector<uint64_t> batch_offsets_;
+  int batch_error_ = 0;
   std::ostringstream out_, err_;
 };
 
@@ -122,6 +136,33 @@ TEST_F(LiteBenchTest, HomeByNameAndNamesInTheOutput) {
   EXPECT_EQ(Run({"--create", "b", "--home", "node7"}), 1);
   EXPECT_THAT(err_.str(), HasSubstr("neither this node nor any peer is named "
                                     "\"node7\""));
+}
+
+TEST_F(LiteBenchTest, BatchedRowsRunWholeBatchesAndReportOpsPerSecond) {
+  ASSERT_EQ(
+      Run({"--lmr", "b", "--ops", "batch_read,batch_faa", "--sizes", "64,64K",
+           "--batch", "8", "--bw_seconds", "0.02", "-o", "json"}),
+      0)
+      << err_.str();
+  const cli::Json j = cli::Json::parse(out_.str());
+  // 64K is above LITE_BATCH_RW_MAX: no batched read row for it.
+  ASSERT_EQ(j["batched"].size(), 2u);
+  EXPECT_EQ(j["batched"][0]["op"], "read");
+  EXPECT_EQ(j["batched"][0]["size"], 64);
+  EXPECT_EQ(j["batched"][0]["batch"], 8);
+  EXPECT_EQ(j["batched"][1]["op"], "faa");
+  EXPECT_GT(j["batched"][0]["ops_per_s"].get<double>(), 0);
+  EXPECT_EQ(j["batched"][0]["ops"].get<uint64_t>() % 8, 0u);
+  ASSERT_FALSE(batch_sizes_.empty());
+  EXPECT_EQ(batch_sizes_[0], 8u);
+  // Each entry its own bytes: offsets 0, 64, ..., 448.
+  EXPECT_EQ(batch_offsets_[7], 7u * 64);
+  EXPECT_EQ(Run({"--lmr", "b", "--ops", "batch_faa", "--batch", "257"}), 2);
+  EXPECT_THAT(err_.str(), HasSubstr("--batch: 1..256"));
+  batch_error_ = -EHOSTDOWN;  // an entry's failure fails the row
+  EXPECT_EQ(Run({"--lmr", "b", "--ops", "batch_faa", "--bw_seconds", "0.01"}),
+            1);
+  EXPECT_THAT(err_.str(), HasSubstr("batched faa"));
 }
 
 TEST_F(LiteBenchTest, FlagsAreChecked) {

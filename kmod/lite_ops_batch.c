@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LITE: batched one-sided operations (LITE_IOC_BATCH, uapi/lite_batch.h).
+ *
+ * One system call runs many small READs, WRITEs and atomics: each entry
+ * takes the same path as its single-operation ioctl (handle -> grant ->
+ * connection -> context, lite_ops.c) and is posted without waiting; up to
+ * LITE_BATCH_WINDOW entries are in flight at once, and the oldest is
+ * finished (waited for, its READ bytes copied out, its context given back,
+ * its result written to the caller's entry) when the window is full, when
+ * no operation context is free, and at the end. The syscall, the sleep and
+ * the wake-up of a synchronous operation are paid once per window instead
+ * of once per operation.
+ *
+ * A batch never waits for a context while it holds one: the device's
+ * LITE_OP_SLOTS contexts are shared by every process, and two batches that
+ * each held some and waited for more could wait on each other until their
+ * operations timed out. A batch that finds none free finishes its own
+ * oldest entry first, and waits only when it holds none.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "lite_ops_internal.h"
+
+/* One entry in flight. */
+struct lite_batch_ent {
+	struct lite_op op;
+	struct lite_batch_op a;		/* the caller's entry; results here */
+	u32 index;			/* in the caller's array */
+};
+
+struct lite_batch_ctx {
+	struct lite_file *lf;
+	struct lite_batch_op __user *uops;
+	u32 failed;
+	int fault;			/* a result could not be written back */
+	unsigned int head, nr;		/* the window: ents[head], nr of them */
+	struct lite_batch_ent ents[LITE_BATCH_WINDOW];
+};
+
+static enum lite_ops_stat lite_batch_stat(u16 opcode)
+{
+	switch (opcode) {
+	case LITE_BATCH_READ:
+		return LITE_ST_READ;
+	case LITE_BATCH_WRITE:
+		return LITE_ST_WRITE;
+	case LITE_BATCH_FAA:
+		return LITE_ST_FAA;
+	default:
+		return LITE_ST_CAS;
+	}
+}
+
+/* The entry's arguments, as the single-operation ioctls check theirs. */
+static int lite_batch_check(const struct lite_batch_op *a)
+{
+	if (a->flags || a->priority)
+		return -EINVAL;
+	switch (a->opcode) {
+	case LITE_BATCH_READ:
+	case LITE_BATCH_WRITE:
+		if (!a->length || a->length > LITE_BATCH_RW_MAX ||
+		    a->operand || a->swap)
+			return -EINVAL;
+		if (!access_ok(u64_to_user_ptr(a->buf), a->length))
+			return -EFAULT;
+		return 0;
+	case LITE_BATCH_FAA:
+		if (a->swap)
+			return -EINVAL;
+		fallthrough;
+	case LITE_BATCH_CAS:
+		if (a->length != 8 || a->buf || a->offset % 8)
+			return -EINVAL;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Writes the entry's error and result back and counts it. */
+static void lite_batch_report(struct lite_batch_ctx *bc, u32 index,
+			      struct lite_batch_op *a, int err)
+{
+	struct lite_batch_op __user *u = &bc->uops[index];
+
+	a->error = err;
+	if (err)
+		bc->failed++;
+	else if (a->opcode == LITE_BATCH_READ)
+		lite_ops_stat_add(LITE_ST_BYTES_READ, a->length);
+	else if (a->opcode == LITE_BATCH_WRITE)
+		lite_ops_stat_add(LITE_ST_BYTES_WRITTEN, a->length);
+	if (a->opcode == LITE_BATCH_READ || a->opcode == LITE_BATCH_WRITE)
+		lite_ops_stat_add(LITE_ST_BOUNCE, 1);
+	lite_ops_account(lite_batch_stat(a->opcode), err);
+	if (put_user(a->error, &u->error) ||
+	    put_user(a->result, &u->result))
+		bc->fault = -EFAULT;
+}
+
+/* Waits for the oldest entry in flight and ends it. */
+static void lite_batch_finish_oldest(struct lite_batch_ctx *bc)
+{
+	struct lite_batch_ent *e = &bc->ents[bc->head];
+	struct lite_copy_out out = {};
+	struct lite_grant *grant;
+	int ret;
+
+	bc->head = (bc->head + 1) % LITE_BATCH_WINDOW;
+	bc->nr--;
+	ret = lite_batch_wait(&e->op);
+	if (!ret && e->a.opcode == LITE_BATCH_READ)
+		ret = lite_bounce_read_out(&e->op, u64_to_user_ptr(e->a.buf),
+					   e->a.length, &out);
+	else if (!ret && e->a.opcode >= LITE_BATCH_FAA)
+		e->a.result = lite_atomic_result(&e->op);
+	if (likely(!out.buf)) {
+		lite_op_end(&e->op);
+	} else {
+		/* The rest may fault: copied with no connection held. */
+		grant = e->op.grant;
+		__lite_op_end(&e->op, true);
+		if (copy_to_user(out.ubuf, out.buf, out.len))
+			ret = -EFAULT;
+		lite_grant_op_end(grant);
+		kfree(out.buf);
+	}
+	lite_batch_report(bc, e->index, &e->a, ret);
+}
+
+/*
+ * Begins @e's operation (finishing older entries while no context is
+ * free) and posts it. 0: in flight; else nothing is held.
+ */
+static int lite_batch_start(struct lite_batch_ctx *bc,
+			    struct lite_batch_ent *e)
+{
+	const struct lite_batch_op *a = &e->a;
+	void __user *ubuf = u64_to_user_ptr(a->buf);
+	bool write = a->opcode == LITE_BATCH_WRITE;
+	struct lite_op_target t = {};
+	int ret;
+
+	if (a->opcode >= LITE_BATCH_FAA) {
+		lite_atomic_target(&t, a->handle, a->offset);
+	} else {
+		t.handle = a->handle;
+		t.offset = a->offset;
+		t.length = a->length;
+		t.access = write ? LITE_ACCESS_WRITE : LITE_ACCESS_READ;
+		if (write)
+			t.prefault = ubuf;
+	}
+	for (;;) {
+		t.no_wait = bc->nr > 0;
+		ret = lite_op_begin(&e->op, bc->lf, &t);
+		if (ret != -EAGAIN || !t.no_wait)
+			break;
+		lite_batch_finish_oldest(bc);
+	}
+	if (ret)
+		return ret;
+	if (a->opcode >= LITE_BATCH_FAA) {
+		ret = lite_atomic_prepare(&e->op, &t, a->operand, a->swap,
+					  a->opcode == LITE_BATCH_CAS);
+		if (!ret)
+			ret = lite_batch_post(&e->op, e->op.conn, e->op.grant,
+					      true);
+	} else {
+		ret = lite_bounce_post(&e->op, write, a->offset, ubuf,
+				       a->length);
+	}
+	if (ret)
+		lite_op_end(&e->op);
+	return ret;
+}
+
+/* One entry: checked, then in flight, or run at once when it must be. */
+static void lite_batch_one(struct lite_batch_ctx *bc, u32 index)
+{
+	struct lite_batch_ent *e;
+	struct lite_batch_op a;
+	struct lite_op_target t = {};
+	int ret;
+
+	if (copy_from_user(&a, &bc->uops[index], sizeof(a))) {
+		bc->fault = -EFAULT;
+		return;
+	}
+	a.result = 0;
+	ret = lite_batch_check(&a);
+	if (ret) {
+		lite_batch_report(bc, index, &a, ret);
+		return;
+	}
+	if (bc->nr == LITE_BATCH_WINDOW)
+		lite_batch_finish_oldest(bc);
+	e = &bc->ents[(bc->head + bc->nr) % LITE_BATCH_WINDOW];
+	e->a = a;
+	e->index = index;
+	ret = lite_batch_start(bc, e);
+	if (!ret) {
+		bc->nr++;
+		return;
+	}
+	if (ret == -EAGAIN && a.opcode == LITE_BATCH_WRITE) {
+		/*
+		 * Its bytes went away since they were faulted in: the
+		 * single-operation path faults them in again and restarts.
+		 */
+		t.handle = a.handle;
+		t.offset = a.offset;
+		t.length = a.length;
+		t.access = LITE_ACCESS_WRITE;
+		t.prefault = u64_to_user_ptr(a.buf);
+		ret = lite_op_rw_run(bc->lf, &t, true, u64_to_user_ptr(a.buf));
+	}
+	lite_batch_report(bc, index, &a, ret);
+}
+
+long lite_ops_batch(struct lite_file *lf, struct lite_batch __user *uarg)
+{
+	struct lite_batch_ctx *bc;
+	struct lite_batch b;
+	long ret = 0;
+	u32 i;
+
+	if (copy_from_user(&b, uarg, sizeof(b)))
+		return -EFAULT;
+	if (!b.count || b.count > LITE_BATCH_MAX || b.flags || b.reserved)
+		return -EINVAL;
+	if (!access_ok(u64_to_user_ptr(b.ops),
+		       (size_t)b.count * sizeof(struct lite_batch_op)))
+		return -EFAULT;
+	/* One allocation per call: the window does not fit on the stack. */
+	bc = kmalloc(sizeof(*bc), GFP_KERNEL);
+	if (!bc)
+		return -ENOMEM;
+	bc->lf = lf;
+	bc->uops = u64_to_user_ptr(b.ops);
+	bc->failed = 0;
+	bc->fault = 0;
+	bc->head = 0;
+	bc->nr = 0;
+	for (i = 0; i < b.count && !bc->fault; i++) {
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		lite_batch_one(bc, i);
+	}
+	while (bc->nr)
+		lite_batch_finish_oldest(bc);
+	lite_ops_stat_add(LITE_ST_BATCHES, 1);
+	if (!ret)
+		ret = bc->fault;
+	if (!ret && put_user(bc->failed, &uarg->failed))
+		ret = -EFAULT;
+	kfree(bc);
+	return ret;
+}
