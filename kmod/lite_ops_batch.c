@@ -12,6 +12,13 @@
  * the wake-up of a synchronous operation are paid once per window instead
  * of once per operation.
  *
+ * Nothing faults on user memory while entries are in flight (lifetimes
+ * review #3, as for a single operation): an entry is copied in with page
+ * faults disabled, and one that is not resident waits until the window is
+ * empty; a READ's bytes that cannot be copied out without a fault are
+ * staged and copied once the window is empty; the results go back to the
+ * caller's entries at the end, with nothing held.
+ *
  * A batch never waits for a context while it holds one: the device's
  * LITE_OP_SLOTS contexts are shared by every process, and two batches that
  * each held some and waited for more could wait on each other until their
@@ -33,13 +40,20 @@ struct lite_batch_ent {
 	u32 index;			/* in the caller's array */
 };
 
+/* An entry's outcome, written back to the caller's entry at the end. */
+struct lite_batch_res {
+	s32 error;
+	u64 result;
+};
+
 struct lite_batch_ctx {
 	struct lite_file *lf;
 	struct lite_batch_op __user *uops;
 	u32 failed;
-	int fault;			/* a result could not be written back */
+	int fault;			/* an entry could not be read */
 	unsigned int head, nr;		/* the window: ents[head], nr of them */
 	struct lite_batch_ent ents[LITE_BATCH_WINDOW];
+	struct lite_batch_res res[LITE_BATCH_MAX];
 };
 
 static enum lite_ops_stat lite_batch_stat(u16 opcode)
@@ -83,13 +97,12 @@ static int lite_batch_check(const struct lite_batch_op *a)
 	}
 }
 
-/* Writes the entry's error and result back and counts it. */
+/* Keeps the entry's error and result for the caller, and counts it. */
 static void lite_batch_report(struct lite_batch_ctx *bc, u32 index,
 			      struct lite_batch_op *a, int err)
 {
-	struct lite_batch_op __user *u = &bc->uops[index];
-
-	a->error = err;
+	bc->res[index].error = err;
+	bc->res[index].result = err ? 0 : a->result;
 	if (err)
 		bc->failed++;
 	else if (a->opcode == LITE_BATCH_READ)
@@ -99,10 +112,9 @@ static void lite_batch_report(struct lite_batch_ctx *bc, u32 index,
 	if (a->opcode == LITE_BATCH_READ || a->opcode == LITE_BATCH_WRITE)
 		lite_ops_stat_add(LITE_ST_BOUNCE, 1);
 	lite_ops_account(lite_batch_stat(a->opcode), err);
-	if (put_user(a->error, &u->error) ||
-	    put_user(a->result, &u->result))
-		bc->fault = -EFAULT;
 }
+
+static void lite_batch_drain(struct lite_batch_ctx *bc);
 
 /* Waits for the oldest entry in flight and ends it. */
 static void lite_batch_finish_oldest(struct lite_batch_ctx *bc)
@@ -123,15 +135,42 @@ static void lite_batch_finish_oldest(struct lite_batch_ctx *bc)
 	if (likely(!out.buf)) {
 		lite_op_end(&e->op);
 	} else {
-		/* The rest may fault: copied with no connection held. */
+		/*
+		 * The rest may fault: copied with nothing of the batch in
+		 * flight (the entry is done; its grant stays counted until
+		 * its caller has the bytes, as for a single READ).
+		 */
 		grant = e->op.grant;
 		__lite_op_end(&e->op, true);
+		lite_batch_drain(bc);
 		if (copy_to_user(out.ubuf, out.buf, out.len))
 			ret = -EFAULT;
 		lite_grant_op_end(grant);
 		kfree(out.buf);
 	}
 	lite_batch_report(bc, e->index, &e->a, ret);
+}
+
+/* Finishes every entry in flight. */
+static void lite_batch_drain(struct lite_batch_ctx *bc)
+{
+	while (bc->nr)
+		lite_batch_finish_oldest(bc);
+}
+
+/* Entry @index, copied without a fault while others are in flight. */
+static int lite_batch_copy_in(struct lite_batch_ctx *bc, u32 index,
+			      struct lite_batch_op *a)
+{
+	unsigned long left;
+
+	pagefault_disable();
+	left = __copy_from_user_inatomic(a, &bc->uops[index], sizeof(*a));
+	pagefault_enable();
+	if (likely(!left))
+		return 0;
+	lite_batch_drain(bc);
+	return copy_from_user(a, &bc->uops[index], sizeof(*a)) ? -EFAULT : 0;
 }
 
 /*
@@ -189,7 +228,7 @@ static void lite_batch_one(struct lite_batch_ctx *bc, u32 index)
 	struct lite_op_target t = {};
 	int ret;
 
-	if (copy_from_user(&a, &bc->uops[index], sizeof(a))) {
+	if (lite_batch_copy_in(bc, index, &a)) {
 		bc->fault = -EFAULT;
 		return;
 	}
@@ -212,8 +251,10 @@ static void lite_batch_one(struct lite_batch_ctx *bc, u32 index)
 	if (ret == -EAGAIN && a.opcode == LITE_BATCH_WRITE) {
 		/*
 		 * Its bytes went away since they were faulted in: the
-		 * single-operation path faults them in again and restarts.
+		 * single-operation path faults them in again and restarts,
+		 * with nothing of the batch in flight.
 		 */
+		lite_batch_drain(bc);
 		t.handle = a.handle;
 		t.offset = a.offset;
 		t.length = a.length;
@@ -229,7 +270,7 @@ long lite_ops_batch(struct lite_file *lf, struct lite_batch __user *uarg)
 	struct lite_batch_ctx *bc;
 	struct lite_batch b;
 	long ret = 0;
-	u32 i;
+	u32 i, done;
 
 	if (copy_from_user(&b, uarg, sizeof(b)))
 		return -EFAULT;
@@ -255,9 +296,15 @@ long lite_ops_batch(struct lite_file *lf, struct lite_batch __user *uarg)
 		}
 		lite_batch_one(bc, i);
 	}
-	while (bc->nr)
-		lite_batch_finish_oldest(bc);
+	done = bc->fault ? i - 1 : i;
+	lite_batch_drain(bc);
 	lite_ops_stat_add(LITE_ST_BATCHES, 1);
+	/* Nothing is held now: the results may fault their way back. */
+	for (i = 0; i < done && !ret; i++) {
+		if (put_user(bc->res[i].error, &bc->uops[i].error) ||
+		    put_user(bc->res[i].result, &bc->uops[i].result))
+			ret = -EFAULT;
+	}
 	if (!ret)
 		ret = bc->fault;
 	if (!ret && put_user(bc->failed, &uarg->failed))

@@ -14,7 +14,10 @@
  * bottom halves off, as in the softirq, and complete whichever operation
  * the completion belongs to, ours or another thread's: no completion is
  * lost or handled twice, and a thread that spins serves the others on its
- * queue instead of starving them. Only send CQs are reaped this way: their
+ * queue instead of starving them. A caller spins only while its CPU has
+ * nothing else to run: with other tasks runnable, spinning takes their time
+ * (measured: 4 spinning threads per vCPU did half the fetch-and-adds of 4
+ * sleeping ones). Only send CQs are reaped this way: their
  * handlers each end one work request of their own, in any order, whereas
  * the RPC receive handlers of one connection must run one at a time and in
  * order (a service's GONE must not overtake its last reply), which only
@@ -28,6 +31,7 @@
 #include <linux/ktime.h>
 #include <linux/moduleparam.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/stat.h>
 
 #include "lite_ops_internal.h"
 
@@ -87,7 +91,13 @@ bool lite_spin_wait(struct ib_cq *cq, struct completion *done)
 		/* Others' completions too: it ends when ours comes or time is up. */
 		if (!cq || !lite_spin_reap(cq))
 			cpu_relax();
-		if (need_resched() || fatal_signal_pending(current) ||
+		/*
+		 * Only while nothing else wants this CPU (as KVM's halt
+		 * polling): callers spinning against each other, or against
+		 * the thread that would have served them, only delay both.
+		 */
+		if (need_resched() || !single_task_running() ||
+		    fatal_signal_pending(current) ||
 		    ktime_get_ns() - start >= budget)
 			break;
 	}
