@@ -257,10 +257,15 @@ qps_shared() {  # NAME
 		"$LITEOP" write "$1" 0 --data "shared by 8" --hold 30 > /dev/null 2>&1 &
 		pids+=($!)
 	done
-	sleep 6
+	# Each maps through the agent and the manager first: up to 25 s for all
+	# 8 on a loaded host (6 s was once one short).
+	for _ in $(seq 50); do
+		handles=
+		read -r handles < /sys/kernel/debug/lite/handles
+		((${handles:-0} >= 8)) && break
+		sleep 0.5
+	done
 	for p in "${pids[@]}"; do kill -0 "$p" 2> /dev/null && alive=$((alive + 1)); done
-	handles=
-	read -r handles < /sys/kernel/debug/lite/handles
 	qp_census
 	echo "        with 8 liteop processes: $RC_QPS RC QPs in RTS, QPNs$RC_QPNS; handles: ${handles:-?}"
 	check "8 liteop processes hold maps ($alive alive, $handles handles)" \

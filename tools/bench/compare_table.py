@@ -6,7 +6,8 @@ Usage: compare_table.py RECORDS table|json ROUNDS
 RECORDS holds one figure per line, "ROUND OP SIZE SOURCE KEY VALUE", where
 SOURCE is perftest or a LITE setting (lite, lite_spin_US) and KEY one of
 p50, p99 (microseconds), cpu (CPU microseconds per operation), csw (context
-switches per operation) or mib_per_s (write_bw rows). Every figure printed
+switches per operation), mib_per_s (write_bw rows) or ops_per_s (batch_*
+rows: LITE's batches from one thread, perftest's ib_*_bw message rate). Every figure printed
 is the median over the rounds; p50, the ratio and bandwidth also give the
 spread (min-max). A ratio is LITE p50 / perftest p50 (or LITE / perftest
 bandwidth) taken within each round, then the median of those.
@@ -16,7 +17,8 @@ import json
 import statistics
 import sys
 
-OP_ORDER = {"read": 0, "write": 1, "faa": 2, "cas": 3, "write_bw": 4}
+OP_ORDER = {"read": 0, "write": 1, "faa": 2, "cas": 3, "write_bw": 4,
+            "batch_write": 5, "batch_read": 6, "batch_faa": 7}
 
 
 def load(path):
@@ -62,11 +64,15 @@ def rows(figures, sources):
             if src not in by_src:
                 continue
             fig = by_src[src]
-            key = "mib_per_s" if op == "write_bw" else "p50"
+            key = {"write_bw": "mib_per_s"}.get(op, "ops_per_s" if op.startswith("batch_") else "p50")
             med, lo, hi = summary(list(fig.get(key, {}).values()))
             row = {"op": op, "size": size, "source": src, "rounds": len(fig.get(key, {}))}
             if op == "write_bw":
                 row.update(mib_per_s=med, mib_per_s_min=lo, mib_per_s_max=hi)
+            elif op.startswith("batch_"):
+                row.update(ops_per_s=med, ops_per_s_min=lo, ops_per_s_max=hi,
+                           cpu_us_per_op=summary(list(fig.get("cpu", {}).values()))[0],
+                           switches_per_op=summary(list(fig.get("csw", {}).values()))[0])
             else:
                 row.update(p50_us=med, p50_min_us=lo, p50_max_us=hi,
                            p99_us=summary(list(fig.get("p99", {}).values()))[0],
@@ -97,25 +103,33 @@ def source_label(src):
 
 
 def print_table(out, rounds):
-    print(f"{'OP':<9}{'SIZE':>6}  {'SOURCE':<18}{'P50_US':>24}{'P99_US':>10}"
+    print(f"{'OP':<12}{'SIZE':>6}  {'SOURCE':<18}{'P50_US':>24}{'P99_US':>10}"
           f"{'CPU_US/OP':>11}{'CSW/OP':>8}  {'LITE/PERFTEST':<20}")
     for r in out:
+        if r["op"].startswith("batch_"):
+            rate = spread(r, "ops_per_s", 0) + " ops/s"
+            print(f"{r['op']:<12}{r['size']:>6}  {source_label(r['source']):<18}{rate:>24}"
+                  f"{'':>10}{fmt(r['cpu_us_per_op']):>11}{fmt(r['switches_per_op'], 3):>8}  "
+                  f"{'' if r['source'] == 'perftest' else spread(r, 'ratio')}")
+            continue
         if r["op"] == "write_bw":
             bw = spread(r, "mib_per_s") + " MiB/s"
-            print(f"{'write_bw':<9}{r['size']:>6}  {source_label(r['source']):<18}{bw:>24}"
+            print(f"{'write_bw':<12}{r['size']:>6}  {source_label(r['source']):<18}{bw:>24}"
                   f"{'':>10}{'':>11}{'':>8}  "
                   f"{'' if r['source'] == 'perftest' else spread(r, 'ratio')}")
             continue
-        print(f"{r['op']:<9}{r['size']:>6}  {source_label(r['source']):<18}"
+        print(f"{r['op']:<12}{r['size']:>6}  {source_label(r['source']):<18}"
               f"{spread_p50(r):>24}"
               f"{fmt(r['p99_us']):>10}{fmt(r['cpu_us_per_op']):>11}"
               f"{fmt(r['switches_per_op'], 3):>8}  "
               f"{'' if r['source'] == 'perftest' else spread(r, 'ratio')}")
     print(f"medians over {rounds} round(s), spread (min-max) in brackets; latencies in "
           "microseconds (perftest: t_typical and 99%; LITE: p50 and p99); ratio = LITE p50 / "
-          "perftest p50 per round (bandwidth: LITE / perftest); CPU and switches per "
-          "operation: perftest's client over its whole run incl. setup (GNU time), "
-          "lite-bench's thread over the timed operations (getrusage)")
+          "perftest p50 per round (bandwidth and batched ops/s: LITE / perftest); CPU "
+          "and switches per operation: lite-bench's thread over its timed operations "
+          "(getrusage), perftest's client over its whole run divided by its "
+          "iterations (GNU time; it busy-polls, so this includes its connection "
+          "setup and is at least its latency)")
 
 
 def spread_p50(row):

@@ -27,6 +27,9 @@ cat > "$tmp/rec" << 'R'
 3 read 8 lite_spin_50 p50 250
 1 write_bw 65536 perftest mib_per_s 100
 1 write_bw 65536 lite_spin_0 mib_per_s 120
+1 batch_read 8 perftest ops_per_s 5000
+1 batch_read 8 lite_spin_0 ops_per_s 4500
+1 batch_read 8 lite_spin_0 cpu 30
 R
 json=$(python3 "$table" "$tmp/rec" json 3)
 check() {  # check PYTHON_EXPR: true of the JSON rows `r`
@@ -39,7 +42,10 @@ check 'r[0]["p50_us"] == 300 and r[0]["p50_min_us"] == 200 and r[0]["p50_max_us"
 check 'abs(r[1]["ratio"] - 1.4) < 1e-9 and r[1]["ratio_min"] == 1.0 and r[1]["ratio_max"] == 1.5'
 check 'r[2]["cpu_us_per_op"] is None and r[1]["cpu_us_per_op"] == 100'
 check '[x for x in r if x["op"] == "write_bw" and x["source"] == "lite_spin_0"][0]["ratio"] == 1.2'
+check '[x for x in r if x["op"] == "batch_read" and x["source"] == "lite_spin_0"][0]["ratio"] == 0.9'
+check '[x for x in r if x["op"] == "batch_read"][1]["cpu_us_per_op"] == 30'
 out=$(python3 "$table" "$tmp/rec" table 3)
+grep -q '^batch_read .* 4500 ops/s .*0.90' <<< "$out" || fail "batch row: $out"
 grep -q '^read .* LITE spin 0us .*1.40 (1.00-1.50)' <<< "$out" || fail "table row: $out"
 grep -q 'medians over 3 round' <<< "$out" || fail "table footer: $out"
 if python3 "$table" "$tmp/rec" yaml 3 2> /dev/null; then fail "bad format accepted"; fi
