@@ -127,9 +127,8 @@ def print_table(out, rounds):
           "microseconds (perftest: t_typical and 99%; LITE: p50 and p99); ratio = LITE p50 / "
           "perftest p50 per round (bandwidth and batched ops/s: LITE / perftest); CPU "
           "and switches per operation: lite-bench's thread over its timed operations "
-          "(getrusage), perftest's client over its whole run divided by its "
-          "iterations (GNU time; it busy-polls, so this includes its connection "
-          "setup and is at least its latency)")
+          "(getrusage); perftest's CPU per operation is its average latency (it "
+          "busy-polls its CQ: one CPU for the whole of each operation)")
 
 
 def spread_p50(row):
