@@ -409,7 +409,8 @@ host_main() {
 	echo "== lite-bench next to perftest: the same guests, the same run"
 	guest 1 alloc_and_write dp.bench 1M "$n2" 0600 0 "b"
 	check "compare (perftest and lite-bench, guest 2 serving guest 1)" \
-		"$VM_REPO/tools/bench/compare" --lmr dp.bench --server 2 --client 1 --iters 300
+		"$VM_REPO/tools/bench/compare" --lmr dp.bench --server 2 --client 1 --iters 300 \
+		--batch 16 --batch-sizes 8
 
 	echo "== free: other nodes' handles go stale"
 	job=$(probe_after 3 dp.private ESTALE)
