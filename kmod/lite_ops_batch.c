@@ -192,9 +192,12 @@ static int lite_batch_start(struct lite_batch_ctx *bc,
 		t.handle = a->handle;
 		t.offset = a->offset;
 		t.length = a->length;
+		/*
+		 * No prefault (it could fault with entries in flight): a
+		 * WRITE whose bytes are not resident gets -EAGAIN from
+		 * lite_bounce_post() and goes the single-operation way.
+		 */
 		t.access = write ? LITE_ACCESS_WRITE : LITE_ACCESS_READ;
-		if (write)
-			t.prefault = ubuf;
 	}
 	for (;;) {
 		t.no_wait = bc->nr > 0;
