@@ -187,7 +187,10 @@ killed_spinner() {  # NAME
 	kill -KILL "$pid"
 	wait "$pid" 2> /dev/null || true
 	ms=$((($(date +%s%N) - start) / 1000000))
-	check "a killed spinning caller is gone in ${ms} ms (< 1000)" test "$ms" -lt 1000
+	# Well under op_timeout_ms (5 s), which a caller that went on spinning
+	# or waiting through the signal would take; the rest is the guest's
+	# own kill, exit and file close under emulation (about 0.5 s here).
+	check "a killed spinning caller is gone in ${ms} ms (< 2000)" test "$ms" -lt 2000
 	counter ops/spin_hits
 	echo "   spin_hits: $COUNTER (a completion found while spinning)"
 	check "the next operation completes" "$LITEOP" faa "$1" 8 1
