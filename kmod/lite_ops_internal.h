@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * LITE: what the one-sided operations' files share, and nobody else sees:
- * the operations (lite_ops.c), the per-device contexts they run in
- * (lite_ops_pool.c) and the bounce buffer and pinned user pages that hold
- * their local bytes (lite_ops_buf.c).
+ * the operations (lite_ops.c; the atomics in lite_ops_atomic.c, batches in
+ * lite_ops_batch.c, the caller's spin in lite_ops_spin.c), the per-device
+ * contexts they run in (lite_ops_pool.c) and the bounce buffer and pinned
+ * user pages that hold their local bytes (lite_ops_buf.c).
  */
 #ifndef LITE_OPS_INTERNAL_H
 #define LITE_OPS_INTERNAL_H
@@ -225,6 +226,9 @@ void lite_atomic_target(struct lite_op_target *t, u64 handle, u64 offset);
 int lite_atomic_prepare(struct lite_op *op, const struct lite_op_target *t,
 			u64 operand, u64 swap, bool cas);
 u64 lite_atomic_result(struct lite_op *op);
+/* LITE_IOC_FAA and LITE_IOC_CAS (lite_ops_atomic.c). */
+long lite_op_atomic(struct lite_file *lf, struct lite_atomic __user *uarg,
+		    bool cas);
 /* The completion handler of every work request a context posts. */
 void lite_op_done(struct ib_cq *cq, struct ib_wc *wc);
 /*
