@@ -131,6 +131,14 @@ late_reply() {  # NAME (a server that holds each request 1.5 s)
 	check "the next asynchronous calls get their own replies, not the late ones" \
 		"$LITEOP" rpc-call "$1" --async 4 --count 4 --size 100
 }
+# rpc_calls GUEST: lite.ko's count of RPC calls made on guest GUEST.
+rpc_calls() { litevm exec -g "$1" -t 20 -- "cat /sys/kernel/debug/lite/rpc/calls"; }
+# calling BEFORE1 BEFORE3: guests 1 and 3 have each made 10 calls since.
+calling() {
+	local c1 c3
+	c1=$(rpc_calls 1) && c3=$(rpc_calls 3) || return 1
+	((c1 > $1 + 10 && c3 > $2 + 10))
+}
 calls_until_refused() {  # NAME: calls on one open handle until it fails
 	local out ms
 	out=$("$LITEOP" rpc-call "$1" --threads 2 --count 10000000 --timeout-ms 20000 2>&1)
@@ -286,7 +294,7 @@ no_service() { ! lists_service "$1"; }
 kernel_lists() { litevm exec -g "$1" -- "$LITE_BIN/tools/litenl/litenl services" | grep -q "$2"; }
 
 host_main() {
-	local echo_job slow_job g job job3 start out
+	local echo_job slow_job g job job3 start out calls1 calls3
 	# shellcheck source=tools/vm/litecluster.sh
 	source "$VM_REPO/tools/vm/litecluster.sh"
 	echo "== cluster: litemgr on the host, liteagent --module=netlink on 3 guests"
@@ -351,9 +359,15 @@ host_main() {
 	litevm kill -g 3 "$slow_job" > /dev/null 2>&1 || true
 
 	echo "== the server process killed mid-load: ECONNREFUSED at once"
+	calls1=$(rpc_calls 1)
+	calls3=$(rpc_calls 3)
 	job=$(vm_spawn 1 calls_until_refused rpc.echo)
 	job3=$(vm_spawn 3 calls_until_refused rpc.echo)
-	sleep 2
+	# Killed only once both callers are calling (each opens the service
+	# through its agent and the manager first: a fixed 2 s was once too
+	# short for node3 on a loaded host).
+	vm_wait_until 60 calling "$calls1" "$calls3" ||
+		echo "        the callers did not both start calling within 60 s"
 	litevm kill -g 2 "$echo_job" > /dev/null 2>&1 || true
 	vm_join 1 "$job" calls_until_refused
 	vm_join 3 "$job3" calls_until_refused
