@@ -253,6 +253,9 @@ int lite_check_name(const char *name);
 /* Batched operations: many small operations in one system call. */
 #include "api/lite_batch.h"
 
+/* Asynchronous operations on io_uring: many in flight from one thread. */
+#include "api/lite_ring.h"
+
 /* RPC and messages: services by name, calls, replies, one-way messages. */
 #include "api/lite_rpc.h"
 

@@ -10,6 +10,7 @@
 
 #include <linux/anon_inodes.h>
 #include <linux/fs.h>
+#include <linux/io_uring.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -173,11 +174,19 @@ static int lite_chardev_mmap(struct file *file, struct vm_area_struct *vma)
 	return lite_rpc_mmap(file->private_data, vma);
 }
 
+/* One-sided operations as io_uring commands (LITE_URING_CMD_OP). */
+static int lite_chardev_uring_cmd(struct io_uring_cmd *cmd,
+				  unsigned int issue_flags)
+{
+	return lite_ops_uring_cmd(cmd->file->private_data, cmd, issue_flags);
+}
+
 static const struct file_operations lite_fops = {
 	.owner = THIS_MODULE,
 	.open = lite_file_open,
 	.release = lite_file_release,
 	.unlocked_ioctl = lite_ioctl,
+	.uring_cmd = lite_chardev_uring_cmd,
 	.mmap = lite_chardev_mmap,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = no_llseek,

@@ -84,6 +84,7 @@ static const char * const lite_ops_stat_names[LITE_ST_NR] = {
 	[LITE_ST_SPIN_HITS] = "spin_hits",
 	[LITE_ST_SPIN_MISSES] = "spin_misses",
 	[LITE_ST_BATCHES] = "batches",
+	[LITE_ST_URING_CMDS] = "uring_cmds",
 };
 
 static struct dentry *lite_debugfs_dir;

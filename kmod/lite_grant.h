@@ -185,4 +185,9 @@ u32 lite_grant_chunk_index(const struct lite_grant *grant, u64 offset);
  */
 long lite_ops_ioctl(struct lite_file *lf, unsigned int cmd, unsigned long arg);
 
+struct io_uring_cmd;
+/* IORING_OP_URING_CMD on /dev/lite (lite_ops_uring.c). */
+int lite_ops_uring_cmd(struct lite_file *lf, struct io_uring_cmd *cmd,
+		       unsigned int issue_flags);
+
 #endif /* LITE_GRANT_H */

@@ -133,6 +133,8 @@ static void lite_batch_put(struct lite_op_slot *slot, int n, bool can_sleep)
 	if (wq_has_sleeper(&conn->wait))
 		wake_up(&conn->wait);
 	complete(&slot->done);
+	if (slot->ucmd)
+		lite_uring_complete(slot);
 	lite_slot_put(slot, can_sleep);
 }
 
@@ -192,6 +194,8 @@ int lite_batch_post(struct lite_op *op, struct lite_conn *conn,
 
 	took = lite_sq_take(conn, n);
 	if (!took) {
+		if (op->no_wait)
+			return -EAGAIN;
 		/* The queue is full: wait for credits, or for its end. */
 		t = wait_event_killable_timeout(conn->wait,
 						(took = lite_sq_take(conn, n)) ||
@@ -434,6 +438,7 @@ static int lite_op_start(struct lite_op *op, struct lite_grant *grant,
 		return ret;
 	op->deadline = jiffies + msecs_to_jiffies(READ_ONCE(lite_op_timeout_ms));
 	op->abandoned = false;
+	op->no_wait = false;
 	ret = lite_slot_get(op, conn, wait);
 	if (ret)
 		return ret;

@@ -56,22 +56,7 @@ struct lite_batch_ctx {
 	struct lite_batch_res res[LITE_BATCH_MAX];
 };
 
-static enum lite_ops_stat lite_batch_stat(u16 opcode)
-{
-	switch (opcode) {
-	case LITE_BATCH_READ:
-		return LITE_ST_READ;
-	case LITE_BATCH_WRITE:
-		return LITE_ST_WRITE;
-	case LITE_BATCH_FAA:
-		return LITE_ST_FAA;
-	default:
-		return LITE_ST_CAS;
-	}
-}
-
-/* The entry's arguments, as the single-operation ioctls check theirs. */
-static int lite_batch_check(const struct lite_batch_op *a)
+int lite_batch_check(const struct lite_batch_op *a)
 {
 	if (a->flags || a->priority)
 		return -EINVAL;
@@ -97,6 +82,29 @@ static int lite_batch_check(const struct lite_batch_op *a)
 	}
 }
 
+void lite_batch_account(const struct lite_batch_op *a, int err)
+{
+	static const enum lite_ops_stat kind[] = {
+		[LITE_BATCH_READ] = LITE_ST_READ,
+		[LITE_BATCH_WRITE] = LITE_ST_WRITE,
+		[LITE_BATCH_FAA] = LITE_ST_FAA,
+		[LITE_BATCH_CAS] = LITE_ST_CAS,
+	};
+
+	if (!a->opcode || a->opcode >= ARRAY_SIZE(kind)) {
+		/* No operation of any kind: only its EINVAL is counted. */
+		lite_ops_stat_add(LITE_ST_ERR_EINVAL, 1);
+		return;
+	}
+	if (!err && a->opcode == LITE_BATCH_READ)
+		lite_ops_stat_add(LITE_ST_BYTES_READ, a->length);
+	else if (!err && a->opcode == LITE_BATCH_WRITE)
+		lite_ops_stat_add(LITE_ST_BYTES_WRITTEN, a->length);
+	if (a->opcode == LITE_BATCH_READ || a->opcode == LITE_BATCH_WRITE)
+		lite_ops_stat_add(LITE_ST_BOUNCE, 1);
+	lite_ops_account(kind[a->opcode], err);
+}
+
 /* Keeps the entry's error and result for the caller, and counts it. */
 static void lite_batch_report(struct lite_batch_ctx *bc, u32 index,
 			      struct lite_batch_op *a, int err)
@@ -105,13 +113,7 @@ static void lite_batch_report(struct lite_batch_ctx *bc, u32 index,
 	bc->res[index].result = err ? 0 : a->result;
 	if (err)
 		bc->failed++;
-	else if (a->opcode == LITE_BATCH_READ)
-		lite_ops_stat_add(LITE_ST_BYTES_READ, a->length);
-	else if (a->opcode == LITE_BATCH_WRITE)
-		lite_ops_stat_add(LITE_ST_BYTES_WRITTEN, a->length);
-	if (a->opcode == LITE_BATCH_READ || a->opcode == LITE_BATCH_WRITE)
-		lite_ops_stat_add(LITE_ST_BOUNCE, 1);
-	lite_ops_account(lite_batch_stat(a->opcode), err);
+	lite_batch_account(a, err);
 }
 
 static void lite_batch_drain(struct lite_batch_ctx *bc);

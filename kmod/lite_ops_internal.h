@@ -51,6 +51,11 @@ struct lite_op_slot {
 	atomic_t pending;		/* work requests of the batch not completed */
 	int status;			/* the batch's first error (cmpxchg) */
 	struct lite_conn *batch_conn;	/* where the batch was posted */
+	/*
+	 * The io_uring command whose operation this is (lite_ops_uring.c):
+	 * its last completion ends it in the submitter's task, not a waiter.
+	 */
+	struct io_uring_cmd *ucmd;
 	/* Whose key the batch uses: revoked if the home refuses it. */
 	struct lite_grant *batch_grant;
 	unsigned int batch_wrs;		/* send queue credits it holds */
@@ -96,6 +101,8 @@ struct lite_op {
 	u32 lkey;
 	unsigned long deadline;		/* jiffies */
 	bool abandoned;			/* the caller stopped waiting */
+	/* No send queue credits: -EAGAIN at once (io_uring's NONBLOCK). */
+	bool no_wait;
 };
 
 static inline long lite_op_remaining(const struct lite_op *op)
@@ -308,5 +315,16 @@ int lite_memset_bounce(struct lite_op *op, u64 off, u64 len, u8 value);
 
 /* lite_ops_batch.c: LITE_IOC_BATCH. */
 long lite_ops_batch(struct lite_file *lf, struct lite_batch __user *uarg);
+/* An entry's arguments, as the single-operation ioctls check theirs. */
+int lite_batch_check(const struct lite_batch_op *a);
+/* Counts entry @a's outcome @err in the operations' statistics. */
+void lite_batch_account(const struct lite_batch_op *a, int err);
+
+/*
+ * lite_ops_uring.c: IORING_OP_URING_CMD. The last completion of @slot's
+ * operation, in any context: its command is finished in the submitter's
+ * task.
+ */
+void lite_uring_complete(struct lite_op_slot *slot);
 
 #endif /* LITE_OPS_INTERNAL_H */

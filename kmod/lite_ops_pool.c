@@ -141,6 +141,7 @@ int lite_slot_get(struct lite_op *op, struct lite_conn *conn, bool wait)
 	slot->grants[1] = NULL;
 	slot->abandoned = false;
 	slot->nr_pages = 0;
+	slot->ucmd = NULL;
 	op->conn = conn;
 	op->slot = slot;
 	op->ibdev = conn->ldev->ibdev;

@@ -32,6 +32,8 @@ packages=(
 	# perftest's CPU time per operation (tools/vm/perftest-pair)
 	qperf time
 	libibverbs-dev librdmacm-dev libnl-3-dev libnl-genl-3-dev
+	# io_uring for lite-bench's and libLITE's asynchronous operations
+	liburing-dev
 	# the VM cluster
 	qemu-system-x86 busybox-static cpio iproute2 util-linux
 )

@@ -4,7 +4,8 @@
 Usage: compare_table.py RECORDS table|json ROUNDS
 
 RECORDS holds one figure per line, "ROUND OP SIZE SOURCE KEY VALUE", where
-SOURCE is perftest or a LITE setting (lite, lite_spin_US) and KEY one of
+SOURCE is perftest or a LITE setting (lite, lite_spin_US, lite_ring: the
+io_uring commands on batch_* rows) and KEY one of
 p50, p99 (microseconds), cpu (CPU microseconds per operation), csw (context
 switches per operation), mib_per_s (write_bw rows) or ops_per_s (batch_*
 rows: LITE's batches from one thread, perftest's ib_*_bw message rate). Every figure printed
@@ -99,7 +100,8 @@ def spread(row, key, places=2):
 def source_label(src):
     if src.startswith("lite_spin_"):
         return "LITE spin " + src[len("lite_spin_"):] + "us"
-    return {"perftest": "perftest", "lite": "LITE"}.get(src, src)
+    return {"perftest": "perftest", "lite": "LITE",
+            "lite_ring": "LITE io_uring"}.get(src, src)
 
 
 def print_table(out, rounds):

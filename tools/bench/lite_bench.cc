@@ -39,11 +39,13 @@ struct Row {
   double cpu_us_per_op = 0, switches_per_op = 0;
 };
 
-// Batched small operations from one thread (LITE_IOC_BATCH).
+// Small operations from one thread, batched (LITE_IOC_BATCH) or on an
+// io_uring (lite_ring).
 struct BatchRow {
   std::string op;  // read, write, faa, cas
+  bool ring = false;
   uint64_t size = 0;
-  uint32_t batch = 0;  // entries per system call
+  uint32_t batch = 0;  // entries per system call, or in flight on the ring
   double seconds = 0;
   uint64_t ops = 0;
   double ops_per_s = 0, cpu_us_per_op = 0, switches_per_op = 0;
@@ -72,6 +74,7 @@ struct Options {
   uint64_t bw_size = 0;
   double bw_seconds = 0;
   uint32_t batch = 0;  // --batch: entries per LITE_IOC_BATCH
+  uint32_t depth = 0;  // --depth: ring_* operations in flight
 };
 
 // This thread's CPU time in microseconds and context switches so far.
@@ -247,6 +250,67 @@ class Bench {
     return r;
   }
 
+  // One thread keeps `depth` operations in flight on an io_uring for
+  // `seconds`: each completion is checked and its slot submitted again.
+  absl::StatusOr<BatchRow> Ring(const std::string& op, uint64_t size,
+                                uint32_t depth, double seconds) {
+    lite_ring* ring = nullptr;
+    int err = lite_ring_create(ctx_, depth, &ring);
+    if (err) return OpError(err, "ring " + op, size);
+    std::vector<uint8_t> bufs(size * depth, 0x5a);
+    std::vector<uint64_t> last(depth, 0);  // cas: the word's last value
+    std::vector<lite_completion> done(depth);
+    auto submit = [&](uint32_t i) {
+      lite_batch_op e;
+      const uint64_t at = offset_ + i * size;
+      if (op == "read") {
+        lite_batch_read(&e, h_, at, &bufs[i * size], size);
+      } else if (op == "write") {
+        lite_batch_write(&e, h_, at, &bufs[i * size], size);
+      } else if (op == "faa") {
+        lite_batch_faa(&e, h_, at, 1);
+      } else {
+        lite_batch_cas(&e, h_, at, last[i], last[i] + 1);
+      }
+      return lite_ring_submit(ring, &e, i);
+    };
+    BatchRow r;
+    r.op = op;
+    r.ring = true;
+    r.size = size;
+    r.batch = depth;
+    const ThreadUsage before = UsageNow();
+    const uint64_t t0 = NowNs();
+    uint64_t t1 = t0;
+    for (uint32_t i = 0; i < depth && !err; ++i) err = submit(i);
+    while (!err && t1 - t0 < uint64_t(seconds * 1e9)) {
+      const int n = lite_ring_poll(ring, done.data(), depth, 1);
+      if (n < 0) {
+        err = n;
+        break;
+      }
+      for (int k = 0; k < n && !err; ++k) {
+        const lite_completion& c = done[k];
+        if (c.error) {
+          err = c.error;
+          break;
+        }
+        last[c.tag] = c.result;
+        ++r.ops;
+        err = submit(c.tag);
+      }
+      t1 = NowNs();
+    }
+    const ThreadUsage after = UsageNow();
+    lite_ring_destroy(ring);  // waits for the last ones, untimed
+    if (err) return OpError(err, "ring " + op, size);
+    r.seconds = (t1 - t0) / 1e9;
+    r.ops_per_s = r.ops / r.seconds;
+    r.cpu_us_per_op = (after.cpu_us - before.cpu_us) / r.ops;
+    r.switches_per_op = (after.switches - before.switches) / r.ops;
+    return r;
+  }
+
  private:
   lite_ctx* ctx_;
   lite_handle_t h_;
@@ -271,10 +335,12 @@ absl::StatusOr<Options> ReadOptions(const cli::Args& a) {
                       absl::SkipEmpty())) {
     if (op != "read" && op != "write" && op != "faa" && op != "cas" &&
         op != "write_bw" && op != "batch_read" && op != "batch_write" &&
-        op != "batch_faa" && op != "batch_cas") {
+        op != "batch_faa" && op != "batch_cas" && op != "ring_read" &&
+        op != "ring_write" && op != "ring_faa" && op != "ring_cas") {
       return cli::UsageError(absl::StrFormat(
           "--ops: unknown '%s' (read, write, faa, cas, write_bw, batch_read, "
-          "batch_write, batch_faa, batch_cas)",
+          "batch_write, batch_faa, batch_cas, ring_read, ring_write, "
+          "ring_faa, ring_cas)",
           op));
     }
     o.ops.emplace_back(op);
@@ -321,6 +387,13 @@ absl::StatusOr<Options> ReadOptions(const cli::Args& a) {
         absl::StrFormat("--batch: 1..%u, not %u", LITE_BATCH_MAX, batch));
   }
   o.batch = static_cast<uint32_t>(batch);
+  LITE_ASSIGN_OR_RETURN(uint64_t depth,
+                        cli::Number("--depth", a.Get("depth", "16"), 1u << 20));
+  if (depth == 0 || depth > LITE_RING_DEPTH_MAX) {
+    return cli::UsageError(
+        absl::StrFormat("--depth: 1..%u, not %u", LITE_RING_DEPTH_MAX, depth));
+  }
+  o.depth = static_cast<uint32_t>(depth);
   const std::string secs = a.Get("bw_seconds", "3");
   if (!absl::SimpleAtod(secs, &o.bw_seconds) || !(o.bw_seconds > 0) ||
       o.bw_seconds > 600) {
@@ -373,15 +446,17 @@ void PrintJson(const cli::Args& a, const Options& o, const Nodes& n,
                          {"ops_per_s", std::llround(b.ops_per_s)}});
   }
   Json batch = Json::array();
+  Json ring = Json::array();
   for (const BatchRow& b : batched) {
-    batch.push_back({{"op", b.op},
-                     {"size", b.size},
-                     {"batch", b.batch},
-                     {"seconds", Round(b.seconds, 3)},
-                     {"ops", b.ops},
-                     {"ops_per_s", std::llround(b.ops_per_s)},
-                     {"cpu_us_per_op", Round(b.cpu_us_per_op, 2)},
-                     {"switches_per_op", Round(b.switches_per_op, 3)}});
+    (b.ring ? ring : batch)
+        .push_back({{"op", b.op},
+                    {"size", b.size},
+                    {b.ring ? "depth" : "batch", b.batch},
+                    {"seconds", Round(b.seconds, 3)},
+                    {"ops", b.ops},
+                    {"ops_per_s", std::llround(b.ops_per_s)},
+                    {"cpu_us_per_op", Round(b.cpu_us_per_op, 2)},
+                    {"switches_per_op", Round(b.switches_per_op, 3)}});
   }
   a.out() << cli::JsonLine({{"lmr", o.lmr},
                             {"node_name", n.self_name},
@@ -391,7 +466,8 @@ void PrintJson(const cli::Args& a, const Options& o, const Nodes& n,
                             {"iters", o.iters},
                             {"latency", std::move(latency)},
                             {"bandwidth", std::move(bandwidth)},
-                            {"batched", std::move(batch)}})
+                            {"batched", std::move(batch)},
+                            {"ring", std::move(ring)}})
           << "\n";
 }
 
@@ -420,10 +496,11 @@ void PrintTable(const cli::Args& a, const Options& o, const Nodes& n,
   }
   for (const BatchRow& b : batched) {
     out << absl::StrFormat(
-        "batched %s %u B, %u per call, 1 thread for %.1f s: %.0f ops/s, "
+        "%s %s %u B, %u %s, 1 thread for %.1f s: %.0f ops/s, "
         "%.2f CPU us/op, %.3f switches/op\n",
-        b.op, b.size, b.batch, b.seconds, b.ops_per_s, b.cpu_us_per_op,
-        b.switches_per_op);
+        b.ring ? "io_uring" : "batched", b.op, b.size, b.batch,
+        b.ring ? "in flight" : "per call", b.seconds, b.ops_per_s,
+        b.cpu_us_per_op, b.switches_per_op);
   }
 }
 
@@ -440,14 +517,15 @@ absl::Status Measure(const cli::Args& a, const Options& o, lite::Lite& session,
     if (op == "read" || op == "write") {
       for (uint64_t s : o.sizes) need = std::max(need, o.offset + s);
     }
-    if (absl::StartsWith(op, "batch_")) {
+    const bool ring = absl::StartsWith(op, "ring_");
+    if (ring || absl::StartsWith(op, "batch_")) {
       uint64_t biggest = 8;
-      if (op == "batch_read" || op == "batch_write") {
+      if (absl::EndsWith(op, "_read") || absl::EndsWith(op, "_write")) {
         for (uint64_t s : o.sizes) {
           if (s <= LITE_BATCH_RW_MAX) biggest = std::max(biggest, s);
         }
       }
-      need = std::max(need, o.offset + o.batch * biggest);
+      need = std::max(need, o.offset + (ring ? o.depth : o.batch) * biggest);
     }
   }
   if (need > lmr.size()) {
@@ -459,8 +537,9 @@ absl::Status Measure(const cli::Args& a, const Options& o, lite::Lite& session,
   std::vector<BwRow> bw;
   std::vector<BatchRow> batched;
   for (const std::string& op : o.ops) {
-    if (absl::StartsWith(op, "batch_")) {
-      const std::string kind = op.substr(6);
+    const bool ring = absl::StartsWith(op, "ring_");
+    if (ring || absl::StartsWith(op, "batch_")) {
+      const std::string kind = op.substr(5 + !ring);
       std::vector<uint64_t> op_sizes;
       if (kind == "faa" || kind == "cas") {
         op_sizes = {8};
@@ -470,8 +549,9 @@ absl::Status Measure(const cli::Args& a, const Options& o, lite::Lite& session,
         }
       }
       for (uint64_t s : op_sizes) {
-        LITE_ASSIGN_OR_RETURN(BatchRow r,
-                              bench.Batched(kind, s, o.batch, o.bw_seconds));
+        LITE_ASSIGN_OR_RETURN(
+            BatchRow r, ring ? bench.Ring(kind, s, o.depth, o.bw_seconds)
+                             : bench.Batched(kind, s, o.batch, o.bw_seconds));
         batched.push_back(r);
       }
       continue;
@@ -536,13 +616,16 @@ constexpr char kDetails[] =
     "--bw_threads threads writing --bw_size back to back for --bw_seconds.\n"
     "batch_*: operations per second from one thread, --batch of them per\n"
     "LITE_IOC_BATCH, for --bw_seconds, with CPU time and switches per op.\n"
+    "ring_*: the same with --depth operations kept in flight on an io_uring\n"
+    "(lite_ring: one io_uring command per operation).\n"
     "The LMR must hold offset + max(size) and offset + threads x bw_size\n"
     "(checked before anything runs, exit 2 if not).";
 
 constexpr char kFooter[] =
     "-o json for scripts (tools/bench/compare): one line, {\"lmr\",\n"
     "\"node_name\", \"node\", \"home_node_name\", \"home_node\", \"iters\",\n"
-    "\"latency\": [...], \"bandwidth\": [...], \"batched\": [...]}; numbers\n"
+    "\"latency\": [...], \"bandwidth\": [...], \"batched\": [...], \"ring\":\n"
+    "[...]}; numbers\n"
     "as JSON numbers, a\n"
     "node without a name as \"\".\n\n"
     "Exit status: 0 success; 1 an operation failed (\"lite-bench: <op> "
@@ -587,7 +670,9 @@ int RunLiteBench(const std::vector<std::string>& args, std::ostream& out,
                .value = "LIST",
                .help = "what to measure: read, write, faa, cas (latency), "
                        "write_bw, batch_read, batch_write, batch_faa, "
-                       "batch_cas (ops/s of batches from one thread) "
+                       "batch_cas (ops/s of batches from one thread), "
+                       "ring_read, ring_write, ring_faa, ring_cas (ops/s "
+                       "on an io_uring from one thread) "
                        "(default: read,write,faa,cas,write_bw)"},
               {.name = "sizes",
                .value = "LIST",
@@ -611,13 +696,16 @@ int RunLiteBench(const std::vector<std::string>& args, std::ostream& out,
                .help = "write_bw: bytes per write (default 64K)"},
               {.name = "bw_seconds",
                .value = "SECONDS",
-               .help = "write_bw and batch_*: how long each row runs "
+               .help = "write_bw, batch_* and ring_*: how long each row runs "
                        "(default 3)"},
               {.name = "batch",
                .value = "N",
                .help = "batch_*: operations per system call, 1..256 "
                        "(default 16); read/write rows for the --sizes up "
                        "to 16K"},
+              {.name = "depth",
+               .value = "N",
+               .help = "ring_*: operations in flight, 1..256 (default 16)"},
           },
       .run = [&open](const cli::Args& a) { return Run(a, open); },
   };

@@ -408,7 +408,7 @@ struct lite_atomic {
 #define LITE_IOC_FAA	_IOWR(LITE_IOC_MAGIC, 0x14, struct lite_atomic)
 #define LITE_IOC_CAS	_IOWR(LITE_IOC_MAGIC, 0x15, struct lite_atomic)
 
-/* Batched one-sided operations: LITE_IOC_BATCH (0x16). */
+/* Batched one-sided operations: LITE_IOC_BATCH (0x16), LITE_URING_CMD_OP (0x17). */
 #include "lite_batch.h"
 
 /* RPC and messages: LITE_IOC_RPC_* (0x20..0x2f). */

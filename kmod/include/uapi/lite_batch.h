@@ -73,4 +73,19 @@ struct lite_batch {
 
 #define LITE_IOC_BATCH	_IOWR(LITE_IOC_MAGIC, 0x16, struct lite_batch)
 
+/*
+ * The same operations, one per io_uring command (IORING_OP_URING_CMD on an
+ * open /dev/lite, the way NVMe passthrough does it): the ring must be set
+ * up with IORING_SETUP_SQE128 | IORING_SETUP_CQE32, the SQE's cmd_op is
+ * LITE_URING_CMD_OP and its 80-byte command area starts with one struct
+ * lite_batch_op, checked as a batch entry is, with result and error 0.
+ * Each command completes on its own, in no particular order, with its
+ * CQE's res the READ's or WRITE's length, 0 for an atomic, or a negative
+ * errno (the batch entry's errors; EINVAL also for a ring without SQE128
+ * and CQE32), and big_cqe[0] an atomic's old value. A READ's bytes are in
+ * its buffer when its CQE is. docs/datapath.md, "Asynchronous operations
+ * with io_uring".
+ */
+#define LITE_URING_CMD_OP _IOWR(LITE_IOC_MAGIC, 0x17, struct lite_batch_op)
+
 #endif /* _UAPI_LITE_BATCH_H */
