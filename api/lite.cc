@@ -68,6 +68,7 @@ absl::StatusCode ErrnoToCode(int err) {
     case EUSERS:  // an RPC service's max_clients
       return absl::StatusCode::kResourceExhausted;
     case ENOTTY:
+    case EOPNOTSUPP:  // e.g. atomics on a device without them, no io_uring
       return absl::StatusCode::kUnimplemented;
     case EINTR:
     case ECANCELED:

@@ -26,8 +26,9 @@
 //                                                  module; retry later
 //   ETIMEDOUT                 DEADLINE_EXCEEDED
 //   ENOSPC, ENOMEM, EMFILE    RESOURCE_EXHAUSTED   quota, memory, handles
-//   ENOTTY                    UNIMPLEMENTED        not a LITE device, or
-//                                                  lite.ko lacks the ioctl
+//   ENOTTY, EOPNOTSUPP        UNIMPLEMENTED        not a LITE device,
+//                                                  lite.ko lacks the ioctl,
+//                                                  no atomics or io_uring
 //   EINTR, ECANCELED          CANCELLED
 //   EIO                       INTERNAL             RDMA error (see dmesg)
 //   anything else             UNKNOWN
@@ -134,6 +135,7 @@ class Lite {
   // They keep the context open as long as they live (api/lite_rpc.hpp).
   friend class RpcService;
   friend class RpcClient;
+  friend class Ring;
   explicit Lite(std::shared_ptr<lite_ctx> ctx) : ctx_(std::move(ctx)) {}
   std::shared_ptr<lite_ctx> ctx_;
 };
@@ -176,6 +178,7 @@ class Lmr {
  private:
   friend class Lite;
   friend class Batch;  // its operations run in this Lmr's session
+  friend class Ring;
   Lmr(std::shared_ptr<lite_ctx> ctx, std::string name, lite_handle_t handle,
       const lite_lmr_info& info)
       : ctx_(std::move(ctx)),

@@ -1,5 +1,6 @@
 // Unit tests of libLITE's batches (C: lite_batch, the submit/poll queue;
-// C++: lite::Batch) against the fake device: what goes into
+// C++: lite::Batch; and the io_uring ring's argument checks) against the
+// fake device: what goes into
 // LITE_IOC_BATCH, how each entry's own result comes back, what is refused
 // before the ioctl, and how a failed ioctl is reported.
 #include "api/lite_batch.hpp"
@@ -12,6 +13,7 @@
 #include "api/fake_device.h"
 #include "api/lite.h"
 #include "api/lite.hpp"
+#include "api/lite_ring.hpp"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -251,6 +253,35 @@ TEST_F(BatchTest, CppEntryFailureAndUnmappedLmr) {
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(s.message(), HasSubstr("not mapped"));
   EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(dev_.calls(LITE_IOC_BATCH), 0);
+}
+
+// The io_uring path needs a real /dev/lite (tests/vm/ring_probe.c and
+// lite-bench's ring_* in the VM cluster); here: what is refused before it.
+TEST_F(BatchTest, RingArgumentsAndNoRingOnTheFakeDevice) {
+  struct lite_ring* ring = reinterpret_cast<struct lite_ring*>(1);
+  EXPECT_EQ(lite_ring_create(ctx_, 0, &ring), -EINVAL);
+  EXPECT_EQ(ring, nullptr);
+  EXPECT_THAT(lite_message(), HasSubstr("depth 0"));
+  EXPECT_EQ(lite_ring_create(ctx_, LITE_RING_DEPTH_MAX + 1, &ring), -EINVAL);
+  EXPECT_EQ(lite_ring_create(ctx_, 16, nullptr), -EINVAL);
+  EXPECT_EQ(lite_ring_create(nullptr, 16, &ring), -EINVAL);
+  EXPECT_EQ(lite_ring_create(ctx_, 16, &ring), -EOPNOTSUPP);
+  EXPECT_EQ(ring, nullptr);
+
+  struct lite_batch_op op;
+  lite_batch_faa(&op, 1, 0, 1);
+  struct lite_completion c;
+  EXPECT_EQ(lite_ring_submit(nullptr, &op, 0), -EINVAL);
+  EXPECT_EQ(lite_ring_poll(nullptr, &c, 1, 1), -EINVAL);
+  EXPECT_EQ(lite_ring_inflight(nullptr), 0u);
+  lite_ring_destroy(nullptr);  // nothing to do
+
+  Lite session = Lite::Adopt(ctx_);
+  ctx_ = nullptr;
+  absl::StatusOr<Ring> cpp = Ring::Create(session, 16);
+  EXPECT_EQ(cpp.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(StatusErrno(cpp.status()), EOPNOTSUPP);
   EXPECT_EQ(dev_.calls(LITE_IOC_BATCH), 0);
 }
 

@@ -41,6 +41,7 @@ TEST(ErrnoToCodeTest, DocumentedTable) {
       {EMFILE, absl::StatusCode::kResourceExhausted},
       {EDQUOT, absl::StatusCode::kResourceExhausted},
       {ENOTTY, absl::StatusCode::kUnimplemented},
+      {EOPNOTSUPP, absl::StatusCode::kUnimplemented},
       {EINTR, absl::StatusCode::kCancelled},
       {EIO, absl::StatusCode::kInternal},
       {EXDEV, absl::StatusCode::kUnknown},

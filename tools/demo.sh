@@ -183,10 +183,11 @@ if [[ ${1-} == --inside ]]; then
 	section "LITE vs native RDMA (perftest), node1 -> node2 (guests 1, 2), same run"
 	run 1 "$liteop" alloc demo.bench 1M --home node2 --mode 0600 > /dev/null
 	# LITE with the caller sleeping (spin_us 0, the default) and spinning
-	# for up to 500 us; and 8-byte operations in batches of 16 from one
-	# thread beside perftest's message rates.
+	# for up to 500 us; and 8-byte operations from one thread beside
+	# perftest's message rates: in batches of 16 per system call, and as
+	# io_uring commands with 16 in flight.
 	"$repo/tools/bench/compare" --lmr demo.bench --server 2 --client 1 --iters 500 \
-		--spin "0 500" --batch 16 --batch-sizes 8 | indent
+		--spin "0 500" --batch 16 --depth 16 --batch-sizes 8 | indent
 	echo
 	echo "    RPC round trips next to two one-way native verbs, 3 interleaved rounds:"
 	"$repo/tools/bench/rpc_compare" --server 2 --client 1 --sizes "8 4096" --iters 300 \

@@ -25,6 +25,12 @@
 #    nothing written by the failed ones), 200 fetch-and-adds in one batch
 #    (exact sum, distinct old values), 64 READs each with its own bytes,
 #    also with the caller spinning;
+#  - the same operations as io_uring commands (LITE_URING_CMD_OP,
+#    tests/vm/ring_probe.c): each CQE its own errno or length or old value,
+#    a ring without big entries and an unknown cmd_op refused, 200
+#    fetch-and-adds with 64 in flight (exact), 64 READs in flight at once,
+#    a process that exits or is killed with commands in flight (every
+#    submitted one lands, nothing is left holding a context);
 #  - lite-bench and perftest between the same guests: the ratio table;
 #  - an operation killed in flight holds its grant until it completes; an
 #    unmap whose operation outlasts the drain bound (a READ stalled on a
@@ -45,7 +51,7 @@ VM_GUESTS=3
 VM_TIMEOUT=900
 VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
 	//tools/litenl //tools/liteop //tools/bench:lite-bench //tests/vm:lite_probe
-	//tests/vm:batch_probe)
+	//tests/vm:batch_probe //tests/vm:ring_probe)
 VM_GUEST_ENV=(NODES)
 VM_GUEST_SECS=300
 
@@ -57,6 +63,7 @@ VM_GUEST_SECS=300
 LITEOP=${LITE_BIN-}/tools/liteop/liteop
 PROBE=${LITE_BIN-}/tests/vm/lite_probe
 BATCH_PROBE=${LITE_BIN-}/tests/vm/batch_probe
+RING_PROBE=${LITE_BIN-}/tests/vm/ring_probe
 
 # out_is EXPECTED COMMAND...: the command succeeds and prints EXPECTED.
 out_is() {
@@ -78,6 +85,13 @@ probe() {
 batched() {
 	local rc=0
 	"$BATCH_PROBE" "$@" || rc=$?
+	VM_FAILURES=$((VM_FAILURES + rc))
+}
+
+# ringed KIND NAME: ring_probe (io_uring commands), its own ok/FAIL lines.
+ringed() {
+	local rc=0
+	"$RING_PROBE" "$@" || rc=$?
 	VM_FAILURES=$((VM_FAILURES + rc))
 }
 
@@ -413,6 +427,14 @@ host_main() {
 	guest 1 batched reads dp.batch
 	guest 1 set_param spin_us 0
 
+	echo "== io_uring commands (LITE_URING_CMD_OP): every CQE its own result"
+	guest 1 ringed mixed dp.batch
+	guest 1 ringed window dp.batch
+	guest 1 ringed reads dp.batch
+	guest 1 ringed exit dp.batch
+	guest 1 ringed kill dp.batch
+	guest 1 ringed window dp.batch
+
 	echo "== an operation killed in flight keeps its grant until it completes"
 	guest 1 probe abandon-drain dp.big
 	echo "== an unmap whose operation outlasts the drain bound parks the grant"
@@ -425,7 +447,7 @@ host_main() {
 	guest 1 alloc_and_write dp.bench 1M "$n2" 0600 0 "b"
 	check "compare (perftest and lite-bench, guest 2 serving guest 1)" \
 		"$VM_REPO/tools/bench/compare" --lmr dp.bench --server 2 --client 1 --iters 300 \
-		--batch 16 --batch-sizes 8
+		--batch 16 --depth 16 --batch-sizes 8
 
 	echo "== free: other nodes' handles go stale"
 	job=$(probe_after 3 dp.private ESTALE)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # VM fuzz test (issue 9, item 5): hostile input to lite.ko on two guests.
 #  - guest 1, a one-node cluster (litemgr on the host, liteagent in the
-#    guest): fuzz_ioctl calls every /dev/lite ioctl with random and
+#    guest): fuzz_ioctl calls every /dev/lite ioctl, and sends io_uring
+#    commands (LITE_URING_CMD_OP), with random and
 #    semi-valid arguments from 2 processes x 4 threads, on real handles of
 #    real LMRs, while handles are unmapped, LMRs freed, files closed and
 #    callers SIGKILLed (FUZZ_CALLS, default 100,000 calls); then a fifth of

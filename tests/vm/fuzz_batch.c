@@ -9,8 +9,7 @@
 
 #define MAX_ENTRIES 24
 
-// The errnos an entry may carry (besides EINVAL and EFAULT).
-static int entry_errno_ok(int err) {
+int batch_errno_ok(int err) {
   static const int kOk[] = {EBADF,     EACCES, ESTALE,     EHOSTDOWN,
                             ETIMEDOUT, EIO,    EOPNOTSUPP, EINTR};
 
@@ -20,9 +19,8 @@ static int entry_errno_ok(int err) {
   return 0;
 }
 
-// One entry; *why: why it must fail, or NULL.
-static void gen_entry(struct worker *w, struct lite_batch_op *e,
-                      const char **why, struct uptr *u) {
+void batch_gen_entry(struct worker *w, struct lite_batch_op *e,
+                     const char **why, struct uptr *u) {
   uint64_t *s = &w->s;
   int lmr, vfd;
   uint32_t access, need;
@@ -86,7 +84,7 @@ void do_batch(struct worker *w) {
   int err;
 
   for (uint32_t i = 0; i < n; i++) {
-    gen_entry(w, &ops[i], &whys[i], &bufs[i]);
+    batch_gen_entry(w, &ops[i], &whys[i], &bufs[i]);
     must_fail += whys[i] != NULL;
   }
   b.count = n;
@@ -111,7 +109,7 @@ void do_batch(struct worker *w) {
     int e = -ops[i].error;
 
     if (e) failed++;
-    if (e && !entry_errno_ok(e))
+    if (e && !batch_errno_ok(e))
       fail("BATCH entry %u (opcode %u handle %#llx): %s, not documented", i,
            ops[i].opcode, (unsigned long long)ops[i].handle, strerror(e));
     if (!e && whys[i])

@@ -36,30 +36,16 @@ const char *const kNames[NIOC] = {
     "QUERY",    "NODE",      "NODE_LOOKUP", "ALLOC",     "MAP",      "UNMAP",
     "FREE",     "READ",      "WRITE",       "MEMSET",    "MEMCPY",   "FAA",
     "CAS",      "RPC_REG",   "RPC_OPEN",    "RPC_CLOSE", "RPC_CALL", "RPC_SEND",
-    "RPC_RECV", "RPC_REPLY", "RPC_WAIT",    "BATCH",     "unknown"};
-const unsigned long kCmds[NIOC] = {LITE_IOC_QUERY,
-                                   LITE_IOC_NODE,
-                                   LITE_IOC_NODE_LOOKUP,
-                                   LITE_IOC_ALLOC,
-                                   LITE_IOC_MAP,
-                                   LITE_IOC_UNMAP,
-                                   LITE_IOC_FREE,
-                                   LITE_IOC_READ,
-                                   LITE_IOC_WRITE,
-                                   LITE_IOC_MEMSET,
-                                   LITE_IOC_MEMCPY,
-                                   LITE_IOC_FAA,
-                                   LITE_IOC_CAS,
-                                   LITE_IOC_RPC_REGISTER,
-                                   LITE_IOC_RPC_OPEN,
-                                   LITE_IOC_RPC_CLOSE,
-                                   LITE_IOC_RPC_CALL,
-                                   LITE_IOC_RPC_SEND,
-                                   LITE_IOC_RPC_RECV,
-                                   LITE_IOC_RPC_REPLY,
-                                   LITE_IOC_RPC_WAIT,
-                                   LITE_IOC_BATCH,
-                                   0};
+    "RPC_RECV", "RPC_REPLY", "RPC_WAIT",    "BATCH",     "URING",    "unknown"};
+const unsigned long kCmds[NIOC] = {
+    LITE_IOC_QUERY,     LITE_IOC_NODE,         LITE_IOC_NODE_LOOKUP,
+    LITE_IOC_ALLOC,     LITE_IOC_MAP,          LITE_IOC_UNMAP,
+    LITE_IOC_FREE,      LITE_IOC_READ,         LITE_IOC_WRITE,
+    LITE_IOC_MEMSET,    LITE_IOC_MEMCPY,       LITE_IOC_FAA,
+    LITE_IOC_CAS,       LITE_IOC_RPC_REGISTER, LITE_IOC_RPC_OPEN,
+    LITE_IOC_RPC_CLOSE, LITE_IOC_RPC_CALL,     LITE_IOC_RPC_SEND,
+    LITE_IOC_RPC_RECV,  LITE_IOC_RPC_REPLY,    LITE_IOC_RPC_WAIT,
+    LITE_IOC_BATCH,     LITE_URING_CMD_OP,     0};
 
 // The errnos kmod/include/uapi/lite.h documents for each ioctl (EFAULT and
 // EINVAL are common to all of them), 0-terminated.
@@ -94,6 +80,8 @@ static const int kDocErrs[NIOC][16] = {
     [I_RPC_WAIT] = {EINTR, 0},
     // uapi/lite_batch.h: the call itself (each entry is checked apart)
     [I_BATCH] = {EINTR, 0},
+    // each command's CQE (fuzz_uring.c checks them itself)
+    [I_URING] = {OPS_ERRS, EOPNOTSUPP, EINTR, ENOTTY, ECANCELED, 0},
 };
 
 struct shared *sh;
@@ -859,8 +847,10 @@ void *worker_main(void *p) {
       do_unknown(w);
     else if (r < 955)
       do_rpc(w);
-    else if (r < 970)
+    else if (r < 962)
       do_batch(w);
+    else if (r < 970)
+      do_uring(w);
     else if (r < 985)
       do_slot(w);
     else if (r < 995)

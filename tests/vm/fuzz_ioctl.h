@@ -46,6 +46,7 @@ enum {
   I_RPC_REPLY,
   I_RPC_WAIT,
   I_BATCH,
+  I_URING,
   I_UNKNOWN,
   NIOC
 };
@@ -165,5 +166,13 @@ void do_rpc(struct worker *w);
 
 // fuzz_batch.c: LITE_IOC_BATCH with entries of every kind.
 void do_batch(struct worker *w);
+// One entry; *why: why it must fail, or NULL.
+void batch_gen_entry(struct worker *w, struct lite_batch_op *e,
+                     const char **why, struct uptr *u);
+// The errnos an entry may carry (EINVAL, EFAULT and its operation's).
+int batch_errno_ok(int err);
+
+// fuzz_uring.c: the same entries as io_uring commands (LITE_URING_CMD_OP).
+void do_uring(struct worker *w);
 
 #endif  // LITE_TESTS_VM_FUZZ_IOCTL_H_

@@ -1,0 +1,384 @@
+// ring_probe: one-sided operations as io_uring commands (LITE_URING_CMD_OP)
+// against a real lite.ko, with liburing and no libLITE, for
+// tests/vm/datapath.sh. NAME is an LMR of at least 64 KiB, zero below
+// 60000, that the caller may map read-write (the batch probe's LMR: this
+// probe works at other offsets).
+//
+//   ring_probe mixed NAME    commands that succeed and fail in every way:
+//                            each CQE its own errno (or length, or old
+//                            value), what the good ones wrote, nothing
+//                            written by the failed ones; a ring without big
+//                            entries and an unknown cmd_op are refused
+//   ring_probe window NAME   200 fetch-and-adds on one word, 64 in flight
+//                            (more than the device's 32 contexts: the rest
+//                            wait in io-wq): +200, 200 distinct old values
+//   ring_probe reads NAME    64 READs of distinct 64-byte pieces in flight
+//                            at once: each buffer holds its own piece
+//   ring_probe exit NAME     a child submits 64 fetch-and-adds and exits
+//                            without reaping one: every one still lands
+//                            (io_uring waits for them), exactly +64
+//   ring_probe kill NAME     a child keeps 64 fetch-and-adds in flight and is
+//                            SIGKILLed: the word goes up by at most what was
+//                            submitted, and a window after it (all 32 contexts)
+//                            still runs: nothing was left holding a context
+// Prints ok/FAIL lines; exit status: the failures (100: usage, set-up).
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kmod/include/uapi/lite.h"
+
+enum { WORD = 32768, PATTERN = 40960, SCRATCH = 49152 };
+
+static int failures;
+
+static void check(int ok, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void check(int ok, const char *fmt, ...) {
+  va_list ap;
+
+  printf("  %-5s ", ok ? "ok" : "FAIL");
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  printf("\n");
+  if (!ok) failures++;
+}
+
+static void die(const char *what, int err) {
+  fprintf(stderr, "ring_probe: %s: %s\n", what, strerror(err));
+  exit(100);
+}
+
+static int open_lite(void) {
+  int fd = open(LITE_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+
+  if (fd < 0) die(LITE_DEVICE_PATH, errno);
+  return fd;
+}
+
+static uint64_t map_lmr(int fd, const char *name, uint32_t access) {
+  struct lite_map m = {.access = access};
+
+  snprintf(m.name, sizeof(m.name), "%s", name);
+  if (ioctl(fd, LITE_IOC_MAP, &m)) die(m.message[0] ? m.message : "map", errno);
+  return m.handle;
+}
+
+static void rw_at(int fd, int write, uint64_t h, uint64_t off, void *buf,
+                  uint64_t len) {
+  struct lite_rw r = {
+      .handle = h, .offset = off, .buf = (uintptr_t)buf, .length = len};
+
+  if (ioctl(fd, write ? LITE_IOC_WRITE : LITE_IOC_READ, &r))
+    die(write ? "write" : "read back", errno);
+}
+
+static uint64_t word_at(int fd, uint64_t h, uint64_t off) {
+  uint64_t v = 0;
+
+  rw_at(fd, 0, h, off, &v, 8);
+  return v;
+}
+
+static void ring_init(struct io_uring *ring, unsigned depth, unsigned flags) {
+  int err = io_uring_queue_init(depth, ring, flags);
+
+  if (err < 0) die("io_uring_queue_init", -err);
+}
+
+/* A zeroed 128-byte SQE for a command with `cmd_op`; its lite_batch_op. */
+static struct lite_batch_op *command_op(struct io_uring *ring, int fd,
+                                        uint64_t tag, uint32_t cmd_op) {
+  struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+  if (!sqe) die("io_uring_get_sqe", ENOSPC);
+  memset(sqe, 0, 2 * sizeof(*sqe));
+  sqe->opcode = IORING_OP_URING_CMD;
+  sqe->fd = fd;
+  sqe->cmd_op = cmd_op;
+  sqe->user_data = tag;
+  return (struct lite_batch_op *)sqe->cmd;
+}
+
+static struct lite_batch_op *command(struct io_uring *ring, int fd,
+                                     uint64_t tag) {
+  return command_op(ring, fd, tag, LITE_URING_CMD_OP);
+}
+
+static void entry(struct lite_batch_op *e, uint16_t opcode, uint64_t handle,
+                  uint64_t offset, const void *buf, uint32_t length) {
+  e->opcode = opcode;
+  e->handle = handle;
+  e->offset = offset;
+  e->buf = (uintptr_t)buf;
+  e->length = length;
+}
+
+/* Submits what is queued and reaps n completions into res/old by tag. */
+static void reap(struct io_uring *ring, unsigned n, int32_t *res,
+                 uint64_t *old) {
+  for (unsigned got = 0; got < n; got++) {
+    struct io_uring_cqe *cqe;
+    int err = io_uring_submit_and_wait(ring, 1);
+
+    if (err < 0) die("io_uring_submit_and_wait", -err);
+    err = io_uring_wait_cqe(ring, &cqe);
+    if (err < 0) die("io_uring_wait_cqe", -err);
+    res[cqe->user_data] = cqe->res;
+    if (old) old[cqe->user_data] = cqe->big_cqe[0];
+    io_uring_cqe_seen(ring, cqe);
+  }
+}
+
+static const char *rname(int32_t res) {
+  static char buf[32];
+
+  if (res >= 0) {
+    snprintf(buf, sizeof(buf), "%d", res);
+    return buf;
+  }
+  switch (-res) {
+    case EBADF:
+      return "EBADF";
+    case EACCES:
+      return "EACCES";
+    case EINVAL:
+      return "EINVAL";
+    case EFAULT:
+      return "EFAULT";
+    case ENOTTY:
+      return "ENOTTY";
+    default:
+      return strerror(-res);
+  }
+}
+
+static void mixed(const char *name) {
+  enum { N = 10 };
+  int fd = open_lite();
+  uint64_t h = map_lmr(fd, name, LITE_ACCESS_READ | LITE_ACCESS_WRITE);
+  uint64_t ro = map_lmr(fd, name, LITE_ACCESS_READ);
+  static const char data[16] = "ring-written-16";
+  char rbuf[16] = {0}, got[16], zero[16] = {0};
+  static char big[LITE_BATCH_RW_MAX + 1];
+  static const struct {
+    int32_t res;
+    const char *what;
+  } want[N] = {
+      {16, "WRITE 16 B"},
+      {-EACCES, "WRITE through a read-only map"},
+      {-EBADF, "READ on handle 12345"},
+      {0, "FAA +7"},
+      {-EINVAL, "CAS at a misaligned offset"},
+      {-EFAULT, "WRITE from an unmapped user address"},
+      {-EINVAL, "unknown opcode 9"},
+      {-EINVAL, "READ of 16 KiB + 1"},
+      {-EINVAL, "a command with its result field set"},
+      {-ENOTTY, "cmd_op not LITE_URING_CMD_OP"},
+  };
+  int32_t res[N];
+  uint64_t old[N], before = word_at(fd, h, WORD);
+  struct io_uring ring;
+  struct lite_batch_op *e;
+
+  ring_init(&ring, 16, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+  entry(command(&ring, fd, 0), LITE_BATCH_WRITE, h, SCRATCH, data, 16);
+  entry(command(&ring, fd, 1), LITE_BATCH_WRITE, ro, SCRATCH + 64, data, 16);
+  entry(command(&ring, fd, 2), LITE_BATCH_READ, 12345, 0, rbuf, 16);
+  e = command(&ring, fd, 3);
+  entry(e, LITE_BATCH_FAA, h, WORD, NULL, 8);
+  e->operand = 7;
+  entry(command(&ring, fd, 4), LITE_BATCH_CAS, h, WORD + 4, NULL, 8);
+  entry(command(&ring, fd, 5), LITE_BATCH_WRITE, h, SCRATCH + 128, (void *)8,
+        16);
+  entry(command(&ring, fd, 6), 9, h, 0, rbuf, 16);
+  entry(command(&ring, fd, 7), LITE_BATCH_READ, h, 0, big, sizeof(big));
+  e = command(&ring, fd, 8);
+  entry(e, LITE_BATCH_READ, h, 0, rbuf, 16);
+  e->result = 1;
+  entry(command_op(&ring, fd, 9, LITE_IOC_BATCH), LITE_BATCH_READ, h, 0, rbuf,
+        16);
+  reap(&ring, N, res, old);
+  for (int i = 0; i < N; i++)
+    check(res[i] == want[i].res, "command %d, %s: %s (got %s)", i, want[i].what,
+          rname(want[i].res), rname(res[i]));
+  check(old[3] == before, "FAA's old value in big_cqe[0]: %llu (want %llu)",
+        (unsigned long long)old[3], (unsigned long long)before);
+  check(word_at(fd, h, WORD) == before + 7, "the word went up by 7");
+  rw_at(fd, 0, h, SCRATCH, got, 16);
+  check(!memcmp(got, data, 16), "command 0's bytes are there");
+  rw_at(fd, 0, h, SCRATCH + 64, got, 16);
+  check(!memcmp(got, zero, 16), "nothing from the read-only map's WRITE");
+  rw_at(fd, 0, h, SCRATCH + 128, got, 16);
+  check(!memcmp(got, zero, 16), "nothing from the unreadable buffer");
+  entry(command(&ring, fd, 0), LITE_BATCH_READ, h, SCRATCH, rbuf, 16);
+  reap(&ring, 1, res, NULL);
+  check(res[0] == 16 && !memcmp(rbuf, data, 16),
+        "a READ's bytes are in its buffer with its CQE");
+  io_uring_queue_exit(&ring);
+
+  /* Without 128-byte SQEs and 32-byte CQEs there is no room: refused. */
+  ring_init(&ring, 4, 0);
+  struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+  io_uring_prep_nop(sqe);
+  sqe->opcode = IORING_OP_URING_CMD;
+  sqe->fd = fd;
+  sqe->cmd_op = LITE_URING_CMD_OP;
+  sqe->user_data = 0;
+  reap(&ring, 1, res, NULL);
+  check(res[0] == -EINVAL, "a ring without big entries: EINVAL (got %s)",
+        rname(res[0]));
+  io_uring_queue_exit(&ring);
+  close(fd);
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+  return x < y ? -1 : x > y;
+}
+
+static void window(const char *name) {
+  enum { N = 200, DEPTH = 64 };
+  int fd = open_lite();
+  uint64_t h = map_lmr(fd, name, LITE_ACCESS_READ | LITE_ACCESS_WRITE);
+  uint64_t before = word_at(fd, h, WORD), olds[N];
+  int32_t res[N];
+  int distinct = 1, errors = 0;
+  struct io_uring ring;
+  unsigned sent = 0, done = 0;
+
+  ring_init(&ring, DEPTH, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+  while (done < N) {
+    while (sent < N && sent - done < DEPTH) {
+      struct lite_batch_op *e = command(&ring, fd, sent++);
+      entry(e, LITE_BATCH_FAA, h, WORD, NULL, 8);
+      e->operand = 1;
+    }
+    reap(&ring, 1, res, olds);
+    done++;
+  }
+  for (int i = 0; i < N; i++) errors += res[i] != 0;
+  qsort(olds, N, sizeof(olds[0]), cmp_u64);
+  for (int i = 0; i < N; i++) distinct &= olds[i] == before + i;
+  check(!errors, "200 fetch-and-adds, %d in flight: none failed (%d did)",
+        DEPTH, errors);
+  check(word_at(fd, h, WORD) == before + N, "the word went up by exactly 200");
+  check(distinct, "the old values are %llu..%llu, each once",
+        (unsigned long long)before, (unsigned long long)before + N - 1);
+  io_uring_queue_exit(&ring);
+  close(fd);
+}
+
+static void reads(const char *name) {
+  enum { N = 64, PIECE = 64 };
+  int fd = open_lite();
+  uint64_t h = map_lmr(fd, name, LITE_ACCESS_READ | LITE_ACCESS_WRITE);
+  static uint8_t pattern[N * PIECE], bufs[N][PIECE];
+  int32_t res[N];
+  int same = 1, errors = 0;
+  struct io_uring ring;
+
+  for (size_t i = 0; i < sizeof(pattern); i++)
+    pattern[i] = (uint8_t)(i * 13 + 5);
+  rw_at(fd, 1, h, PATTERN, pattern, sizeof(pattern));
+  ring_init(&ring, N, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+  for (int i = 0; i < N; i++)
+    entry(command(&ring, fd, i), LITE_BATCH_READ, h,
+          PATTERN + (uint64_t)i * PIECE, bufs[i], PIECE);
+  reap(&ring, N, res, NULL);
+  for (int i = 0; i < N; i++) {
+    errors += res[i] != PIECE;
+    same &= !memcmp(bufs[i], pattern + i * PIECE, PIECE);
+  }
+  check(!errors, "64 READs of 64 B in flight at once: each CQE says 64");
+  check(same, "every READ's buffer holds its own piece");
+  io_uring_queue_exit(&ring);
+  close(fd);
+}
+
+/*
+ * A child that submits 64 fetch-and-adds of 1 on the word, tells the parent
+ * through @ready, then exits (@wait_for_kill: waits to be killed). Returns
+ * its pid.
+ */
+static pid_t child_in_flight(const char *name, int ready, int wait_for_kill) {
+  pid_t pid = fork();
+
+  if (pid < 0) die("fork", errno);
+  if (pid) return pid;
+  int fd = open_lite();
+  uint64_t h = map_lmr(fd, name, LITE_ACCESS_READ | LITE_ACCESS_WRITE);
+  struct io_uring ring;
+
+  ring_init(&ring, 64, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+  for (int i = 0; i < 64; i++) {
+    struct lite_batch_op *e = command(&ring, fd, i);
+    entry(e, LITE_BATCH_FAA, h, WORD, NULL, 8);
+    e->operand = 1;
+  }
+  if (io_uring_submit(&ring) != 64) _exit(3);
+  if (write(ready, "x", 1) != 1) _exit(4);
+  if (wait_for_kill) pause();
+  _exit(0);  // no reaping, no ring exit, no close: the kernel does it all
+}
+
+static void exiting(const char *name, int kill_it) {
+  int fd = open_lite();
+  uint64_t h = map_lmr(fd, name, LITE_ACCESS_READ | LITE_ACCESS_WRITE);
+  uint64_t before = word_at(fd, h, WORD), after;
+  int pipefd[2], status = 0;
+  char c;
+
+  if (pipe(pipefd)) die("pipe", errno);
+  pid_t pid = child_in_flight(name, pipefd[1], kill_it);
+  close(pipefd[1]);
+  check(read(pipefd[0], &c, 1) == 1, "the child submitted 64 commands");
+  if (kill_it) kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  after = word_at(fd, h, WORD);
+  if (kill_it) {
+    check(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+          "the child was killed with its commands in flight");
+    check(after >= before && after <= before + 64,
+          "the word went up by %llu: at most the 64 submitted",
+          (unsigned long long)(after - before));
+  } else {
+    check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "the child exited without reaping");
+    check(after == before + 64,
+          "every one of its 64 fetch-and-adds landed (+%llu)",
+          (unsigned long long)(after - before));
+  }
+  close(pipefd[0]);
+  close(fd);
+}
+
+int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  if (argc == 3 && !strcmp(argv[1], "mixed"))
+    mixed(argv[2]);
+  else if (argc == 3 && !strcmp(argv[1], "window"))
+    window(argv[2]);
+  else if (argc == 3 && !strcmp(argv[1], "reads"))
+    reads(argv[2]);
+  else if (argc == 3 && !strcmp(argv[1], "exit"))
+    exiting(argv[2], 0);
+  else if (argc == 3 && !strcmp(argv[1], "kill"))
+    exiting(argv[2], 1);
+  else {
+    fprintf(stderr, "usage: ring_probe mixed|window|reads|exit|kill NAME\n");
+    return 100;
+  }
+  return failures;
+}
