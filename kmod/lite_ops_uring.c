@@ -201,5 +201,16 @@ int lite_ops_uring_cmd(struct lite_file *lf, struct io_uring_cmd *cmd,
 	if (ret == -EIOCBQUEUED || (ret == -EAGAIN && nowait))
 		return ret;
 	lite_uring_account(&a, ret);
-	return ret ? ret : lite_uring_res(a.opcode, a.length);
+	if (ret)
+		return ret;
+	/*
+	 * Done here, and not failed: completed through io_uring_cmd_done(),
+	 * since io_uring takes a positive return from ->uring_cmd() for a
+	 * result only when the command was issued inline; from io-wq (where
+	 * a WRITE that had to fault its bytes in ends) it would drop it, and
+	 * the command would never complete.
+	 */
+	io_uring_cmd_done(cmd, lite_uring_res(a.opcode, a.length), 0,
+			  issue_flags);
+	return -EIOCBQUEUED;
 }

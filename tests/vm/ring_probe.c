@@ -7,8 +7,10 @@
 //   ring_probe mixed NAME    commands that succeed and fail in every way:
 //                            each CQE its own errno (or length, or old
 //                            value), what the good ones wrote, nothing
-//                            written by the failed ones; a ring without big
-//                            entries and an unknown cmd_op are refused
+//                            written by the failed ones; a WRITE from a
+//                            page not mapped in (io-wq's path); a ring
+//                            without big entries and an unknown cmd_op are
+//                            refused
 //   ring_probe window NAME   200 fetch-and-adds on one word, 64 in flight
 //                            (more than the device's 32 contexts: the rest
 //                            wait in io-wq): +200, 200 distinct old values
@@ -22,6 +24,7 @@
 //                            submitted, and a window after it (all 32 contexts)
 //                            still runs: nothing was left holding a context
 // Prints ok/FAIL lines; exit status: the failures (100: usage, set-up).
+#define _GNU_SOURCE  // memfd_create
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
@@ -32,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -225,6 +229,26 @@ static void mixed(const char *name) {
   reap(&ring, 1, res, NULL);
   check(res[0] == 16 && !memcmp(rbuf, data, 16),
         "a READ's bytes are in its buffer with its CQE");
+
+  /*
+   * A WRITE whose bytes are not resident (a memfd page whose mapping was
+   * dropped): -EAGAIN inline, then io-wq faults them in and writes.
+   */
+  static const char away[16] = "ring-not-there!";
+  int mfd = memfd_create("ring_probe", 0);
+  if (mfd < 0 || write(mfd, away, 16) != 16) die("memfd", errno);
+  char *page = mmap(NULL, 4096, PROT_READ, MAP_SHARED, mfd, 0);
+  if (page == MAP_FAILED) die("mmap", errno);
+  if (madvise(page, 4096, MADV_DONTNEED)) die("madvise", errno);
+  entry(command(&ring, fd, 0), LITE_BATCH_WRITE, h, SCRATCH + 192, page, 16);
+  reap(&ring, 1, res, NULL);
+  rw_at(fd, 0, h, SCRATCH + 192, got, 16);
+  check(res[0] == 16 && !memcmp(got, away, 16),
+        "a WRITE from a page not mapped in: 16, and its bytes are there "
+        "(got %s)",
+        rname(res[0]));
+  munmap(page, 4096);
+  close(mfd);
   io_uring_queue_exit(&ring);
 
   /* Without 128-byte SQEs and 32-byte CQEs there is no room: refused. */
