@@ -132,9 +132,11 @@ static void lite_batch_put(struct lite_op_slot *slot, int n, bool can_sleep)
 	atomic_add(slot->batch_wrs, &conn->sq_credits);
 	if (wq_has_sleeper(&conn->wait))
 		wake_up(&conn->wait);
-	complete(&slot->done);
+	/* An io_uring command has no waiter: its submitter's task ends it. */
 	if (slot->ucmd)
 		lite_uring_complete(slot);
+	else
+		complete(&slot->done);
 	lite_slot_put(slot, can_sleep);
 }
 
