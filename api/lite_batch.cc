@@ -4,7 +4,7 @@
 #include <cerrno>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
+#include "api/lite_batch_ops.hpp"
 
 namespace lite {
 
@@ -28,40 +28,27 @@ Batch& Batch::Add(const Lmr& lmr, const lite_batch_op& op, Pending pending) {
 
 Batch& Batch::Read(const Lmr& lmr, uint64_t offset, absl::Span<uint8_t> out,
                    Done done) {
-  lite_batch_op op;
-  lite_batch_read(
-      &op, lmr.handle(), offset, out.data(),
-      static_cast<uint32_t>(std::min<size_t>(out.size(), UINT32_MAX)));
-  if (out.size() > UINT32_MAX) op.length = 0;  // refused by lite.ko: EINVAL
-  return Add(lmr, op,
-             {absl::StrCat("read \"", lmr.name(), "\""), std::move(done), {}});
+  internal::BatchEntry e = internal::ReadEntry(lmr, offset, out);
+  return Add(lmr, e.op, {std::move(e.what), std::move(done), {}});
 }
 
 Batch& Batch::Write(const Lmr& lmr, uint64_t offset,
                     absl::Span<const uint8_t> data, Done done) {
-  lite_batch_op op;
-  lite_batch_write(
-      &op, lmr.handle(), offset, data.data(),
-      static_cast<uint32_t>(std::min<size_t>(data.size(), UINT32_MAX)));
-  if (data.size() > UINT32_MAX) op.length = 0;
-  return Add(lmr, op,
-             {absl::StrCat("write \"", lmr.name(), "\""), std::move(done), {}});
+  internal::BatchEntry e = internal::WriteEntry(lmr, offset, data);
+  return Add(lmr, e.op, {std::move(e.what), std::move(done), {}});
 }
 
 Batch& Batch::FetchAdd(const Lmr& lmr, uint64_t offset, uint64_t add,
                        DoneValue done) {
-  lite_batch_op op;
-  lite_batch_faa(&op, lmr.handle(), offset, add);
-  return Add(lmr, op,
-             {absl::StrCat("faa \"", lmr.name(), "\""), {}, std::move(done)});
+  internal::BatchEntry e = internal::FetchAddEntry(lmr, offset, add);
+  return Add(lmr, e.op, {std::move(e.what), {}, std::move(done)});
 }
 
 Batch& Batch::CompareSwap(const Lmr& lmr, uint64_t offset, uint64_t expected,
                           uint64_t desired, DoneValue done) {
-  lite_batch_op op;
-  lite_batch_cas(&op, lmr.handle(), offset, expected, desired);
-  return Add(lmr, op,
-             {absl::StrCat("cas \"", lmr.name(), "\""), {}, std::move(done)});
+  internal::BatchEntry e =
+      internal::CompareSwapEntry(lmr, offset, expected, desired);
+  return Add(lmr, e.op, {std::move(e.what), {}, std::move(done)});
 }
 
 void Batch::Finish(size_t ran, absl::Status call_failed) {

@@ -175,6 +175,25 @@ static int lite_batch_copy_in(struct lite_batch_ctx *bc, u32 index,
 	return copy_from_user(a, &bc->uops[index], sizeof(*a)) ? -EFAULT : 0;
 }
 
+void lite_batch_target(struct lite_op_target *t, const struct lite_batch_op *a)
+{
+	if (a->opcode >= LITE_BATCH_FAA) {
+		lite_atomic_target(t, a->handle, a->offset);
+		return;
+	}
+	memset(t, 0, sizeof(*t));
+	t->handle = a->handle;
+	t->offset = a->offset;
+	t->length = a->length;
+	/*
+	 * No prefault (it could fault with other operations in flight): a
+	 * WRITE whose bytes are not resident gets -EAGAIN from
+	 * lite_bounce_post() and goes the single-operation way.
+	 */
+	t->access = a->opcode == LITE_BATCH_WRITE ? LITE_ACCESS_WRITE :
+						   LITE_ACCESS_READ;
+}
+
 /*
  * Begins @e's operation (finishing older entries while no context is
  * free) and posts it. 0: in flight; else nothing is held.
@@ -185,22 +204,10 @@ static int lite_batch_start(struct lite_batch_ctx *bc,
 	const struct lite_batch_op *a = &e->a;
 	void __user *ubuf = u64_to_user_ptr(a->buf);
 	bool write = a->opcode == LITE_BATCH_WRITE;
-	struct lite_op_target t = {};
+	struct lite_op_target t;
 	int ret;
 
-	if (a->opcode >= LITE_BATCH_FAA) {
-		lite_atomic_target(&t, a->handle, a->offset);
-	} else {
-		t.handle = a->handle;
-		t.offset = a->offset;
-		t.length = a->length;
-		/*
-		 * No prefault (it could fault with entries in flight): a
-		 * WRITE whose bytes are not resident gets -EAGAIN from
-		 * lite_bounce_post() and goes the single-operation way.
-		 */
-		t.access = write ? LITE_ACCESS_WRITE : LITE_ACCESS_READ;
-	}
+	lite_batch_target(&t, a);
 	for (;;) {
 		t.no_wait = bc->nr > 0;
 		ret = lite_op_begin(&e->op, bc->lf, &t);

@@ -317,6 +317,8 @@ int lite_memset_bounce(struct lite_op *op, u64 off, u64 len, u8 value);
 long lite_ops_batch(struct lite_file *lf, struct lite_batch __user *uarg);
 /* An entry's arguments, as the single-operation ioctls check theirs. */
 int lite_batch_check(const struct lite_batch_op *a);
+/* What entry @a asks of its handle (no prefault: see lite_ops_batch.c). */
+void lite_batch_target(struct lite_op_target *t, const struct lite_batch_op *a);
 /* Counts entry @a's outcome @err in the operations' statistics. */
 void lite_batch_account(const struct lite_batch_op *a, int err);
 

@@ -131,18 +131,11 @@ static int lite_uring_issue(struct lite_file *lf, struct io_uring_cmd *cmd,
 	void __user *ubuf = u64_to_user_ptr(a->buf);
 	bool write = a->opcode == LITE_BATCH_WRITE;
 	bool atomic = a->opcode >= LITE_BATCH_FAA;
-	struct lite_op_target t = {};
+	struct lite_op_target t;
 	struct lite_op op;
 	int ret;
 
-	if (atomic) {
-		lite_atomic_target(&t, a->handle, a->offset);
-	} else {
-		t.handle = a->handle;
-		t.offset = a->offset;
-		t.length = a->length;
-		t.access = write ? LITE_ACCESS_WRITE : LITE_ACCESS_READ;
-	}
+	lite_batch_target(&t, a);
 	t.no_wait = nowait;
 	ret = lite_op_begin(&op, lf, &t);
 	if (ret)
