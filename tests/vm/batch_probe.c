@@ -25,38 +25,11 @@
 
 #include "kmod/include/uapi/lite.h"
 
-static int failures;
-
-static void check(int ok, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void check(int ok, const char *fmt, ...) {
-  va_list ap;
-
-  printf("  %-5s ", ok ? "ok" : "FAIL");
-  va_start(ap, fmt);
-  vprintf(fmt, ap);
-  va_end(ap);
-  printf("\n");
-  if (!ok) failures++;
-}
-
-static void die(const char *what, int err) {
-  fprintf(stderr, "batch_probe: %s: %s\n", what, strerror(err));
-  exit(100);
-}
+#define PROBE_NAME "batch_probe"
+#include "tests/vm/probe_check.h"
 
 static int xioctl(int fd, unsigned long cmd, void *arg) {
   return ioctl(fd, cmd, arg) == 0 ? 0 : errno;
-}
-
-static uint64_t map_lmr(int fd, const char *name, uint32_t access) {
-  struct lite_map m = {.access = access};
-  int err;
-
-  snprintf(m.name, sizeof(m.name), "%s", name);
-  err = xioctl(fd, LITE_IOC_MAP, &m);
-  if (err) die(m.message[0] ? m.message : "map", err);
-  return m.handle;
 }
 
 static void entry(struct lite_batch_op *e, uint16_t opcode, uint64_t handle,

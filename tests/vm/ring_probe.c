@@ -44,41 +44,16 @@
 
 #include "kmod/include/uapi/lite.h"
 
+#define PROBE_NAME "ring_probe"
+#include "tests/vm/probe_check.h"
+
 enum { WORD = 32768, PATTERN = 40960, SCRATCH = 49152 };
-
-static int failures;
-
-static void check(int ok, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void check(int ok, const char *fmt, ...) {
-  va_list ap;
-
-  printf("  %-5s ", ok ? "ok" : "FAIL");
-  va_start(ap, fmt);
-  vprintf(fmt, ap);
-  va_end(ap);
-  printf("\n");
-  if (!ok) failures++;
-}
-
-static void die(const char *what, int err) {
-  fprintf(stderr, "ring_probe: %s: %s\n", what, strerror(err));
-  exit(100);
-}
 
 static int open_lite(void) {
   int fd = open(LITE_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 
   if (fd < 0) die(LITE_DEVICE_PATH, errno);
   return fd;
-}
-
-static uint64_t map_lmr(int fd, const char *name, uint32_t access) {
-  struct lite_map m = {.access = access};
-
-  snprintf(m.name, sizeof(m.name), "%s", name);
-  if (ioctl(fd, LITE_IOC_MAP, &m)) die(m.message[0] ? m.message : "map", errno);
-  return m.handle;
 }
 
 static void rw_at(int fd, int write, uint64_t h, uint64_t off, void *buf,
