@@ -118,6 +118,19 @@ static void lite_batch_report(struct lite_batch_ctx *bc, u32 index,
 
 static void lite_batch_drain(struct lite_batch_ctx *bc);
 
+int lite_batch_collect(struct lite_op *op, const struct lite_batch_op *a,
+		       int ret, u64 *old, struct lite_copy_out *out)
+{
+	if (ret)
+		return ret;
+	if (a->opcode == LITE_BATCH_READ)
+		return lite_bounce_read_out(op, u64_to_user_ptr(a->buf),
+					    a->length, out);
+	if (a->opcode >= LITE_BATCH_FAA)
+		*old = lite_atomic_result(op);
+	return 0;
+}
+
 /* Waits for the oldest entry in flight and ends it. */
 static void lite_batch_finish_oldest(struct lite_batch_ctx *bc)
 {
@@ -129,11 +142,7 @@ static void lite_batch_finish_oldest(struct lite_batch_ctx *bc)
 	bc->head = (bc->head + 1) % LITE_BATCH_WINDOW;
 	bc->nr--;
 	ret = lite_batch_wait(&e->op);
-	if (!ret && e->a.opcode == LITE_BATCH_READ)
-		ret = lite_bounce_read_out(&e->op, u64_to_user_ptr(e->a.buf),
-					   e->a.length, &out);
-	else if (!ret && e->a.opcode >= LITE_BATCH_FAA)
-		e->a.result = lite_atomic_result(&e->op);
+	ret = lite_batch_collect(&e->op, &e->a, ret, &e->a.result, &out);
 	if (likely(!out.buf)) {
 		lite_op_end(&e->op);
 	} else {

@@ -319,6 +319,13 @@ long lite_ops_batch(struct lite_file *lf, struct lite_batch __user *uarg);
 int lite_batch_check(const struct lite_batch_op *a);
 /* What entry @a asks of its handle (no prefault: see lite_ops_batch.c). */
 void lite_batch_target(struct lite_op_target *t, const struct lite_batch_op *a);
+/*
+ * Entry @a's operation on @op completed with @ret: a READ's bytes copied
+ * out of the bounce buffer (what would fault is left in *@out, for after
+ * the context is given back), an atomic's old value in *@old.
+ */
+int lite_batch_collect(struct lite_op *op, const struct lite_batch_op *a,
+		       int ret, u64 *old, struct lite_copy_out *out);
 /* Counts entry @a's outcome @err in the operations' statistics. */
 void lite_batch_account(const struct lite_batch_op *a, int err);
 

@@ -80,25 +80,20 @@ static void lite_uring_finish(struct io_uring_cmd *cmd,
 	struct lite_batch_op a = {
 		.opcode = pdu->opcode,
 		.length = pdu->length,
+		.buf = pdu->buf,
 	};
 	struct lite_copy_out out = {};
 	struct lite_grant *grant = op.grant;
 	int ret = slot->status;
 	u64 old = 0;
 
-	if (!ret && a.opcode == LITE_BATCH_READ) {
-		/*
-		 * io_uring's fallback worker, for a task that could not run
-		 * its task work, has no user memory to copy to.
-		 */
-		if (current->flags & PF_KTHREAD)
-			ret = -ECANCELED;
-		else
-			ret = lite_bounce_read_out(&op, u64_to_user_ptr(pdu->buf),
-						   a.length, &out);
-	} else if (!ret && a.opcode >= LITE_BATCH_FAA) {
-		old = lite_atomic_result(&op);
-	}
+	/*
+	 * io_uring's fallback worker, for a task that could not run its task
+	 * work, has no user memory to copy a READ's bytes to.
+	 */
+	if (!ret && a.opcode == LITE_BATCH_READ && (current->flags & PF_KTHREAD))
+		ret = -ECANCELED;
+	ret = lite_batch_collect(&op, &a, ret, &old, &out);
 	if (likely(!out.buf)) {
 		lite_op_end(&op);
 	} else {
