@@ -33,15 +33,29 @@ record() {  # record NAME STATUS(0=pass)
 }
 stamp() { date +%s; }
 t0=$(stamp)
+# Seconds per phase, printed with the summary: CI shows the end of the
+# output, and the budget (40 minutes) is spent phase by phase.
+phase_names=()
+phase_secs=()
+phase_start=$t0
+phase_end() {  # phase_end NAME: the phase that began at $phase_start ends now
+	local now
+	now=$(stamp)
+	phase_names+=("$1")
+	phase_secs+=($((now - phase_start)))
+	phase_start=$now
+}
 
 echo "== setup"
 tools/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
+phase_end setup
 
 echo "== lint  (tools/lint.sh: format, shell, checkpatch, arch)"
 for check in format shell checkpatch arch; do
 	tools/lint.sh "$check"
 	record "lint: $check" $?
 done
+phase_end lint
 
 # bazel_tests LABEL ARGS...: one recorded test per Bazel test target.
 bazel_tests() {
@@ -64,9 +78,11 @@ bazel_tests() {
 
 echo "== bazel test //...  (unit and host integration tests)"
 bazel_tests "" //...
+phase_end "bazel test"
 
 echo "== bazel test --config=asan  (the same tests under AddressSanitizer + UBSan)"
 bazel_tests "asan: " --config=asan --build_tests_only //...
+phase_end "bazel test --config=asan"
 
 if ((run_vm)); then
 	for t in tests/vm/*.sh; do
@@ -78,11 +94,15 @@ if ((run_vm)); then
 		rc=$?
 		echo "-- $name: $( ((rc == 0)) && echo PASSED || echo "FAILED (exit $rc)") in $(($(stamp) - start)) s"
 		record "$name" "$rc"
+		phase_end "${name#tests/}"
 	done
 fi
 
 echo
 echo "== summary: $(($(stamp) - t0)) s"
+for i in "${!phase_names[@]}"; do
+	printf '  %6d s  %s\n' "${phase_secs[i]}" "${phase_names[i]}"
+done
 for name in "${failed_names[@]}"; do echo "FAILED: $name"; done
 echo "$passed passed, $failed failed"
 ((failed == 0))

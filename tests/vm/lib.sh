@@ -119,11 +119,19 @@ vm_count() {
 	fi
 }
 
+# vm_took WHAT START: says how long WHAT took since START ($SECONDS) when
+# that was 10 s or more: where a suite's time goes, for the CI budget.
+vm_took() {
+	local secs=$((SECONDS - $2))
+	((secs < 10)) || echo "        ($1: $secs s)"
+}
+
 # guest GUEST FUNCTION ARGS...: runs a guest function, waits, counts.
 guest() {
-	local rc=0
+	local rc=0 start=$SECONDS
 	litevm exec -g "$1" -t "$VM_GUEST_SECS" -- "$(vm_guest_cmd "$@")" || rc=$?
 	vm_count "guest $1: $2" "$rc"
+	vm_took "guest $1 $2" "$start"
 }
 
 # vm_spawn GUEST FUNCTION ARGS...: starts a guest function; prints the job id.
@@ -140,7 +148,7 @@ vm_join() {
 # guests "GUEST FUNCTION ARGS"...: guest functions in parallel (each spec is
 # split into words); output and counts in the order given.
 guests() {
-	local spec words jobs=() g job fn
+	local spec words jobs=() g job fn start=$SECONDS
 	for spec in "$@"; do
 		read -ra words <<< "$spec"
 		jobs+=("${words[0]} $(vm_spawn "${words[@]}") ${words[1]}")
@@ -149,6 +157,7 @@ guests() {
 		read -r g job fn <<< "$spec"
 		vm_join "$g" "$job" "$fn"
 	done
+	vm_took "guests ${jobs[*]%% *} ${fn-}" "$start"
 }
 
 # attr_num NAME: the number of a LITE_ATTR_* netlink attribute, from the

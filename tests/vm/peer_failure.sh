@@ -29,7 +29,7 @@ VM_GUEST_SECS=120
 LEASE_MS=5000         # two heartbeat intervals: 2.5 s of silence believes a report
 PEER_TIMEOUT_MS=1000  # lite.ko's default
 BOUND_MS=$((PEER_TIMEOUT_MS + 500))
-LOOP_SECS=16          # the loops into the survivor's LMR run this long
+LOOP_MAX_SECS=100     # a loop's upper bound; the host stops them (/tmp/pf.stop)
 AFTER_ERROR_MS=3000   # the loops into the dead node's go on this long after their first error
 
 # ---------------------------------------------------------------------------
@@ -85,8 +85,8 @@ unreachable_logged() {  # NODE_NAME NODE_ID
 # ---------------------------------------------------------------------------
 
 loop_cmd() {  # NAME: peer_loop on NAME (ready file /tmp/pf.ready.NAME)
-	printf '%q %q %q %q %q' "$LITE_BIN/tests/vm/peer_loop" "$1" "$LOOP_SECS" \
-		"$AFTER_ERROR_MS" "/tmp/pf.ready.$1"
+	printf '%q %q %q %q %q %q' "$LITE_BIN/tests/vm/peer_loop" "$1" "$LOOP_MAX_SECS" \
+		"$AFTER_ERROR_MS" "/tmp/pf.ready.$1" /tmp/pf.stop
 }
 
 field() {  # LINE KEY: the value of KEY=... in a peer_loop line
@@ -185,6 +185,13 @@ host_main() {
 		vm_fail "the manager did not fail node3 within 30 s of the crash"
 		lc_logs
 	fi
+
+	# The loops into node3's LMR end AFTER_ERROR_MS after their first error;
+	# give them that, then stop the ones into node2's.
+	sleep $((AFTER_ERROR_MS / 1000 + 1))
+	for g in 1 2; do
+		litevm exec -g "$g" -t 30 -- "touch /tmp/pf.stop" || vm_fail "guest $g: could not stop its loops"
+	done
 
 	echo "== every loop's operations"
 	for g in 1 2; do
