@@ -40,7 +40,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 VM_SUITE=lmr
 VM_GUESTS=3
-VM_TIMEOUT=600
+VM_TIMEOUT=900
 VM_APPEND=page_poison=1  # see rmmod_under_writes
 VM_TARGETS=(//kmod:lite_ko //tools/litenl //tests/vm:lite_probe //controlplane:litemgr
 	//agent:liteagent //tools/litectl //tools/bench:lite-bench)
