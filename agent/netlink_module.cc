@@ -676,6 +676,45 @@ absl::Status NetlinkModule::CompleteUpcall(const UpcallReply& reply) {
 
 void NetlinkModule::Close() { client_->InterruptNotifications(); }
 
+namespace {
+
+// Adds every file of `dir` holding one number as a counter named
+// `prefix` + its name, and, `depth` folders deep, those of its folders.
+void AddDebugfsCounters(const std::string& dir, const std::string& prefix,
+                        int depth, std::vector<lite::v1::Counter>& out) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return;
+  while (dirent* entry = readdir(d)) {
+    std::string name = entry->d_name;
+    if (name.empty() || name[0] == '.') continue;
+    std::string path = absl::StrCat(dir, "/", name);
+    if (entry->d_type == DT_DIR) {
+      if (depth > 0) {
+        AddDebugfsCounters(path, absl::StrCat(prefix, name, "."), depth - 1,
+                           out);
+      }
+      continue;
+    }
+    std::ifstream in(path);
+    std::string text;
+    uint64_t value = 0;
+    if (!std::getline(in, text) ||
+        !absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &value)) {
+      continue;  // not a number: not a counter
+    }
+    std::string full = absl::StrCat(prefix, name);
+    bool taken = false;
+    for (const lite::v1::Counter& c : out) taken |= c.name() == full;
+    if (!taken) {
+      out.push_back(
+          MakeCounter(std::move(full), value, "lite.ko's counter (debugfs)"));
+    }
+  }
+  closedir(d);
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<lite::v1::Counter>> NetlinkModule::GetCounters() {
   absl::StatusOr<genl::NodeInfo> node = client_->GetNode();
   if (!node.ok()) return ModuleStatus(node.status(), "reading lite.ko's node");
@@ -701,29 +740,11 @@ absl::StatusOr<std::vector<lite::v1::Counter>> NetlinkModule::GetCounters() {
                   "LMR_LOST events from lite.ko (a hosted LMR's device was "
                   "removed)"),
   };
-  // lite.ko's own counters, one debugfs file each, when debugfs is there.
+  // lite.ko's own counters, one debugfs file each, when debugfs is there:
+  // the top level as module.NAME, its folders (ops/, rpc/, qos/) as
+  // module.FOLDER.NAME.
   if (!options_.debugfs_dir.empty()) {
-    if (DIR* dir = opendir(options_.debugfs_dir.c_str())) {
-      while (dirent* entry = readdir(dir)) {
-        std::string name = entry->d_name;
-        if (name.empty() || name[0] == '.') continue;
-        std::ifstream in(absl::StrCat(options_.debugfs_dir, "/", name));
-        std::string text;
-        uint64_t value = 0;
-        if (!std::getline(in, text) ||
-            !absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &value)) {
-          continue;  // not a number: not a counter
-        }
-        std::string full = absl::StrCat("module.", name);
-        bool taken = false;
-        for (const lite::v1::Counter& c : out) taken |= c.name() == full;
-        if (!taken) {
-          out.push_back(MakeCounter(std::move(full), value,
-                                    "lite.ko's counter (debugfs)"));
-        }
-      }
-      closedir(dir);
-    }
+    AddDebugfsCounters(options_.debugfs_dir, "module.", /*depth=*/1, out);
   }
   return out;
 }

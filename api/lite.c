@@ -370,6 +370,34 @@ static int op(struct lite_ctx *ctx, unsigned long request, void *data) {
   return err;
 }
 
+int lite_set_priority(struct lite_ctx *ctx, uint32_t priority) {
+  struct lite_priority_args a = {.priority = priority};
+  int err;
+
+  if (priority != LITE_PRIO_HIGH && priority != LITE_PRIO_LOW)
+    return REJECT(EINVAL,
+                  "priority %u is neither LITE_PRIO_HIGH (%d) nor "
+                  "LITE_PRIO_LOW (%d)",
+                  priority, LITE_PRIO_HIGH, LITE_PRIO_LOW);
+  err = op(ctx, LITE_IOC_PRIORITY, &a);
+  if (err == -EPERM)
+    return REJECT(EPERM,
+                  "high priority needs CAP_SYS_NICE or the group "
+                  "lite.ko's qos_high_gid names");
+  return err;
+}
+
+int lite_get_priority(struct lite_ctx *ctx, uint32_t *priority,
+                      int *high_allowed) {
+  struct lite_priority_args a = {0};
+  int err = op(ctx, LITE_IOC_PRIORITY, &a);
+
+  if (err) return err;
+  if (priority) *priority = a.priority;
+  if (high_allowed) *high_allowed = a.high_allowed != 0;
+  return 0;
+}
+
 int lite_read(struct lite_ctx *ctx, lite_handle_t handle, uint64_t offset,
               void *buf, uint64_t length) {
   struct lite_rw req = {

@@ -186,6 +186,19 @@ absl::Status Lite::Free(absl::string_view name) const {
   return ErrnoToStatus(err, what, err ? lite_message() : "");
 }
 
+absl::Status Lite::SetPriority(uint32_t priority) const {
+  int err = lite_set_priority(ctx(), priority);
+  return ErrnoToStatus(err, absl::StrCat("set priority ", priority),
+                       err ? lite_message() : "");
+}
+
+absl::StatusOr<uint32_t> Lite::Priority() const {
+  uint32_t priority = 0;
+  int err = lite_get_priority(ctx(), &priority, nullptr);
+  if (err) return ErrnoToStatus(err, "get priority", lite_message());
+  return priority;
+}
+
 Lmr::Lmr(Lmr&& other) noexcept
     : ctx_(std::move(other.ctx_)),
       name_(std::move(other.name_)),

@@ -231,6 +231,24 @@ int lite_cas(struct lite_ctx *ctx, lite_handle_t handle, uint64_t offset,
              uint64_t expected, uint64_t desired, uint64_t *old);
 
 /*
+ * Priorities for QoS (docs/qos.md). Every operation of a context runs at its
+ * default priority, LITE_PRIO_LOW until it is changed here; with lite.ko's
+ * `qos` on, low-priority operations to a node are throttled while
+ * high-priority ones to it are busy or slow. Batch entries, io_uring entries
+ * and RPC calls may name their own (their `priority` field; 0 = this
+ * default). LITE_PRIO_HIGH is for the administrator to grant: it needs
+ * CAP_SYS_NICE or membership in lite.ko's qos_high_gid.
+ * Errors: -EINVAL not LITE_PRIO_HIGH or LITE_PRIO_LOW; -EPERM HIGH not
+ *         allowed (nothing changes).
+ */
+int lite_set_priority(struct lite_ctx *ctx, uint32_t priority);
+
+/* The context's default priority now, and whether it may use HIGH (1/0);
+ * either pointer may be NULL. */
+int lite_get_priority(struct lite_ctx *ctx, uint32_t *priority,
+                      int *high_allowed);
+
+/*
  * Why this thread's last failed libLITE call failed, in words, or "" when
  * nothing more than its errno is known. Set by every control call (empty on
  * success) and by any call libLITE rejects itself; operations that fail in

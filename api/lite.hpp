@@ -125,6 +125,12 @@ class Lite {
   // Deletes an LMR by name (owner only); every map of it gets ESTALE.
   absl::Status Free(absl::string_view name) const;
 
+  // The priority every operation of this context runs at (QoS,
+  // docs/qos.md): LITE_PRIO_HIGH or LITE_PRIO_LOW (the default).
+  // PERMISSION_DENIED for HIGH without CAP_SYS_NICE or qos_high_gid.
+  absl::Status SetPriority(uint32_t priority) const;
+  absl::StatusOr<uint32_t> Priority() const;
+
   // The C context, for calls this layer does not wrap.
   lite_ctx* ctx() const { return ctx_.get(); }
 

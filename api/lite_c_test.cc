@@ -276,6 +276,41 @@ TEST_F(CApiTest, OperationErrorsPassThroughWithAnEmptyMessage) {
   EXPECT_EQ(lite_read(nullptr, 1, 0, &b, 1), -EINVAL);
 }
 
+TEST_F(CApiTest, PrioritySetsAndReads) {
+  dev_.set_handler([](unsigned long, void* data) {
+    auto* a = static_cast<lite_priority_args*>(data);
+    if (a->priority == 0) a->priority = LITE_PRIO_LOW;
+    a->high_allowed = 1;
+    return 0;
+  });
+  ASSERT_EQ(lite_set_priority(ctx_, LITE_PRIO_HIGH), 0);
+  lite_priority_args a = dev_.last<lite_priority_args>(LITE_IOC_PRIORITY);
+  EXPECT_EQ(a.priority, static_cast<uint32_t>(LITE_PRIO_HIGH));
+  EXPECT_EQ(a.flags | a.reserved | a.high_allowed, 0u);
+  uint32_t prio = 0;
+  int high = 0;
+  ASSERT_EQ(lite_get_priority(ctx_, &prio, &high), 0);
+  EXPECT_EQ(dev_.last<lite_priority_args>(LITE_IOC_PRIORITY).priority, 0u)
+      << "reading asks with 0, which changes nothing";
+  EXPECT_EQ(prio, static_cast<uint32_t>(LITE_PRIO_LOW));
+  EXPECT_EQ(high, 1);
+  EXPECT_EQ(lite_get_priority(ctx_, nullptr, nullptr), 0);
+}
+
+TEST_F(CApiTest, PriorityRefusesNonPrioritiesBeforeTheIoctl) {
+  for (uint32_t p : {0u, 3u, 0xffffffffu}) {
+    EXPECT_EQ(lite_set_priority(ctx_, p), -EINVAL) << p;
+    EXPECT_THAT(lite_message(), HasSubstr("LITE_PRIO_HIGH"));
+  }
+  EXPECT_EQ(dev_.calls(LITE_IOC_PRIORITY), 0);
+}
+
+TEST_F(CApiTest, HighPriorityRefusedSaysWhoMayHaveIt) {
+  dev_.set_handler([](unsigned long, void*) { return -EPERM; });
+  EXPECT_EQ(lite_set_priority(ctx_, LITE_PRIO_HIGH), -EPERM);
+  EXPECT_THAT(lite_message(), HasSubstr("CAP_SYS_NICE"));
+}
+
 TEST_F(CApiTest, UnmapPassesTheHandle) {
   dev_.set_handler([](unsigned long, void*) { return 0; });
   ASSERT_EQ(lite_unmap(ctx_, 0xabcdef), 0);

@@ -163,6 +163,8 @@ static long lite_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case LITE_IOC_RPC_REPLY:
 	case LITE_IOC_RPC_WAIT:
 		return lite_rpc_ioctl(file->private_data, cmd, uarg);
+	case LITE_IOC_PRIORITY:
+		return lite_prio_ioctl(file->private_data, uarg);
 	default:
 		return lite_file_ioctl(file->private_data, cmd, uarg);
 	}
@@ -205,6 +207,7 @@ struct file *lite_kernel_file_open(void)
 		return file;
 	}
 	lf->file = file;
+	lite_prio_file_init(lf, true);
 	return file;
 }
 

@@ -85,6 +85,10 @@ static const char * const lite_ops_stat_names[LITE_ST_NR] = {
 	[LITE_ST_SPIN_MISSES] = "spin_misses",
 	[LITE_ST_BATCHES] = "batches",
 	[LITE_ST_URING_CMDS] = "uring_cmds",
+	[LITE_ST_OPS_HIGH] = "ops_high",
+	[LITE_ST_OPS_LOW] = "ops_low",
+	[LITE_ST_QOS_THROTTLED] = "qos_throttled",
+	[LITE_ST_QOS_WAIT_US] = "qos_wait_us",
 };
 
 static struct dentry *lite_debugfs_dir;
@@ -161,6 +165,7 @@ void lite_debugfs_init(void)
 					   lite_debugfs_dir, &lite_counters[i],
 					   &lite_counter_fops);
 	lite_debugfs_ops_init(lite_debugfs_dir);
+	lite_qos_debugfs_init(lite_debugfs_dir);
 	dir = debugfs_create_dir("rpc", lite_debugfs_dir);
 	for (i = 0; i < LITE_RPC_ST_NR; i++)
 		debugfs_create_file_unsafe(lite_rpc_stat_names[i], 0444, dir,

@@ -183,6 +183,7 @@ int lite_file_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	lf->file = file;
 	file->private_data = lf;
+	lite_prio_file_init(lf, false);
 	return nonseekable_open(inode, file);
 }
 

@@ -17,6 +17,7 @@
 
 #include "uapi/lite.h"
 #include "lite_wire.h"
+#include "lite_prio.h"
 
 struct crypto_shash;
 struct lite_mr_ctx;
@@ -201,6 +202,10 @@ enum lite_ops_stat {
 	LITE_ST_SPIN_MISSES,
 	LITE_ST_BATCHES,
 	LITE_ST_URING_CMDS,
+	LITE_ST_OPS_HIGH,		/* with qos on: operations started at HIGH */
+	LITE_ST_OPS_LOW,		/* ... at LOW (each admitted once) */
+	LITE_ST_QOS_THROTTLED,		/* times a LOW one was told to wait */
+	LITE_ST_QOS_WAIT_US,		/* ... and the time it waited */
 	LITE_ST_NR
 };
 
@@ -297,6 +302,8 @@ struct lite_peer {
 	struct lite_conn __rcu *conns[LITE_QPS_PER_PEER_MAX];
 	/* Loopback only: the accepting ends of conns[]. */
 	struct lite_conn __rcu *accepted[LITE_QPS_PER_PEER_MAX];
+	/* The throttle on low-priority operations to it (lite_prio.c). */
+	struct lite_peer_qos qos;
 };
 
 /* A snapshot of one peer, for dumps and events. */
@@ -311,6 +318,11 @@ struct lite_peer_info {
 	u16 last_refusal;		/* enum lite_refusal, 0: none */
 	u8 refused_by;			/* enum lite_refused_by */
 	u32 refusals;
+	/* Its QoS throttle (lite_prio.c): rate 0 is none. */
+	u64 qos_rate_bps;
+	u64 qos_rtt_base_ns;
+	u64 qos_rtt_last_ns;
+	u8 qos_rule;			/* enum lite_qos_rule */
 };
 
 typedef int (*lite_peer_fn)(const struct lite_peer_info *info, void *arg);
@@ -544,6 +556,9 @@ struct lite_file {
 	struct xarray rpc_calls;
 	u32 rpc_call_next;
 	wait_queue_head_t rpc_call_wait;	/* woken as its calls end */
+	/* Priorities (lite_prio.c): the default, and whether HIGH is allowed. */
+	u8 prio;
+	bool prio_high_ok;
 };
 
 /* A file's state, not yet tied to its struct file (lf->file). */

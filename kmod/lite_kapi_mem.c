@@ -251,7 +251,7 @@ int lite_kmemset(struct lite_kctx *ctx, u64 handle, u64 offset, u8 value,
 		 u64 length)
 {
 	int ret = lite_op_memset_run(lite_kctx_file(ctx), handle, offset,
-				     length, value);
+				     length, value, LITE_PRIO_DEFAULT);
 
 	lite_ops_account(LITE_ST_MEMSET, ret);
 	return ret;
@@ -272,7 +272,7 @@ int lite_kfaa(struct lite_kctx *ctx, u64 handle, u64 offset, u64 add,
 	      u64 *old)
 {
 	int ret = lite_op_atomic_run(lite_kctx_file(ctx), handle, offset, add,
-				     0, false, old);
+				     0, false, LITE_PRIO_DEFAULT, old);
 
 	lite_ops_account(LITE_ST_FAA, ret);
 	return ret;
@@ -294,7 +294,8 @@ int lite_kcas(struct lite_kctx *ctx, u64 handle, u64 offset, u64 expect,
 	      u64 swap, u64 *old)
 {
 	int ret = lite_op_atomic_run(lite_kctx_file(ctx), handle, offset,
-				     expect, swap, true, old);
+				     expect, swap, true, LITE_PRIO_DEFAULT,
+				     old);
 
 	lite_ops_account(LITE_ST_CAS, ret);
 	return ret;

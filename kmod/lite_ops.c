@@ -129,6 +129,9 @@ static void lite_batch_put(struct lite_op_slot *slot, int n, bool can_sleep)
 
 	if (!atomic_sub_and_test(n, &slot->pending))
 		return;
+	if (slot->qos_posted_ns)
+		lite_qos_rtt(&conn->peer->qos,
+			     ktime_get_ns() - slot->qos_posted_ns);
 	atomic_add(slot->batch_wrs, &conn->sq_credits);
 	if (wq_has_sleeper(&conn->wait))
 		wake_up(&conn->wait);
@@ -229,6 +232,8 @@ int lite_batch_post(struct lite_op *op, struct lite_conn *conn,
 	slot->batch_conn = conn;
 	slot->batch_grant = grant;
 	slot->batch_wrs = n;
+	slot->qos_posted_ns = op->prio == LITE_PRIO_HIGH &&
+			      READ_ONCE(lite_qos_on) ? ktime_get_ns() : 0;
 	slot->status = 0;
 	atomic_set(&slot->pending, n);
 	reinit_completion(&slot->done);
@@ -430,18 +435,33 @@ static int lite_word_addr(const struct lite_grant *grant, u64 off, u64 *raddr)
  * count); on failure the caller still does.
  */
 static int lite_op_start(struct lite_op *op, struct lite_grant *grant,
-			 bool wait)
+			 const struct lite_op_target *t)
 {
 	struct lite_conn *conn;
+	u64 wait_ns;
 	int ret;
 
-	ret = lite_conn_ops_get(grant->home_node_id, grant->epoch, &conn);
-	if (ret)
-		return ret;
+	for (;;) {
+		ret = lite_conn_ops_get_from(grant->home_node_id, grant->epoch,
+					     lite_prio_first_qp(t->prio), &conn);
+		if (ret)
+			return ret;
+		if (!READ_ONCE(lite_qos_on))
+			break;
+		wait_ns = lite_qos_start(&conn->peer->qos, t->prio, t->length);
+		if (!wait_ns)
+			break;
+		/* Throttled: nothing but the grant's count is held meanwhile. */
+		lite_conn_ops_put(conn);
+		ret = lite_qos_wait(wait_ns, t->no_wait);
+		if (ret)
+			return ret;
+	}
 	op->deadline = jiffies + msecs_to_jiffies(READ_ONCE(lite_op_timeout_ms));
 	op->abandoned = false;
 	op->no_wait = false;
-	ret = lite_slot_get(op, conn, wait);
+	op->prio = t->prio;
+	ret = lite_slot_get(op, conn, !t->no_wait);
 	if (ret)
 		return ret;
 	op->slot->grants[0] = grant;
@@ -455,6 +475,9 @@ int lite_op_begin(struct lite_op *op, struct lite_file *lf,
 	struct lite_grant *grant;
 	int ret;
 
+	ret = lite_prio_resolve(lf, t->priority, &t->prio);
+	if (ret)
+		return ret;
 	ret = lite_grant_lookup(lf, t->handle, t->access, t->offset, t->length,
 				t, &grant);
 	if (ret)
@@ -462,7 +485,7 @@ int lite_op_begin(struct lite_op *op, struct lite_file *lf,
 	if (t->word)
 		ret = lite_word_addr(grant, t->offset, &t->raddr);
 	if (!ret)
-		ret = lite_op_start(op, grant, !t->no_wait);
+		ret = lite_op_start(op, grant, t);
 	if (ret)
 		lite_grant_op_end(grant);
 	return ret;
@@ -519,7 +542,7 @@ static long lite_op_rw(struct lite_file *lf, void __user *uarg, bool write)
 
 	if (copy_from_user(&a, uarg, sizeof(a)))
 		return -EFAULT;
-	if (a.flags || a.priority || !a.length || a.length > LITE_OP_LENGTH_MAX)
+	if (a.flags || !a.length || a.length > LITE_OP_LENGTH_MAX)
 		return -EINVAL;
 	ubuf = u64_to_user_ptr(a.buf);
 	if (!access_ok(ubuf, a.length))
@@ -527,6 +550,7 @@ static long lite_op_rw(struct lite_file *lf, void __user *uarg, bool write)
 	t.handle = a.handle;
 	t.offset = a.offset;
 	t.length = a.length;
+	t.priority = a.priority;
 	t.access = write ? LITE_ACCESS_WRITE : LITE_ACCESS_READ;
 	if (write || a.length > LITE_BOUNCE_SIZE) {
 		t.prefault = ubuf;
@@ -542,7 +566,7 @@ static long lite_op_rw(struct lite_file *lf, void __user *uarg, bool write)
 }
 
 int lite_op_memset_run(struct lite_file *lf, u64 handle, u64 offset,
-		       u64 length, u8 value)
+		       u64 length, u8 value, u32 priority)
 {
 	struct lite_op_target t = {};
 	struct lite_op op;
@@ -553,6 +577,7 @@ int lite_op_memset_run(struct lite_file *lf, u64 handle, u64 offset,
 	t.handle = handle;
 	t.offset = offset;
 	t.length = length;
+	t.priority = priority;
 	t.access = LITE_ACCESS_WRITE;
 	ret = lite_op_begin(&op, lf, &t);
 	if (ret)
@@ -570,13 +595,15 @@ static long lite_op_memset(struct lite_file *lf, void __user *uarg)
 
 	if (copy_from_user(&a, uarg, sizeof(a)))
 		return -EFAULT;
-	if (a.flags || a.priority || a.reserved || a.value > 255)
+	if (a.flags || a.reserved || a.value > 255)
 		return -EINVAL;
-	return lite_op_memset_run(lf, a.handle, a.offset, a.length, a.value);
+	return lite_op_memset_run(lf, a.handle, a.offset, a.length, a.value,
+				  a.priority);
 }
 
 static long lite_op_memcpy(struct lite_file *lf, void __user *uarg)
 {
+	struct lite_op_target t = {};
 	struct lite_grant *src, *dst;
 	struct lite_conn *dconn;
 	struct lite_memcpy a;
@@ -586,8 +613,13 @@ static long lite_op_memcpy(struct lite_file *lf, void __user *uarg)
 
 	if (copy_from_user(&a, uarg, sizeof(a)))
 		return -EFAULT;
-	if (a.flags || a.priority || !a.length || a.length > LITE_OP_LENGTH_MAX)
+	if (a.flags || !a.length || a.length > LITE_OP_LENGTH_MAX)
 		return -EINVAL;
+	/* Throttled (LOW) as one operation of its length, on the source. */
+	t.length = a.length;
+	ret = lite_prio_resolve(lf, a.priority, &t.prio);
+	if (ret)
+		return ret;
 	ret = lite_grant_lookup(lf, a.src_handle, LITE_ACCESS_READ,
 				a.src_offset, a.length, NULL, &src);
 	if (ret)
@@ -607,7 +639,7 @@ static long lite_op_memcpy(struct lite_file *lf, void __user *uarg)
 	 * The context is on the source's connection; the destination's joins.
 	 * The context owns both grants from here.
 	 */
-	ret = lite_op_start(&op, src, true);
+	ret = lite_op_start(&op, src, &t);
 	if (ret)
 		goto out_dst;
 	op.slot->grants[1] = dst;

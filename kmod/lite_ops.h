@@ -50,8 +50,9 @@ bool lite_spin_wait(struct ib_cq *cq, struct completion *done);
 int lite_op_rw_kernel(struct lite_file *lf, u64 handle, u64 offset, void *buf,
 		      u64 length, bool write);
 int lite_op_memset_run(struct lite_file *lf, u64 handle, u64 offset,
-		       u64 length, u8 value);
+		       u64 length, u8 value, u32 priority);
 int lite_op_atomic_run(struct lite_file *lf, u64 handle, u64 offset,
-		       u64 operand, u64 swap, bool cas, u64 *result);
+		       u64 operand, u64 swap, bool cas, u32 priority,
+		       u64 *result);
 
 #endif /* LITE_OPS_H */

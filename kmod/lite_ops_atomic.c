@@ -60,7 +60,8 @@ u64 lite_atomic_result(struct lite_op *op)
 }
 
 int lite_op_atomic_run(struct lite_file *lf, u64 handle, u64 offset,
-		       u64 operand, u64 swap, bool cas, u64 *result)
+		       u64 operand, u64 swap, bool cas, u32 priority,
+		       u64 *result)
 {
 	struct lite_op_target t;
 	struct lite_op op;
@@ -69,6 +70,7 @@ int lite_op_atomic_run(struct lite_file *lf, u64 handle, u64 offset,
 	if ((!cas && swap) || offset % 8)
 		return -EINVAL;
 	lite_atomic_target(&t, handle, offset);
+	t.priority = priority;
 	ret = lite_op_begin(&op, lf, &t);
 	if (ret)
 		return ret;
@@ -91,10 +93,10 @@ long lite_op_atomic(struct lite_file *lf, struct lite_atomic __user *uarg,
 
 	if (copy_from_user(&a, uarg, sizeof(a)))
 		return -EFAULT;
-	if (a.flags || a.priority)
+	if (a.flags)
 		return -EINVAL;
 	ret = lite_op_atomic_run(lf, a.handle, a.offset, a.operand, a.swap, cas,
-				 &a.result);
+				 a.priority, &a.result);
 	if (!ret && put_user(a.result, &uarg->result))
 		ret = -EFAULT;
 	return ret;

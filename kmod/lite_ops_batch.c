@@ -58,7 +58,7 @@ struct lite_batch_ctx {
 
 int lite_batch_check(const struct lite_batch_op *a)
 {
-	if (a->flags || a->priority)
+	if (a->flags || a->priority > LITE_PRIO_LOW)
 		return -EINVAL;
 	switch (a->opcode) {
 	case LITE_BATCH_READ:
@@ -188,6 +188,7 @@ void lite_batch_target(struct lite_op_target *t, const struct lite_batch_op *a)
 {
 	if (a->opcode >= LITE_BATCH_FAA) {
 		lite_atomic_target(t, a->handle, a->offset);
+		t->priority = a->priority;
 		return;
 	}
 	memset(t, 0, sizeof(*t));
@@ -201,6 +202,7 @@ void lite_batch_target(struct lite_op_target *t, const struct lite_batch_op *a)
 	 */
 	t->access = a->opcode == LITE_BATCH_WRITE ? LITE_ACCESS_WRITE :
 						   LITE_ACCESS_READ;
+	t->priority = a->priority;
 }
 
 /*

@@ -58,6 +58,8 @@ struct lite_op_slot {
 	struct io_uring_cmd *ucmd;
 	/* Whose key the batch uses: revoked if the home refuses it. */
 	struct lite_grant *batch_grant;
+	/* A HIGH batch's post time for its round trip (QoS), else 0. */
+	u64 qos_posted_ns;
 	unsigned int batch_wrs;		/* send queue credits it holds */
 	/* Connections whose inflight this context counts in. */
 	struct lite_conn *conns[2];
@@ -103,6 +105,7 @@ struct lite_op {
 	bool abandoned;			/* the caller stopped waiting */
 	/* No send queue credits: -EAGAIN at once (io_uring's NONBLOCK). */
 	bool no_wait;
+	u8 prio;			/* LITE_PRIO_HIGH or _LOW */
 };
 
 static inline long lite_op_remaining(const struct lite_op *op)
@@ -176,10 +179,14 @@ struct lite_op_target {
 	const char __user *prefault;
 	bool prefault_write;
 	/*
-	 * No operation context free on the device: -EAGAIN at once instead of
-	 * waiting (a batch that holds some of them finishes one first).
+	 * No operation context free on the device, or a LOW operation
+	 * throttled: -EAGAIN at once instead of waiting (a batch that holds
+	 * some contexts finishes one first).
 	 */
 	bool no_wait;
+	/* Asked for (enum lite_priority); lite_op_begin() resolves it. */
+	u32 priority;
+	u8 prio;			/* out: LITE_PRIO_HIGH or _LOW */
 };
 
 /*

@@ -120,6 +120,11 @@ static void lite_peer_info_locked(const struct lite_peer *peer,
 	info->last_refusal = peer->last_refusal;
 	info->refused_by = peer->refused_by;
 	info->refusals = peer->refusals;
+	/* A look for dumps, without qos.lock: each field is one word. */
+	info->qos_rate_bps = READ_ONCE(peer->qos.q.rate_bps);
+	info->qos_rtt_base_ns = READ_ONCE(peer->qos.q.rtt_base_ns);
+	info->qos_rtt_last_ns = READ_ONCE(peer->qos.q.rtt_last_ns);
+	info->qos_rule = READ_ONCE(peer->qos.q.rule);
 }
 
 static void lite_peer_event_locked(const struct lite_peer *peer, u8 cmd,
@@ -459,6 +464,7 @@ static struct lite_peer *lite_peer_alloc(const struct lite_node_id *pid,
 	peer->state = LITE_PEER_CONNECTING;
 	peer->backoff_ms = LITE_RETRY_MIN_MS;
 	INIT_DELAYED_WORK(&peer->connect_work, lite_peer_connect_work);
+	lite_peer_qos_init(&peer->qos);
 	return peer;
 }
 

@@ -15,13 +15,15 @@
  *     the baseline): throttle low priority.
  *
  * Otherwise the throttle eases. The throttle is a token bucket whose rate
- * is set by AIMD: a rule that throttles halves the rate, a window that
- * is fine adds one floor to it. A token bucket alone needs the right rate
- * up front, which depends on the NIC and the load; AIMD alone (a window of
- * operations in flight) cannot bound bytes per second of 64 KiB WRITEs
- * against 8-byte READs. Together the rate finds the largest low-priority
- * load the high-priority round trips tolerate, and backs off in one window
- * when they do not.
+ * is set the way AIMD sets a window: a rule that throttles halves the
+ * rate, a window that is fine raises it by an eighth (at least one floor).
+ * A token bucket alone needs the right rate up front, which depends on the
+ * NIC and the load; a window of operations in flight alone cannot bound
+ * bytes per second of 64 KiB WRITEs against 8-byte READs. Together the
+ * rate finds the largest low-priority load the high-priority round trips
+ * tolerate, and backs off in one window when they do not. The increase is
+ * proportional, not one fixed step, so that the same setting recovers in
+ * tens of windows on a 10 MiB/s emulated link and on a 10 GiB/s NIC.
  *
  * Low priority never starves: the rate never goes below floor_bps, and a
  * waiter is admitted as soon as the bucket is out of debt, whatever the
@@ -227,7 +229,9 @@ lite_qos_window_end(struct lite_qos *q, const struct lite_qos_params *p,
 
 	if (rule == LITE_QOS_EASE) {
 		if (q->rate_bps)
-			lite_qos_set_rate(q, p, q->rate_bps + p->floor_bps);
+			lite_qos_set_rate(q, p, q->rate_bps +
+					  lite_qos_max(q->rate_bps / 8,
+						       p->floor_bps));
 	} else {
 		/* Half of what it had, or of what it used when unthrottled. */
 		rate = q->rate_bps ? q->rate_bps :

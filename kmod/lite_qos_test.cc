@@ -197,13 +197,15 @@ TEST(QosRules, Rule3BaselineIsTheLeastMeanAndRisesSlowly) {
   EXPECT_LT(windows, 200);
 }
 
-TEST(QosRules, EaseAddsOneFloorPerWindow) {
+TEST(QosRules, EaseAddsAnEighthOrAtLeastOneFloor) {
   Policy pol;
   pol.Window(500, 0, 10 * kMiB);  // 500 MiB/s
   pol.Window(10, 0, 0);
-  EXPECT_EQ(pol.q.rate_bps, 504 * kMiB);
-  pol.Window(10, 0, 0);
-  EXPECT_EQ(pol.q.rate_bps, 508 * kMiB);
+  EXPECT_EQ(pol.q.rate_bps, 562 * kMiB + kMiB / 2);
+  Policy low;
+  low.Window(500, 0, 0);  // the floor, 4 MiB/s: an eighth is less
+  low.Window(10, 0, 0);
+  EXPECT_EQ(low.q.rate_bps, 8 * kMiB);
 }
 
 TEST(QosRules, NeverBelowTheFloor) {

@@ -16,6 +16,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/moduleparam.h>
 #include <linux/sched/signal.h>
 #include <linux/uaccess.h>
@@ -53,14 +54,19 @@ static long lite_ioctl_rpc_call(struct lite_file *lf,
 	struct lite_rpc_cslot *s;
 	struct lite_rpc_call c;
 	unsigned long deadline;
+	u64 posted = 0;
 	void *slot;
+	u8 prio;
 	int ret;
 
 	if (copy_from_user(&c, uarg, sizeof(c)))
 		return -EFAULT;
-	if (c.flags & ~(LITE_RPC_NONBLOCK | LITE_RPC_ASYNC) || c.priority ||
+	if (c.flags & ~(LITE_RPC_NONBLOCK | LITE_RPC_ASYNC) ||
 	    c.timeout_ms > LITE_RPC_TIMEOUT_MAX_MS)
 		return -EINVAL;
+	ret = lite_prio_resolve(lf, c.priority, &prio);
+	if (ret)
+		return ret;
 	b = lite_rpc_handle_binding(lf, c.service);
 	if (!b)
 		return -EBADF;
@@ -68,6 +74,10 @@ static long lite_ioctl_rpc_call(struct lite_file *lf,
 		ret = -EMSGSIZE;
 		goto out;
 	}
+	ret = lite_qos_node_admit(b->node_id, prio, c.req_len,
+				  c.flags & LITE_RPC_NONBLOCK);
+	if (ret)
+		goto out;
 	deadline = lite_rpc_deadline(c.timeout_ms);
 	ret = lite_rpc_slot_take(b, c.flags & LITE_RPC_NONBLOCK, deadline,
 				 LITE_CSLOT_CALL, &s);
@@ -88,6 +98,8 @@ static long lite_ioctl_rpc_call(struct lite_file *lf,
 		/* The call keeps its slot and the binding until collected. */
 		return 0;
 	}
+	if (prio == LITE_PRIO_HIGH)
+		posted = ktime_get_ns();
 	ret = lite_rpc_slot_post(s, c.req_len, false, deadline);
 	if (ret) {
 		lite_rpc_slot_finish(s);
@@ -100,6 +112,8 @@ static long lite_ioctl_rpc_call(struct lite_file *lf,
 			lite_rpc_slot_finish(s);
 		goto out;
 	}
+	if (posted)
+		lite_qos_node_rtt(b->node_id, ktime_get_ns() - posted);
 	c.reply_len = s->len;
 	if (copy_to_user(u64_to_user_ptr(c.reply), slot,
 			 min(c.reply_len, c.reply_max)))
@@ -121,13 +135,16 @@ static long lite_ioctl_rpc_send(struct lite_file *lf,
 	struct lite_rpc_cslot *s;
 	struct lite_rpc_send m;
 	unsigned long deadline;
+	u8 prio;
 	int ret;
 
 	if (copy_from_user(&m, uarg, sizeof(m)))
 		return -EFAULT;
-	if (m.flags & ~LITE_RPC_NONBLOCK || m.priority ||
-	    m.timeout_ms > LITE_RPC_TIMEOUT_MAX_MS)
+	if (m.flags & ~LITE_RPC_NONBLOCK || m.timeout_ms > LITE_RPC_TIMEOUT_MAX_MS)
 		return -EINVAL;
+	ret = lite_prio_resolve(lf, m.priority, &prio);
+	if (ret)
+		return ret;
 	b = lite_rpc_handle_binding(lf, m.service);
 	if (!b)
 		return -EBADF;
@@ -135,6 +152,10 @@ static long lite_ioctl_rpc_send(struct lite_file *lf,
 		ret = -EMSGSIZE;
 		goto out;
 	}
+	ret = lite_qos_node_admit(b->node_id, prio, m.len,
+				  m.flags & LITE_RPC_NONBLOCK);
+	if (ret)
+		goto out;
 	deadline = lite_rpc_deadline(m.timeout_ms);
 	ret = lite_rpc_slot_take(b, m.flags & LITE_RPC_NONBLOCK, deadline,
 				 LITE_CSLOT_MSG, &s);

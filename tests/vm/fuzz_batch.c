@@ -59,8 +59,8 @@ void batch_gen_entry(struct worker *w, struct lite_batch_op *e,
     need = LITE_ACCESS_READ | LITE_ACCESS_WRITE;
   }
   if (DIRTY(s, 3)) e->flags = (uint16_t)(1 + below(s, 0xffff));
-  if (DIRTY(s, 3)) e->priority = (uint32_t)rnd(s) | 1;
-  if (DIRTY(s, 2)) e->error = (int32_t)rnd(s);  // an output: ignored
+  if (DIRTY(s, 3)) e->priority = (uint32_t)rnd(s) | 4;  // no enum lite_priority
+  if (DIRTY(s, 2)) e->error = (int32_t)rnd(s);          // an output: ignored
   if (!*why && (e->opcode < LITE_BATCH_READ || e->opcode > LITE_BATCH_CAS))
     *why = "unknown opcode";
   if (!*why && (e->flags || e->priority)) *why = "flags or priority";

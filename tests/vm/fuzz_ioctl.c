@@ -453,9 +453,9 @@ static void do_rw(struct worker *w, int ioc) {
   u = gen_ptr(s, op.length);
   op.buf = u.p;
   if (DIRTY(s, 3)) op.flags = (uint32_t)rnd(s) | 1;
-  if (DIRTY(s, 3)) op.priority = (uint32_t)rnd(s) | 1;
+  if (DIRTY(s, 3)) op.priority = (uint32_t)rnd(s) | 4;  // no enum lite_priority
   if (!why && op.flags) why = "flags not 0";
-  if (!why && op.priority) why = "priority not 0";
+  if (!why && op.priority) why = "priority not a priority";
   if (!why && (!op.length || op.length > LITE_OP_LENGTH_MAX))
     why = "bad length";
   if (!why && lmr >= 0 && !range_ok(op.offset, op.length, size))
@@ -493,7 +493,7 @@ static void do_memset(struct worker *w) {
   op.offset = gen_off(s, size, op.length);
   op.value = pct(s, 90) ? (uint32_t)below(s, 256) : (uint32_t)rnd(s) | 256;
   if (DIRTY(s, 3)) op.flags = 1U << below(s, 32);
-  if (DIRTY(s, 3)) op.priority = 1;
+  if (DIRTY(s, 3)) op.priority = 3;
   if (DIRTY(s, 3)) op.reserved = (uint32_t)rnd(s) | 1;
   if (!why && (op.flags || op.priority || op.reserved))
     why = "flags, priority or reserved";

@@ -128,8 +128,10 @@ struct lite_query {
  *
  * Errors common to every call below:
  *   EFAULT     the argument (or a buffer it points to) is not valid memory;
- *   EINVAL     flags, reserved or priority is not zero, or a field is out of
- *              range (each call lists its own);
+ *   EINVAL     flags or reserved is not zero, priority is no enum
+ *              lite_priority, or a field is out of range (each call lists
+ *              its own);
+ *   EPERM      priority is LITE_PRIO_HIGH and the file may not use it;
  *   EINTR      a fatal signal arrived (control calls only).
  */
 
@@ -326,7 +328,8 @@ struct lite_free {
  *   EIO        the RDMA operation failed for another reason (see dmesg);
  *   EFAULT     the user buffer is not all readable (WRITE: nothing is
  *              written, but for a racing munmap()) or writable (READ).
- * `priority` is for QoS (a later ABI version) and must be 0.
+ * `priority`: LITE_PRIO_HIGH, LITE_PRIO_LOW or 0 (the file's default), see
+ * uapi/lite_qos.h; EPERM for HIGH without the right to it.
  */
 #define LITE_OP_LENGTH_MAX	(1ULL << 32)
 
@@ -340,7 +343,7 @@ struct lite_rw {
 	__u64 buf;			/* user pointer */
 	__u64 length;
 	__u32 flags;			/* must be 0 */
-	__u32 priority;			/* must be 0 */
+	__u32 priority;			/* enum lite_priority */
 };
 
 /*
@@ -353,7 +356,7 @@ struct lite_memset {
 	__u64 length;
 	__u32 value;
 	__u32 flags;			/* must be 0 */
-	__u32 priority;			/* must be 0 */
+	__u32 priority;			/* enum lite_priority */
 	__u32 reserved;			/* must be 0 */
 };
 
@@ -370,7 +373,7 @@ struct lite_memcpy {
 	__u64 src_offset;
 	__u64 length;
 	__u32 flags;			/* must be 0 */
-	__u32 priority;			/* must be 0 */
+	__u32 priority;			/* enum lite_priority */
 };
 
 /*
@@ -391,7 +394,7 @@ struct lite_atomic {
 	__u64 swap;			/* CAS: new value; FAA: must be 0 */
 	__u64 result;			/* out: the old value */
 	__u32 flags;			/* must be 0 */
-	__u32 priority;			/* must be 0 */
+	__u32 priority;			/* enum lite_priority */
 };
 
 #define LITE_IOC_NODE	_IOWR(LITE_IOC_MAGIC, 0x01, struct lite_node_info)
@@ -407,6 +410,9 @@ struct lite_atomic {
 #define LITE_IOC_MEMCPY	_IOW(LITE_IOC_MAGIC, 0x13, struct lite_memcpy)
 #define LITE_IOC_FAA	_IOWR(LITE_IOC_MAGIC, 0x14, struct lite_atomic)
 #define LITE_IOC_CAS	_IOWR(LITE_IOC_MAGIC, 0x15, struct lite_atomic)
+
+/* Priorities for QoS: LITE_IOC_PRIORITY (0x07). */
+#include "lite_qos.h"
 
 /* Batched one-sided operations: LITE_IOC_BATCH (0x16), LITE_URING_CMD_OP (0x17). */
 #include "lite_batch.h"

@@ -22,10 +22,11 @@
  * when the results cannot be written back, entries may have run), EINVAL
  * (count 0 or above LITE_BATCH_MAX, flags or reserved not 0), EINTR (a
  * fatal signal: the process is dying). Per entry: EINVAL (unknown opcode,
- * flags, priority or reserved not 0, a READ/WRITE length of 0 or above
- * LITE_BATCH_RW_MAX, an atomic's length not 8 or offset not a multiple of
- * 8, a FAA with a swap value, a READ/WRITE with operand or swap), EFAULT
- * (its buffer), and every error of LITE_IOC_READ, _WRITE, _FAA and _CAS
+ * flags or reserved not 0, priority no enum lite_priority, a READ/WRITE
+ * length of 0 or above LITE_BATCH_RW_MAX, an atomic's length not 8 or
+ * offset not a multiple of 8, a FAA with a swap value, a READ/WRITE with
+ * operand or swap), EPERM (LITE_PRIO_HIGH not allowed), EFAULT (its
+ * buffer), and every error of LITE_IOC_READ, _WRITE, _FAA and _CAS
  * (EBADF, EACCES, ESTALE, EHOSTDOWN, ETIMEDOUT, EOPNOTSUPP, EIO, ...).
  */
 #ifndef _UAPI_LITE_BATCH_H
@@ -60,7 +61,7 @@ struct lite_batch_op {
 	__u16 opcode;			/* enum lite_batch_opcode */
 	__u16 flags;			/* must be 0 */
 	__s32 error;			/* out: 0 or a negative errno */
-	__u32 priority;			/* must be 0 */
+	__u32 priority;			/* enum lite_priority */
 };
 
 struct lite_batch {

@@ -34,8 +34,11 @@
  * its timeout) or, with LITE_RPC_NONBLOCK, fails with EAGAIN.
  *
  * Errors common to every RPC call below: EFAULT the argument or a buffer it
- * points to is not valid memory; EINVAL flags (unknown bits), reserved or
- * priority not zero, or a field out of range (each call lists its own).
+ * points to is not valid memory; EINVAL flags (unknown bits) or reserved
+ * not zero, priority no enum lite_priority (uapi/lite_qos.h), or a field
+ * out of range (each call lists its own); EPERM priority LITE_PRIO_HIGH
+ * not allowed. A LOW call or message waits its turn while QoS throttles
+ * the server's node.
  */
 #ifndef _UAPI_LITE_RPC_H
 #define _UAPI_LITE_RPC_H
@@ -196,7 +199,7 @@ struct lite_rpc_call {
 	__u32 reply_len;		/* out */
 	__u32 timeout_ms;		/* in */
 	__u32 flags;			/* in: enum lite_rpc_call_flags */
-	__u32 priority;			/* in: must be 0 */
+	__u32 priority;			/* in: enum lite_priority */
 	__u64 call;			/* out (LITE_RPC_ASYNC): the call's token */
 };
 
@@ -211,7 +214,7 @@ struct lite_rpc_send {
 	__u32 len;			/* in */
 	__u32 timeout_ms;		/* in: for a credit; 0 = rpc_timeout_ms */
 	__u32 flags;			/* in: LITE_RPC_NONBLOCK only */
-	__u32 priority;			/* in: must be 0 */
+	__u32 priority;			/* in: enum lite_priority */
 };
 
 /* lite_rpc_request.flags */
