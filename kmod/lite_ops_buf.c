@@ -217,11 +217,13 @@ static s64 lite_pin_window(struct lite_op *op, unsigned long ubuf, u64 len,
 int lite_rw_user_pinned(struct lite_op *op, bool write, u64 off,
 			unsigned long ubuf, u64 len, u64 *done)
 {
+	const u64 chunk = lite_qos_chunk(&op->conn->peer->qos, op->prio);
 	s64 n, win;
 
 	*done = 0;
 	while (*done < len) {
-		win = lite_pin_window(op, ubuf + *done, len - *done, write);
+		win = lite_pin_window(op, ubuf + *done,
+				      min(len - *done, chunk), write);
 		if (win < 0)
 			return win == -ENOMEM ? -EIO : win;
 		n = lite_rw_batch(op, op->conn, op->grant, write, off + *done,

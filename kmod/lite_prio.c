@@ -42,6 +42,7 @@ static unsigned int lite_qos_high_ops = 200000;
 static unsigned int lite_qos_rtt_pct = 150;
 static unsigned int lite_qos_idle_windows = 10;
 static int lite_qos_high_gid = -1;
+static unsigned int lite_qos_chunk_kib = 16;
 
 static int lite_param_set_window(const char *val, const struct kernel_param *kp)
 {
@@ -115,6 +116,27 @@ static const struct kernel_param_ops lite_qos_idle_ops = {
 
 module_param_cb(qos_idle_windows, &lite_qos_idle_ops, &lite_qos_idle_windows, 0644);
 MODULE_PARM_DESC(qos_idle_windows, "rule 2: windows without high-priority traffic before low priority is not throttled, 1..100000");
+
+static int lite_param_set_chunk(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+	int ret = kstrtouint(val, 0, &v);
+
+	if (ret)
+		return ret;
+	if (v && (v < 4 || v > 1024))
+		return -EINVAL;
+	*(unsigned int *)kp->arg = v;
+	return 0;
+}
+
+static const struct kernel_param_ops lite_qos_chunk_ops = {
+	.set = lite_param_set_chunk,
+	.get = param_get_uint,
+};
+
+module_param_cb(qos_low_chunk_kib, &lite_qos_chunk_ops, &lite_qos_chunk_kib, 0644);
+MODULE_PARM_DESC(qos_low_chunk_kib, "while a peer's throttle is engaged, a LOW READ or WRITE to it goes on the wire this many KiB at a time, 4..1024 (0: whole)");
 
 static int lite_param_set_gid(const char *val, const struct kernel_param *kp)
 {
@@ -274,6 +296,16 @@ int lite_qos_wait(u64 ns, bool no_wait)
 	schedule_hrtimeout_range(&t, 20 * NSEC_PER_USEC, HRTIMER_MODE_REL);
 	__set_current_state(TASK_RUNNING);
 	return fatal_signal_pending(current) ? -EINTR : 0;
+}
+
+u64 lite_qos_chunk(const struct lite_peer_qos *pq, u8 prio)
+{
+	unsigned int kib = READ_ONCE(lite_qos_chunk_kib);
+
+	if (prio != LITE_PRIO_LOW || !kib || !READ_ONCE(lite_qos_on) ||
+	    !READ_ONCE(pq->q.rate_bps))
+		return U64_MAX;
+	return (u64)kib << 10;
 }
 
 unsigned int lite_prio_first_qp(u8 prio)

@@ -70,6 +70,16 @@ int lite_qos_wait(u64 ns, bool no_wait);
  */
 unsigned int lite_prio_first_qp(u8 prio);
 
+/*
+ * How many bytes of a READ or WRITE at @prio to @pq's peer go in one batch
+ * of work requests: U64_MAX but for LOW while the peer's throttle is
+ * engaged, then qos_low_chunk_kib. Between two batches a HIGH operation's
+ * packets get on the wire (RC sends one QP's work requests in order, and
+ * rxe a burst of one QP's packets at a time): its wait behind LOW traffic
+ * is one chunk's, not one 64 KiB WRITE's.
+ */
+u64 lite_qos_chunk(const struct lite_peer_qos *pq, u8 prio);
+
 /* A high-priority operation's round trip, from a completion handler. */
 static inline void lite_qos_rtt(struct lite_peer_qos *pq, u64 ns)
 {

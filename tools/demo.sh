@@ -195,13 +195,21 @@ if [[ ${1-} == --inside ]]; then
 	echo
 	echo "(software RDMA under CPU emulation: compare figures only within one run)"
 
+	section "QoS: node1's 64 B READs at high priority beside 64 KiB WRITEs at low"
+	# lite-qos-bench on node1 into an LMR on node2: the high-priority
+	# client alone, then beside 2 low-priority writers with lite.ko's qos
+	# off and on, 2 interleaved rounds (docs/qos.md).
+	"$repo/tools/bench/qos_experiment" --rounds 2 --low 2 --seconds 3 2> /dev/null | indent
+	echo "    with qos on: $(litevm exec -g 1 -- "cat /sys/kernel/debug/lite/ops/qos_throttled") low-priority waits, throttle now: $(litevm exec -g 1 -- "cat /sys/kernel/debug/lite/qos/peers" | grep -o 'node2 rate_bps=[0-9]*.*rule=[a-z]*' || echo '?')"
+
 	last=$(name "$nodes")
 	section "$last crashes (its QEMU killed) while node1 reads and adds on its memory"
 	run 1 "$liteop" alloc demo.crash 4096 --home "$last" --mode 0600 > /dev/null
 	ready=/tmp/demo.crash.ready
 	# peer_loop: READ + FAA in a loop, every operation timed; it stops 1.5 s
-	# after the first failure.
-	job=$(litevm spawn -g 1 -t 120 -- "$LITE_BIN/tests/vm/peer_loop demo.crash 60 1500 $ready")
+	# after the first failure (or at 60 s, or once /tmp/demo.crash.stop
+	# exists, which nobody creates here).
+	job=$(litevm spawn -g 1 -t 120 -- "$LITE_BIN/tests/vm/peer_loop demo.crash 60 1500 $ready /tmp/demo.crash.stop")
 	for _ in $(seq 300); do
 		litevm exec -g 1 -t 20 -- "test -e $ready" > /dev/null 2>&1 && break
 		sleep 0.2
@@ -247,6 +255,7 @@ else
 	echo "demo: building lite.ko and tools (bazel)" >&2
 	bazel build //kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl \
 		//tools/litenl //tools/liteop //tools/bench:lite-bench //tools/bench/grpc_echo \
+		//tools/bench:lite-qos-bench \
 		//tests/vm:peer_loop //tests/vm:free_hammer \
 		2> /tmp/lite-demo-build.log ||
 		{ cat /tmp/lite-demo-build.log >&2; exit 1; }

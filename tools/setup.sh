@@ -34,6 +34,8 @@ packages=(
 	libibverbs-dev librdmacm-dev libnl-3-dev libnl-genl-3-dev
 	# io_uring for lite-bench's and libLITE's asynchronous operations
 	liburing-dev
+	# the QoS experiment's plot (tools/bench/qos_plot)
+	gnuplot-nox
 	# the VM cluster
 	qemu-system-x86 busybox-static cpio iproute2 util-linux
 )

@@ -61,9 +61,18 @@ struct RateSample {
 };
 
 constexpr char kQosPeers[] = "/sys/kernel/debug/lite/qos/peers";
+constexpr char kQosParam[] = "/sys/module/lite/parameters/qos";
 
-// The home node's line of qos/peers: "ID NAME rate_bps=R ... rule=RULE".
+// The home node's line of qos/peers: "ID NAME rate_bps=R ... rule=RULE";
+// rule "off" (rate 0) while lite.ko's qos parameter is off.
 bool ReadThrottle(uint32_t node, double* mib_s, std::string* rule) {
+  std::ifstream param(kQosParam);
+  std::string on;
+  if (std::getline(param, on) && on == "N") {
+    *mib_s = 0;
+    *rule = "off";
+    return true;
+  }
   std::ifstream in(kQosPeers);
   std::string line;
   const std::string id = absl::StrCat(node, " ");
