@@ -207,9 +207,17 @@ killed_caller() {  # NAME (each request held 4 s): a caller killed mid-call
 	# caller exits without collecting them.
 	counter rpc/late_replies
 	before=$COUNTER
+	counter rpc/calls
+	calls=$COUNTER
 	"$LITEOP" rpc-call "$1" --async 2 --count 2 --timeout-ms 20000 > /dev/null 2>&1 &
 	pid=$!
-	sleep 1
+	# Killed once both calls are out (not after a guessed second: on a
+	# loaded host the open and bind alone can take longer).
+	for _ in $(seq 300); do
+		counter rpc/calls
+		((COUNTER >= calls + 2)) && break
+		sleep 0.1
+	done
 	kill -KILL "$pid"
 	wait "$pid" 2> /dev/null || true
 	for _ in $(seq 100); do
@@ -283,7 +291,10 @@ start_server() {
 	local g=$1 name=$2 ready job
 	shift 2
 	ready=/tmp/rpc-$name.ready
-	job=$(vm_spawn "$g" serve "$name" "$ready" "$@")
+	# Bounded by the suite, not by one guest function (VM_GUEST_SECS):
+	# rpc.echo serves until the test kills it, minutes later on a loaded
+	# host (litevm ended it at 300 s once, failing the kill-mid-load step).
+	job=$(litevm spawn -g "$g" -t "$VM_TIMEOUT" -- "$(vm_guest_cmd "$g" serve "$name" "$ready" "$@")")
 	vm_wait_until 60 litevm exec -g "$g" -t 20 -- "test -e $ready" > /dev/null 2>&1 ||
 		echo "        (guest $g: $name not serving after 60 s)" >&2
 	echo "$job"
