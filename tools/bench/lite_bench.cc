@@ -73,9 +73,10 @@ struct Options {
   uint32_t bw_threads = 0;
   uint64_t bw_size = 0;
   double bw_seconds = 0;
-  uint32_t batch = 0;  // --batch: entries per LITE_IOC_BATCH
-  uint32_t depth = 0;  // --depth: ring_* operations in flight
-  uint32_t reap = 0;   // --reap: ring_* completions waited for per poll
+  uint32_t batch = 0;     // --batch: entries per LITE_IOC_BATCH
+  uint32_t depth = 0;     // --depth: ring_* operations in flight
+  uint32_t reap = 0;      // --reap: ring_* completions waited for per poll
+  uint32_t priority = 0;  // --priority: 0 = the context's default
 };
 
 // This thread's CPU time in microseconds and context switches so far.
@@ -407,6 +408,15 @@ absl::StatusOr<Options> ReadOptions(const cli::Args& a) {
         absl::StrFormat("--reap: 1..--depth (%u), not %u", depth, reap));
   }
   o.reap = static_cast<uint32_t>(reap);
+  const std::string prio = a.Get("priority");
+  if (prio == "high") {
+    o.priority = LITE_PRIO_HIGH;
+  } else if (prio == "low") {
+    o.priority = LITE_PRIO_LOW;
+  } else if (!prio.empty()) {
+    return cli::UsageError(
+        absl::StrFormat("--priority: high or low, not '%s'", prio));
+  }
   const std::string secs = a.Get("bw_seconds", "3");
   if (!absl::SimpleAtod(secs, &o.bw_seconds) || !(o.bw_seconds > 0) ||
       o.bw_seconds > 600) {
@@ -597,6 +607,7 @@ absl::Status Run(const cli::Args& a, const Opener& open) {
   LITE_ASSIGN_OR_RETURN(Options o, ReadOptions(a));
   LITE_ASSIGN_OR_RETURN(lite::Lite session,
                         open(a.Get("device", LITE_DEVICE_PATH)));
+  if (o.priority != 0) LITE_RETURN_IF_ERROR(session.SetPriority(o.priority));
   Nodes nodes;
   lite_node_id(session.ctx(), &nodes.self, nullptr);
   if (nodes.self != 0) nodes.self_name = NameOf(session, nodes.self);
@@ -720,6 +731,11 @@ int RunLiteBench(const std::vector<std::string>& args, std::ostream& out,
               {.name = "depth",
                .value = "N",
                .help = "ring_*: operations in flight, 1..256 (default 16)"},
+              {.name = "priority",
+               .value = "high|low",
+               .help = "run every operation at this QoS priority "
+                       "(docs/qos.md; high needs CAP_SYS_NICE or "
+                       "qos_high_gid; default: low)"},
               {.name = "reap",
                .value = "N",
                .help = "ring_*: completions each poll waits for before the "

@@ -42,6 +42,11 @@ class LiteBenchTest : public ::testing::Test {
         case LITE_IOC_FREE:
           ++frees_;
           return 0;
+        case LITE_IOC_PRIORITY: {
+          auto* a = static_cast<struct lite_priority_args*>(data);
+          priorities_.push_back(a->priority);
+          return a->priority == LITE_PRIO_HIGH && !high_allowed_ ? -EPERM : 0;
+        }
         case LITE_IOC_FAA:
         case LITE_IOC_CAS:
           static_cast<struct lite_atomic*>(data)->result = 0;
@@ -76,6 +81,8 @@ class LiteBenchTest : public ::testing::Test {
   testing::FakeDevice dev_;
   uint64_t lmr_size_ = 1 << 20;
   std::atomic<int> frees_{0};
+  std::vector<uint32_t> priorities_;
+  bool high_allowed_ = true;
   std::vector<uint32_t> batch_sizes_;
   std::vector<uint64_t> batch_offsets_;
   int batch_error_ = 0;
@@ -104,6 +111,21 @@ TEST_F(LiteBenchTest, JsonHasWhatCompareReads) {
   EXPECT_EQ(j["bandwidth"][0]["threads"], 2);
   EXPECT_TRUE(j["bandwidth"][0]["mib_per_s"].is_number());
   EXPECT_EQ(out_.str().find('\n'), out_.str().size() - 1);  // one line
+}
+
+TEST_F(LiteBenchTest, PrioritySetsTheContextsOrSaysWhyNot) {
+  ASSERT_EQ(
+      Run({"--lmr", "b", "--ops", "faa", "--iters", "1", "--priority", "high"}),
+      0)
+      << err_.str();
+  EXPECT_EQ(priorities_, std::vector<uint32_t>{LITE_PRIO_HIGH});
+  EXPECT_EQ(Run({"--lmr", "b", "--ops", "faa", "--iters", "1"}), 0);
+  EXPECT_EQ(priorities_.size(), 1u) << "no --priority: the default, untouched";
+  EXPECT_EQ(Run({"--lmr", "b", "--priority", "urgent"}), 2);
+  EXPECT_THAT(err_.str(), HasSubstr("--priority: high or low, not 'urgent'"));
+  high_allowed_ = false;
+  EXPECT_EQ(Run({"--lmr", "b", "--ops", "faa", "--priority", "high"}), 1);
+  EXPECT_THAT(err_.str(), HasSubstr("CAP_SYS_NICE"));
 }
 
 TEST_F(LiteBenchTest, TooSmallIsUsageAndCreateStillFrees) {

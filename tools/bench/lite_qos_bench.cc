@@ -46,6 +46,7 @@ struct Options {
   uint64_t high_size = 64;
   uint64_t low_size = 64 << 10;
   std::string timeline;
+  double qos_on_after = -1;  // < 0: leave lite.ko's qos parameter alone
 };
 
 struct Sample {
@@ -172,7 +173,25 @@ absl::StatusOr<Result> RunRound(const Options& o, std::ostream& err) {
   std::vector<uint8_t> buf(o.high_size);
   const double end = warm_end + o.seconds * 1e6;
   absl::Status high_status;
+  // --qos_on_after: this process switches lite.ko's qos on mid-run, at a
+  // time it knows (a command from outside the guest can be late by
+  // seconds while the guest's one CPU is busy with this load).
+  double qos_on_at =
+      o.qos_on_after < 0 ? end + 1 : warm_end + o.qos_on_after * 1e6;
+  double qos_on_ms = -1;
   for (double t = NowUs(); t < end && failed == 0; t = NowUs()) {
+    if (t >= qos_on_at) {
+      std::ofstream param(kQosParam);
+      param << "1\n";
+      param.flush();
+      if (!param) {
+        high_status = absl::PermissionDeniedError(
+            absl::StrCat("cannot switch qos on (", kQosParam, ")"));
+        break;
+      }
+      qos_on_ms = (t - start) / 1e3;
+      qos_on_at = end + 1;
+    }
     absl::Status s = lmrs[0].Read(0, absl::MakeSpan(buf));
     const double done = NowUs();
     if (!s.ok()) {
@@ -209,6 +228,7 @@ absl::StatusOr<Result> RunRound(const Options& o, std::ostream& err) {
       csv << "throttle_mib_s," << s.t_ms << "," << s.mib_s << "," << s.rule
           << "\n";
     }
+    if (qos_on_ms >= 0) csv << "qos_on," << qos_on_ms << ",1,\n";
     if (!csv) return absl::UnavailableError("cannot write " + o.timeline);
   }
   return r;
@@ -235,6 +255,15 @@ absl::Status Run(const cli::Args& a) {
     return cli::UsageError("--high_size: 1 B..1M, --low_size: 1 B..16M");
   }
   o.timeline = a.Get("timeline");
+  if (a.Has("qos_on_after")) {
+    LITE_ASSIGN_OR_RETURN(
+        uint64_t after,
+        cli::Number("--qos_on_after", a.Get("qos_on_after"), 3600));
+    if (after >= o.seconds) {
+      return cli::UsageError("--qos_on_after: less than --seconds");
+    }
+    o.qos_on_after = after;
+  }
 
   LITE_ASSIGN_OR_RETURN(Result r, RunRound(o, a.err()));
   if (a.output() == cli::Output::kJson) {
@@ -298,6 +327,11 @@ int RunQosBench(const std::vector<std::string>& args, std::ostream& out,
               {.name = "low_size",
                .value = "SIZE",
                .help = "bytes per low-priority WRITE (default 64K)"},
+              {.name = "qos_on_after",
+               .value = "SECONDS",
+               .help = "switch lite.ko's qos parameter on this many "
+                       "seconds into the measured run (needs root; for a "
+                       "timeline of the throttle engaging)"},
               {.name = "timeline",
                .value = "FILE",
                .help = "write a CSV to FILE: every high-priority READ's "
