@@ -527,7 +527,7 @@ static void resolve_family(int fd) {
 // ---------------------------------------------------
 
 struct rule {
-  uint16_t takes[16];  // the attributes the command takes, 0-terminated
+  uint16_t takes[24];  // the attributes the command takes, 0-terminated
   uint8_t required;    // the first `required` of them must be there
 };
 static const struct rule kRules[NCMD] = {
@@ -551,7 +551,11 @@ static const struct rule kRules[NCMD] = {
           LITE_ATTR_LMR_ID, LITE_ATTR_GRANT_ID, LITE_ATTR_NAME,
           LITE_ATTR_NODE_ID, LITE_ATTR_ACCESS, LITE_ATTR_EPOCH, LITE_ATTR_SIZE,
           LITE_ATTR_MEMORY_KEY, LITE_ATTR_CHUNKS, LITE_ATTR_INCARNATION,
-          LITE_ATTR_GRANTED_AT_MS},
+          LITE_ATTR_GRANTED_AT_MS,
+          // an RPC upcall's answer (register, open, bind)
+          LITE_ATTR_SERVICE_ID, LITE_ATTR_RPC_PORT, LITE_ATTR_RPC_MAX_REQUEST,
+          LITE_ATTR_RPC_MAX_REPLY, LITE_ATTR_RPC_DEPTH, LITE_ATTR_RPC_ADDR,
+          LITE_ATTR_RPC_SLOT_BYTES},
          2},
     [LITE_CMD_GRANT_REVOKE] = {{LITE_ATTR_GRANT_ID}, 1},
 };
@@ -567,6 +571,8 @@ static int fixed_len(int t) {
     case LITE_ATTR_UPCALL_ID:
     case LITE_ATTR_GRANT_ID:
     case LITE_ATTR_GRANTED_AT_MS:
+    case LITE_ATTR_SERVICE_ID:
+    case LITE_ATTR_RPC_ADDR:
       return 8;
     case LITE_ATTR_NAME:
     case LITE_ATTR_NODE_NAME:
