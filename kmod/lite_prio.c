@@ -83,17 +83,24 @@ static const struct kernel_param_ops lite_qos_high_ops_ops = {
 module_param_cb(qos_high_ops, &lite_qos_high_ops_ops, &lite_qos_high_ops, 0644);
 MODULE_PARM_DESC(qos_high_ops, "rule 1: high-priority operations per second to a peer that throttle its low priority (0: rule off)");
 
-static int lite_param_set_rtt_pct(const char *val, const struct kernel_param *kp)
+/* 0 (the feature off) or @min..@max. */
+static int lite_param_set_off_or(const char *val, const struct kernel_param *kp,
+				 unsigned int min, unsigned int max)
 {
 	unsigned int v;
 	int ret = kstrtouint(val, 0, &v);
 
 	if (ret)
 		return ret;
-	if (v && (v <= 100 || v > 100000))
+	if (v && (v < min || v > max))
 		return -EINVAL;
 	*(unsigned int *)kp->arg = v;
 	return 0;
+}
+
+static int lite_param_set_rtt_pct(const char *val, const struct kernel_param *kp)
+{
+	return lite_param_set_off_or(val, kp, 101, 100000);
 }
 
 static const struct kernel_param_ops lite_qos_rtt_ops = {
@@ -119,15 +126,7 @@ MODULE_PARM_DESC(qos_idle_windows, "rule 2: windows without high-priority traffi
 
 static int lite_param_set_chunk(const char *val, const struct kernel_param *kp)
 {
-	unsigned int v;
-	int ret = kstrtouint(val, 0, &v);
-
-	if (ret)
-		return ret;
-	if (v && (v < 4 || v > 1024))
-		return -EINVAL;
-	*(unsigned int *)kp->arg = v;
-	return 0;
+	return lite_param_set_off_or(val, kp, 4, 1024);
 }
 
 static const struct kernel_param_ops lite_qos_chunk_ops = {

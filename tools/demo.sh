@@ -187,7 +187,7 @@ if [[ ${1-} == --inside ]]; then
 	# perftest's message rates: in batches of 16 per system call, and as
 	# io_uring commands with 16 in flight.
 	"$repo/tools/bench/compare" --lmr demo.bench --server 2 --client 1 --iters 500 \
-		--spin "0 500" --batch 16 --depth 16 --batch-sizes 8 | indent
+		--sizes "8 64 512 4096" --spin "0 500" --batch 16 --depth 16 --batch-sizes 8 | indent
 	echo
 	echo "    RPC round trips next to two one-way native verbs, 3 interleaved rounds:"
 	"$repo/tools/bench/rpc_compare" --server 2 --client 1 --sizes "8 4096" --iters 300 \
@@ -198,8 +198,8 @@ if [[ ${1-} == --inside ]]; then
 	section "QoS: node1's 64 B READs at high priority beside 64 KiB WRITEs at low"
 	# lite-qos-bench on node1 into an LMR on node2: the high-priority
 	# client alone, then beside 2 low-priority writers with lite.ko's qos
-	# off and on, 2 interleaved rounds (docs/qos.md).
-	"$repo/tools/bench/qos_experiment" --rounds 2 --low 2 --seconds 3 2> /dev/null | indent
+	# off and on, one round (docs/qos.md has three, and the plot).
+	"$repo/tools/bench/qos_experiment" --rounds 1 --low 2 --seconds 3 2> /dev/null | indent
 	echo "    with qos on: $(litevm exec -g 1 -- "cat /sys/kernel/debug/lite/ops/qos_throttled") low-priority waits, throttle now: $(litevm exec -g 1 -- "cat /sys/kernel/debug/lite/qos/peers" | grep -o 'node2 rate_bps=[0-9]*.*rule=[a-z]*' || echo '?')"
 
 	last=$(name "$nodes")
@@ -264,5 +264,5 @@ else
 fi
 export LITE_BIN
 echo "demo: booting a $nodes-node RDMA cluster (about 10 s)" >&2
-exec tools/vm/litevm run -n "$nodes" --module "$LITE_BIN/kmod/lite.ko" --timeout 900 \
+exec tools/vm/litevm run -n "$nodes" --module "$LITE_BIN/kmod/lite.ko" --timeout 1800 \
 	-- "$0" --inside
