@@ -118,6 +118,11 @@ static int lite_counter_get(void *data, u64 *val)
 
 DEFINE_DEBUGFS_ATTRIBUTE(lite_counter_fops, lite_counter_get, NULL, "%llu\n");
 
+void lite_debugfs_counter(const char *name, struct dentry *dir, atomic64_t *c)
+{
+	debugfs_create_file_unsafe(name, 0444, dir, c, &lite_counter_fops);
+}
+
 /* @data is the counter's entry in lite_ops_stat_names. */
 static int lite_ops_stat_get(void *data, u64 *val)
 {

@@ -223,6 +223,9 @@ static inline void lite_ops_stat_add(enum lite_ops_stat s, u64 n)
 /* lite_ops.c: an operation of kind @s counted, and its error's kind. */
 void lite_ops_account(enum lite_ops_stat s, long ret);
 
+struct dentry;
+/* A read-only debugfs file @name in @dir showing counter @c. */
+void lite_debugfs_counter(const char *name, struct dentry *dir, atomic64_t *c);
 void lite_debugfs_init(void);
 void lite_debugfs_exit(void);
 

@@ -371,15 +371,6 @@ static int lite_qos_peers_show(struct seq_file *m, void *v)
 
 DEFINE_SHOW_ATTRIBUTE(lite_qos_peers);
 
-static int lite_qos_counter_get(void *data, u64 *val)
-{
-	*val = atomic64_read(data);
-	return 0;
-}
-
-DEFINE_DEBUGFS_ATTRIBUTE(lite_qos_counter_fops, lite_qos_counter_get, NULL,
-			 "%llu\n");
-
 void lite_qos_debugfs_init(struct dentry *root)
 {
 	struct dentry *dir = debugfs_create_dir("qos", root);
@@ -388,8 +379,7 @@ void lite_qos_debugfs_init(struct dentry *root)
 
 	for (i = 0; i < LITE_QOS_NR_RULES; i++) {
 		snprintf(name, sizeof(name), "windows_%s", lite_qos_rule_names[i]);
-		debugfs_create_file_unsafe(name, 0444, dir, &lite_qos_windows[i],
-					   &lite_qos_counter_fops);
+		lite_debugfs_counter(name, dir, &lite_qos_windows[i]);
 	}
 	debugfs_create_file("peers", 0444, dir, NULL, &lite_qos_peers_fops);
 }
