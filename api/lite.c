@@ -543,6 +543,10 @@ const char *lite_errno_name(int err) {
       return "ETIMEDOUT";
     case ECONNREFUSED:
       return "ECONNREFUSED";
+    case ECONNABORTED:
+      return "ECONNABORTED";
+    case EOWNERDEAD:
+      return "EOWNERDEAD";
     case EHOSTDOWN:
       return "EHOSTDOWN";
     case EHOSTUNREACH:

@@ -49,8 +49,10 @@ absl::StatusCode ErrnoToCode(int err) {
     case EBADF:
     case EPERM:
     case EPROTO:
+    case EBUSY:  // a try-lock another holds
       return absl::StatusCode::kFailedPrecondition;
     case ESTALE:
+    case ECONNABORTED:  // a barrier's participant died
       return absl::StatusCode::kAborted;
     case EHOSTDOWN:
     case ECONNREFUSED:  // an RPC service gone: open it again once it is back

@@ -16,11 +16,14 @@
 //   EEXIST                    ALREADY_EXISTS       LMR name taken
 //   EINVAL, EFAULT, EMSGSIZE  INVALID_ARGUMENT     bad argument, bounds
 //   EBADF                     FAILED_PRECONDITION  handle unmapped / not ours
-//   EPERM                     FAILED_PRECONDITION  home node draining (the
-//                                                  only EPERM of /dev/lite)
+//   EPERM                     FAILED_PRECONDITION  home node draining, an
+//                                                  unlock of a lock not held
 //   EPROTO                    FAILED_PRECONDITION  lite.ko speaks another ABI
+//   EBUSY                     FAILED_PRECONDITION  try-lock: another holds it
 //   ESTALE                    ABORTED              grant revoked (LMR freed or
 //                                                  home restarted): map again
+//   ECONNABORTED              ABORTED              a barrier's participant
+//                                                  died
 //   EHOSTDOWN, ENOTCONN,      UNAVAILABLE          peer failed, no agent,
 //   EAGAIN, ENODEV, ENXIO                          manager unreachable, no
 //                                                  module; retry later
@@ -185,6 +188,8 @@ class Lmr {
   friend class Lite;
   friend class Batch;  // its operations run in this Lmr's session
   friend class Ring;
+  friend class Mutex;    // locks and barriers on it (api/lite_sync.hpp)
+  friend class Barrier;
   Lmr(std::shared_ptr<lite_ctx> ctx, std::string name, lite_handle_t handle,
       const lite_lmr_info& info)
       : ctx_(std::move(ctx)),

@@ -21,6 +21,7 @@
 #include "lite_grant.h"
 #include "lite_internal.h"
 #include "lite_rpc.h"
+#include "lite_sync.h"
 
 /* A snapshot of the devices, taken under the device list lock. */
 struct lite_query_ctx {
@@ -165,6 +166,8 @@ static long lite_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return lite_rpc_ioctl(file->private_data, cmd, uarg);
 	case LITE_IOC_PRIORITY:
 		return lite_prio_ioctl(file->private_data, uarg);
+	case LITE_IOC_SYNC:
+		return lite_sync_ioctl(file->private_data, uarg);
 	default:
 		return lite_file_ioctl(file->private_data, cmd, uarg);
 	}

@@ -23,6 +23,7 @@
 
 #include "lite_internal.h"
 #include "lite_rpc.h"
+#include "lite_sync.h"
 #include "lite_grant.h"
 
 /*
@@ -170,6 +171,7 @@ struct lite_file *lite_file_new(void)
 	xa_init_flags(&lf->rpc_handles, XA_FLAGS_ALLOC);
 	xa_init_flags(&lf->rpc_calls, XA_FLAGS_ALLOC1);
 	init_waitqueue_head(&lf->rpc_call_wait);
+	xa_init(&lf->sync_homes);
 	/* Never 0, so no handle is 0. */
 	lf->tag = get_random_u32() | 1;
 	return lf;
@@ -216,6 +218,8 @@ int lite_file_release(struct inode *inode, struct file *file)
 	 */
 	lite_rpc_async_release(lf);
 	lite_rpc_file_release(lf);
+	/* Its locks go to their next waiters, marked: the holder died. */
+	lite_sync_file_release(lf);
 	/*
 	 * Revoke every grant first, then wait for all of them with one
 	 * deadline: a file with many stuck grants keeps its closing task

@@ -562,6 +562,9 @@ struct lite_file {
 	/* Priorities (lite_prio.c): the default, and whether HIGH is allowed. */
 	u8 prio;
 	bool prio_high_ok;
+	/* Locks and barriers (lite_sync_client.c): the file's id, 0 until used. */
+	u64 sync_id;
+	struct xarray sync_homes;	/* home node ids it used */
 };
 
 /* A file's state, not yet tied to its struct file (lf->file). */

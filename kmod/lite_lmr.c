@@ -43,6 +43,7 @@
 #include "lite_conn.h"
 #include "lite_grant.h"
 #include "lite_lmr.h"
+#include "lite_sync.h"
 
 /* Chunks of one LMR: what a map answer and the LMR_ALLOC reply carry. */
 #define LITE_LMR_CHUNKS_MAX \
@@ -475,6 +476,7 @@ static void lite_lmr_unhost_locked(struct lite_lmr *lmr)
 {
 	xa_erase(&lite_lmrs, lmr->lmr_id);
 	lite_uncount(LITE_CNT_LMRS);
+	lite_sync_lmr_gone(lmr->lmr_id);
 }
 
 int lite_nl_lmr_free(struct sk_buff *skb, struct genl_info *info)

@@ -19,6 +19,7 @@
 #include "lite_grant.h"
 #include "lite_internal.h"
 #include "lite_rpc.h"
+#include "lite_sync.h"
 
 /* See lite_internal.h for what it protects. */
 DEFINE_MUTEX(lite_lock);
@@ -205,11 +206,17 @@ static int __init lite_init(void)
 		goto err_device;
 	}
 
+	ret = lite_sync_init();
+	if (ret) {
+		pr_err("cannot start the lock and barrier service: %d\n", ret);
+		goto err_chardev;
+	}
+
 	/* Last: once the family exists, the agent can configure the node. */
 	ret = lite_netlink_init();
 	if (ret) {
 		pr_err("cannot register the generic netlink family: %d\n", ret);
-		goto err_chardev;
+		goto err_sync;
 	}
 
 	pr_info("loaded, ABI version %d, rdma_cm port %u, %u QPs per peer, peer authentication %s, key mode %s\n",
@@ -217,6 +224,8 @@ static int __init lite_init(void)
 		lite_peer_auth ? "on" : "off", lite_key_mode_name());
 	return 0;
 
+err_sync:
+	lite_sync_exit();
 err_chardev:
 	lite_chardev_exit();
 err_device:
@@ -232,6 +241,8 @@ static void __exit lite_exit(void)
 	/* No new commands, then no new connections, then close the old ones. */
 	lite_netlink_exit();
 	lite_chardev_exit();
+	/* No file: no lock request; the service goes before RPC does. */
+	lite_sync_exit();
 	/*
 	 * No file is open and no command runs: no upcall or handle, and no
 	 * grant but parked ones (lite_grants_exit() below).

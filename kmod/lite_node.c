@@ -34,6 +34,7 @@
 #include <net/net_namespace.h>
 
 #include "lite_internal.h"
+#include "lite_sync.h"
 
 #define LITE_LISTEN_BACKLOG 128
 
@@ -257,6 +258,7 @@ static void lite_node_install_locked(const struct lite_node_id *nid,
 	lite_node.id = *nid;
 	lite_node.listener = listener;
 	lite_node.set = true;
+	lite_sync_node_set(nid->id);
 	/* Without it, operations on this node's own LMRs fail (EHOSTDOWN). */
 	if (lite_loopback_set_locked(nid, key))
 		pr_warn("node %u: no memory for the loopback connections\n",

@@ -80,4 +80,16 @@ void lite_rpc_device_removed(struct lite_device *ldev);
 /* Module unload, after every connection is destroyed: nothing is left. */
 void lite_rpc_exit(void);
 
+/*
+ * lite_rpc_kapi.c, for lite.ko's own kernel services and clients
+ * (lite_sync_*.c): the queue a service's receivers sleep on (woken with
+ * requests, or by whoever has other news for them), whether requests wait
+ * or the service is closing, and the node a client is bound to.
+ */
+struct lite_kservice;
+struct lite_kclient;
+wait_queue_head_t *lite_kservice_waitq(struct lite_kservice *ks);
+bool lite_kservice_pending(struct lite_kservice *ks);
+u32 lite_kclient_node(const struct lite_kclient *kc);
+
 #endif /* LITE_RPC_H */

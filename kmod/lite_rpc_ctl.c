@@ -203,6 +203,18 @@ static long lite_ioctl_rpc_register(struct lite_file *lf,
 	ret = lite_rpc_service_args_check(&r, &args);
 	if (ret)
 		return lite_early_error(uarg->message, ret);
+	/*
+	 * "lite." names are lite.ko's own services (lite.sync.<node id>): a
+	 * process serving one would answer other nodes' lock requests.
+	 */
+	if (!strncmp(r.name, LITE_RPC_RESERVED_PREFIX,
+		     strlen(LITE_RPC_RESERVED_PREFIX))) {
+		if (copy_to_user(uarg->message,
+				 "names beginning with \"lite.\" are lite.ko's own",
+				 sizeof("names beginning with \"lite.\" are lite.ko's own")))
+			return -EFAULT;
+		return -EPERM;
+	}
 	h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
 	if (!h)
 		return lite_early_error(uarg->message, -ENOMEM);

@@ -81,6 +81,16 @@ void lite_kservice_unregister(struct lite_kservice *ks)
 }
 EXPORT_SYMBOL_GPL(lite_kservice_unregister);
 
+wait_queue_head_t *lite_kservice_waitq(struct lite_kservice *ks)
+{
+	return &ks->svc->recv_wait;
+}
+
+bool lite_kservice_pending(struct lite_kservice *ks)
+{
+	return READ_ONCE(ks->svc->queued) || READ_ONCE(ks->svc->closing);
+}
+
 /* Where request @r's bytes are: its ring's memory (allocated once bound). */
 static const void *lite_kreq_data(struct lite_rpc_service *svc,
 				  const struct lite_rpc_request *r)
@@ -195,6 +205,11 @@ void lite_kclient_close(struct lite_kclient *kc)
 	kfree(kc);
 }
 EXPORT_SYMBOL_GPL(lite_kclient_close);
+
+u32 lite_kclient_node(const struct lite_kclient *kc)
+{
+	return kc->b->node_id;
+}
 
 /* Takes a slot of @b and stages @len bytes of @src in it. */
 static int lite_kstage(struct lite_rpc_binding *b, const void *src, u32 len,

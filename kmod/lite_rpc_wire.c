@@ -18,6 +18,7 @@
 
 #include "lite_ops_internal.h"
 #include "lite_rpc_internal.h"
+#include "lite_sync.h"
 
 static int lite_rpc_wc_errno(enum ib_wc_status status)
 {
@@ -226,4 +227,5 @@ void lite_rpc_peer_down_locked(u32 node_id)
 	lockdep_assert_held(&lite_lock);
 	lite_rpc_bindings_peer_down(node_id);
 	lite_rpc_services_peer_down(node_id);
+	lite_sync_peer_down(node_id);
 }

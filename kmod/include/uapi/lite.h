@@ -414,6 +414,9 @@ struct lite_atomic {
 /* Priorities for QoS: LITE_IOC_PRIORITY (0x07). */
 #include "lite_qos.h"
 
+/* Distributed locks and barriers: LITE_IOC_SYNC (0x08). */
+#include "lite_sync.h"
+
 /* Batched one-sided operations: LITE_IOC_BATCH (0x16), LITE_URING_CMD_OP (0x17). */
 #include "lite_batch.h"
 

@@ -48,6 +48,8 @@
 
 /* Largest request or reply (1 MiB). */
 #define LITE_RPC_MSG_MAX	(1U << 20)
+/* Service names only lite.ko registers. */
+#define LITE_RPC_RESERVED_PREFIX "lite."
 /* Most slots one ring has: requests one client node may have queued. */
 #define LITE_RPC_DEPTH_MAX	1024
 /* Most bytes one ring takes (depth * slot_bytes): physically contiguous. */
@@ -88,6 +90,9 @@
  *                  depth * slot_bytes > LITE_RPC_RING_MAX;
  *         EEXIST   a service with this name exists;
  *         ENOSPC   this node has 16383 services;
+ *         EPERM    the name begins with LITE_RPC_RESERVED_PREFIX, which
+ *                  lite.ko keeps for its own services (locks and
+ *                  barriers: "lite.sync.<node id>");
  *         ENOMEM, ENOTCONN, EAGAIN, EDQUOT, ETIMEDOUT, EINTR as for
  *         LITE_IOC_ALLOC.
  * The service lives until LITE_IOC_RPC_CLOSE of its handle or the file's

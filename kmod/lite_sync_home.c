@@ -1,0 +1,678 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LITE locks and barriers, the home's side (lite_sync.h): one kernel
+ * thread serves "lite.sync.<node id>" and owns every lock and barrier of
+ * the LMRs this node hosts. Only that thread reads or changes them, so
+ * they need no lock of their own; the events other contexts report (a peer
+ * down, an LMR freed) reach it through a small queue.
+ *
+ * A waiting LOCK or BARRIER keeps its request slot (the client's ring at
+ * this service) until it is answered: the reply is the grant. The client
+ * bounds how many it leaves waiting per home (lite_sync_client.c), so its
+ * UNLOCKs always find a slot.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kthread.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include "lite_internal.h"
+#include "lite_kernel.h"
+#include "lite_rpc.h"
+#include "lite_sync.h"
+
+#define LITE_SYNC_CLIENTS	LITE_RPC_CLIENTS_MAX
+
+/* A LOCK or BARRIER waiting for its answer. */
+struct lite_sync_waiter {
+	struct list_head node;
+	struct lite_kreq req;
+	u64 token;
+	u64 file_id;
+};
+
+struct lite_sync_lock {
+	struct list_head waiters;	/* FIFO */
+	bool held;
+	/* The next grant says the previous holder died. */
+	bool owner_died;
+	u32 owner_node;
+	u64 owner_file;
+	u64 owner_token;
+};
+
+/* A file that arrived at a barrier once; or one still to hear it broke. */
+struct lite_sync_member {
+	struct list_head node;
+	u32 client;
+	u64 file_id;
+	int err;			/* on the broken list: what it hears */
+};
+
+struct lite_sync_barrier {
+	struct list_head waiting;	/* this round's arrivals */
+	struct list_head members;
+	struct list_head broken;	/* survivors of a break, not yet told */
+	u32 count;			/* this round's, 0 before its first */
+	u32 arrived;
+};
+
+enum lite_sync_event_kind { LITE_SYNC_EV_PEER_DOWN, LITE_SYNC_EV_LMR_GONE };
+
+struct lite_sync_event {
+	struct list_head node;
+	enum lite_sync_event_kind kind;
+	u64 id;				/* node id or LMR id */
+};
+
+/* The thread's alone. */
+static DEFINE_XARRAY(lite_sync_locks);
+static DEFINE_XARRAY(lite_sync_barriers);
+static struct lite_kservice *lite_sync_svc;
+static u32 lite_sync_served_id;
+
+/* Shared with the thread. */
+static DEFINE_SPINLOCK(lite_sync_events_lock);
+static LIST_HEAD(lite_sync_events);
+static DECLARE_WAIT_QUEUE_HEAD(lite_sync_idle_wait);
+static u32 lite_sync_want_id;		/* 0: no identity yet */
+static struct task_struct *lite_sync_thread;
+
+static void lite_sync_answer(const struct lite_kreq *req, int err, u32 result)
+{
+	struct lite_sync_reply r = {
+		.err = cpu_to_le32(-err), .result = cpu_to_le32(result),
+	};
+	int ret = lite_kservice_reply(lite_sync_svc, req, &r, sizeof(r));
+
+	if (ret && ret != -EHOSTDOWN && ret != -ECONNREFUSED)
+		pr_warn_ratelimited("sync: answer to node %u: %d\n",
+				    req->client_node, ret);
+}
+
+static void lite_sync_waiter_end(struct lite_sync_waiter *w, int err,
+				 u32 result)
+{
+	list_del(&w->node);
+	lite_sync_answer(&w->req, err, result);
+	kfree(w);
+}
+
+/* ---- locks ---- */
+
+static struct lite_sync_lock *lite_sync_lock_get(u64 lmr_id)
+{
+	struct lite_sync_lock *l = xa_load(&lite_sync_locks, lmr_id);
+
+	if (l)
+		return l;
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return NULL;
+	INIT_LIST_HEAD(&l->waiters);
+	if (xa_err(xa_store(&lite_sync_locks, lmr_id, l, GFP_KERNEL))) {
+		kfree(l);
+		return NULL;
+	}
+	return l;
+}
+
+static void lite_sync_grant(struct lite_sync_lock *l, const struct lite_kreq *req,
+			    u64 token, u64 file_id)
+{
+	l->held = true;
+	l->owner_node = req->client_node;
+	l->owner_file = file_id;
+	l->owner_token = token;
+	lite_sync_answer(req, 0, l->owner_died ? LITE_SYNC_OWNER_DIED : 0);
+	l->owner_died = false;
+}
+
+/* The holder lets go (@died: its file or node is gone): the next waiter's. */
+static void lite_sync_release(u64 lmr_id, struct lite_sync_lock *l, bool died)
+{
+	struct lite_sync_waiter *w;
+
+	l->held = false;
+	l->owner_died |= died;
+	w = list_first_entry_or_null(&l->waiters, struct lite_sync_waiter, node);
+	if (w) {
+		list_del(&w->node);
+		lite_sync_grant(l, &w->req, w->token, w->file_id);
+		kfree(w);
+		return;
+	}
+	/* Kept while the next holder must hear of the death. */
+	if (!l->owner_died) {
+		xa_erase(&lite_sync_locks, lmr_id);
+		kfree(l);
+	}
+}
+
+static void lite_sync_lock_req(const struct lite_kreq *req,
+			       const struct lite_sync_req *r, bool try)
+{
+	u64 lmr_id = le64_to_cpu(r->lmr_id);
+	struct lite_sync_lock *l = lite_sync_lock_get(lmr_id);
+	struct lite_sync_waiter *w;
+
+	if (!l) {
+		lite_sync_answer(req, -ENOMEM, 0);
+		return;
+	}
+	if (!l->held) {
+		lite_sync_grant(l, req, le64_to_cpu(r->token),
+				le64_to_cpu(r->file_id));
+		return;
+	}
+	if (try) {
+		lite_sync_answer(req, -EBUSY, 0);
+		return;
+	}
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w) {
+		lite_sync_answer(req, -ENOMEM, 0);
+		return;
+	}
+	w->req = *req;
+	w->token = le64_to_cpu(r->token);
+	w->file_id = le64_to_cpu(r->file_id);
+	list_add_tail(&w->node, &l->waiters);
+}
+
+static void lite_sync_unlock_req(const struct lite_kreq *req,
+				 const struct lite_sync_req *r)
+{
+	u64 lmr_id = le64_to_cpu(r->lmr_id);
+	struct lite_sync_lock *l = xa_load(&lite_sync_locks, lmr_id);
+
+	if (!l || !l->held || l->owner_node != req->client_node ||
+	    l->owner_file != le64_to_cpu(r->file_id)) {
+		lite_sync_answer(req, -EPERM, 0);
+		return;
+	}
+	lite_sync_release(lmr_id, l, false);
+	lite_sync_answer(req, 0, 0);
+}
+
+/* ---- barriers ---- */
+
+static struct lite_sync_barrier *lite_sync_barrier_get(u64 lmr_id)
+{
+	struct lite_sync_barrier *b = xa_load(&lite_sync_barriers, lmr_id);
+
+	if (b)
+		return b;
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return NULL;
+	INIT_LIST_HEAD(&b->waiting);
+	INIT_LIST_HEAD(&b->members);
+	INIT_LIST_HEAD(&b->broken);
+	if (xa_err(xa_store(&lite_sync_barriers, lmr_id, b, GFP_KERNEL))) {
+		kfree(b);
+		return NULL;
+	}
+	return b;
+}
+
+static void lite_sync_barrier_put(u64 lmr_id, struct lite_sync_barrier *b)
+{
+	if (list_empty(&b->waiting) && list_empty(&b->members) &&
+	    list_empty(&b->broken)) {
+		xa_erase(&lite_sync_barriers, lmr_id);
+		kfree(b);
+	}
+}
+
+static struct lite_sync_member *lite_sync_member_find(struct list_head *list,
+						      u32 client, u64 file_id)
+{
+	struct lite_sync_member *m;
+
+	list_for_each_entry(m, list, node)
+		if (m->client == client && m->file_id == file_id)
+			return m;
+	return NULL;
+}
+
+static bool lite_sync_gone(u32 client, u64 file_id, u32 dead_node,
+			   u64 dead_file)
+{
+	return client == dead_node && (!dead_file || file_id == dead_file);
+}
+
+/*
+ * A participant is gone (file @dead_file of node @dead_node; every file of
+ * it with @dead_file 0): this round fails with @err, and every other
+ * participant not waiting now hears @err at its next arrival.
+ */
+static void lite_sync_barrier_break(struct lite_sync_barrier *b, int err,
+				    u32 dead_node, u64 dead_file)
+{
+	struct lite_sync_waiter *w, *wn;
+	struct lite_sync_member *m, *mn;
+
+	list_for_each_entry_safe(m, mn, &b->members, node) {
+		bool told = false;
+
+		list_for_each_entry(w, &b->waiting, node)
+			if (w->req.client_node == m->client &&
+			    w->file_id == m->file_id)
+				told = true;
+		list_del(&m->node);
+		if (told || lite_sync_gone(m->client, m->file_id, dead_node,
+					   dead_file)) {
+			kfree(m);
+		} else {
+			m->err = err;
+			list_add_tail(&m->node, &b->broken);
+		}
+	}
+	list_for_each_entry_safe(w, wn, &b->waiting, node)
+		lite_sync_waiter_end(w, err, 0);
+	b->arrived = 0;
+	b->count = 0;
+}
+
+static void lite_sync_barrier_req(const struct lite_kreq *req,
+				  const struct lite_sync_req *r)
+{
+	u64 lmr_id = le64_to_cpu(r->lmr_id), file_id = le64_to_cpu(r->file_id);
+	u32 count = le32_to_cpu(r->count);
+	struct lite_sync_waiter *w, *wn;
+	struct lite_sync_barrier *b;
+	struct lite_sync_member *m;
+
+	if (!count || count > LITE_SYNC_COUNT_MAX) {
+		lite_sync_answer(req, -EINVAL, 0);
+		return;
+	}
+	b = lite_sync_barrier_get(lmr_id);
+	if (!b) {
+		lite_sync_answer(req, -ENOMEM, 0);
+		return;
+	}
+	m = lite_sync_member_find(&b->broken, req->client_node, file_id);
+	if (m) {
+		list_del(&m->node);
+		lite_sync_answer(req, m->err, 0);
+		kfree(m);
+		lite_sync_barrier_put(lmr_id, b);
+		return;
+	}
+	if (b->arrived && count != b->count) {
+		lite_sync_answer(req, -EINVAL, 0);
+		return;
+	}
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	m = lite_sync_member_find(&b->members, req->client_node, file_id);
+	if (w && !m) {
+		m = kzalloc(sizeof(*m), GFP_KERNEL);
+		if (m) {
+			m->client = req->client_node;
+			m->file_id = file_id;
+			list_add_tail(&m->node, &b->members);
+		}
+	}
+	if (!w || !m) {
+		kfree(w);
+		lite_sync_answer(req, -ENOMEM, 0);
+		lite_sync_barrier_put(lmr_id, b);
+		return;
+	}
+	w->req = *req;
+	w->token = le64_to_cpu(r->token);
+	w->file_id = file_id;
+	list_add_tail(&w->node, &b->waiting);
+	b->count = count;
+	if (++b->arrived < count)
+		return;
+	list_for_each_entry_safe(w, wn, &b->waiting, node)
+		lite_sync_waiter_end(w, 0, 0);
+	b->arrived = 0;
+	b->count = 0;
+}
+
+/* ---- the end of waits and of participants ---- */
+
+/* @token's wait on @lmr_id ends: forgotten, or released if it was granted. */
+static void lite_sync_cancel_req(const struct lite_kreq *req,
+				 const struct lite_sync_req *r)
+{
+	u64 lmr_id = le64_to_cpu(r->lmr_id), token = le64_to_cpu(r->token);
+	struct lite_sync_lock *l = xa_load(&lite_sync_locks, lmr_id);
+	struct lite_sync_barrier *b = xa_load(&lite_sync_barriers, lmr_id);
+	struct lite_sync_waiter *w, *wn;
+
+	if (l) {
+		if (l->held && l->owner_node == req->client_node &&
+		    l->owner_token == token) {
+			lite_sync_release(lmr_id, l, false);
+			goto out;
+		}
+		list_for_each_entry_safe(w, wn, &l->waiters, node)
+			if (w->req.client_node == req->client_node &&
+			    w->token == token)
+				lite_sync_waiter_end(w, -ECANCELED, 0);
+	}
+	if (b) {
+		list_for_each_entry_safe(w, wn, &b->waiting, node) {
+			if (w->req.client_node == req->client_node &&
+			    w->token == token) {
+				lite_sync_waiter_end(w, -ECANCELED, 0);
+				b->arrived--;
+			}
+		}
+	}
+out:
+	lite_sync_answer(req, 0, 0);
+}
+
+/*
+ * File @file_id of @node is gone (@file_id 0: the node, and with it every
+ * file): its locks are released as died, its waits forgotten (unanswered
+ * when the node is down: its ring went with it), its barriers broken.
+ */
+static void lite_sync_forget(u32 node, u64 file_id, int err)
+{
+	struct lite_sync_waiter *w, *wn;
+	struct lite_sync_member *m, *mn;
+	struct lite_sync_barrier *b;
+	struct lite_sync_lock *l;
+	unsigned long id;
+
+	xa_for_each(&lite_sync_locks, id, l) {
+		list_for_each_entry_safe(w, wn, &l->waiters, node) {
+			if (!lite_sync_gone(w->req.client_node, w->file_id,
+					    node, file_id))
+				continue;
+			if (file_id) {
+				lite_sync_waiter_end(w, -ECANCELED, 0);
+			} else {
+				list_del(&w->node);
+				kfree(w);
+			}
+		}
+		if (l->held && lite_sync_gone(l->owner_node, l->owner_file,
+					      node, file_id))
+			lite_sync_release(id, l, true);
+	}
+	xa_for_each(&lite_sync_barriers, id, b) {
+		list_for_each_entry_safe(m, mn, &b->broken, node) {
+			if (lite_sync_gone(m->client, m->file_id, node, file_id)) {
+				list_del(&m->node);
+				kfree(m);
+			}
+		}
+		list_for_each_entry(m, &b->members, node) {
+			if (lite_sync_gone(m->client, m->file_id, node, file_id)) {
+				if (!file_id)
+					list_for_each_entry_safe(w, wn, &b->waiting, node)
+						if (w->req.client_node == node) {
+							list_del(&w->node);
+							kfree(w);
+						}
+				lite_sync_barrier_break(b, err, node, file_id);
+				break;
+			}
+		}
+		lite_sync_barrier_put(id, b);
+	}
+}
+
+/* The LMR is freed: whoever waits on it hears ESTALE. */
+static void lite_sync_lmr_forget(u64 lmr_id)
+{
+	struct lite_sync_lock *l = xa_erase(&lite_sync_locks, lmr_id);
+	struct lite_sync_barrier *b = xa_erase(&lite_sync_barriers, lmr_id);
+	struct lite_sync_waiter *w, *wn;
+	struct lite_sync_member *m, *mn;
+
+	if (l) {
+		list_for_each_entry_safe(w, wn, &l->waiters, node)
+			lite_sync_waiter_end(w, -ESTALE, 0);
+		kfree(l);
+	}
+	if (b) {
+		list_for_each_entry_safe(w, wn, &b->waiting, node)
+			lite_sync_waiter_end(w, -ESTALE, 0);
+		list_splice_init(&b->broken, &b->members);
+		list_for_each_entry_safe(m, mn, &b->members, node)
+			kfree(m);
+		kfree(b);
+	}
+}
+
+/* ---- the thread ---- */
+
+static void lite_sync_handle(const struct lite_kreq *req)
+{
+	struct lite_sync_req r;
+	struct lite_lmr *lmr;
+	u16 op;
+
+	if (req->oneway) {	/* none is sent: give the slot back */
+		lite_kservice_release(lite_sync_svc, req);
+		return;
+	}
+	if (req->len != sizeof(r)) {
+		lite_sync_answer(req, -EPROTO, 0);
+		return;
+	}
+	memcpy(&r, req->data, sizeof(r));
+	op = le16_to_cpu(r.op);
+	if (le16_to_cpu(r.version) != LITE_SYNC_WIRE_VERSION) {
+		lite_sync_answer(req, -EPROTO, 0);
+		return;
+	}
+	if (op == LITE_SYNC_REQ_DIED) {
+		lite_sync_forget(req->client_node, le64_to_cpu(r.file_id) ?: U64_MAX,
+				 -ECONNABORTED);
+		lite_sync_answer(req, 0, 0);
+		return;
+	}
+	if (op == LITE_SYNC_REQ_CANCEL) {
+		lite_sync_cancel_req(req, &r);
+		return;
+	}
+	/* Only LMRs this node hosts have locks and barriers here. */
+	lmr = lite_lmr_get(le64_to_cpu(r.lmr_id));
+	if (!lmr || lite_lmr_unhosted(lmr)) {
+		if (lmr)
+			lite_lmr_put(lmr);
+		lite_sync_answer(req, -ESTALE, 0);
+		return;
+	}
+	lite_lmr_put(lmr);
+	switch (op) {
+	case LITE_SYNC_REQ_LOCK:
+	case LITE_SYNC_REQ_TRYLOCK:
+		lite_sync_lock_req(req, &r, op == LITE_SYNC_REQ_TRYLOCK);
+		break;
+	case LITE_SYNC_REQ_UNLOCK:
+		lite_sync_unlock_req(req, &r);
+		break;
+	case LITE_SYNC_REQ_BARRIER:
+		lite_sync_barrier_req(req, &r);
+		break;
+	default:
+		lite_sync_answer(req, -EPROTO, 0);
+	}
+}
+
+static bool lite_sync_events_pending(void)
+{
+	return !list_empty_careful(&lite_sync_events);
+}
+
+static void lite_sync_run_events(void)
+{
+	struct lite_sync_event *ev, *n;
+	LIST_HEAD(list);
+
+	spin_lock_bh(&lite_sync_events_lock);
+	list_splice_init(&lite_sync_events, &list);
+	spin_unlock_bh(&lite_sync_events_lock);
+	list_for_each_entry_safe(ev, n, &list, node) {
+		if (ev->kind == LITE_SYNC_EV_PEER_DOWN)
+			lite_sync_forget(ev->id, 0, -EHOSTDOWN);
+		else
+			lite_sync_lmr_forget(ev->id);
+		kfree(ev);
+	}
+}
+
+/* Drops every lock and barrier: the service is going, callers hear so. */
+static void lite_sync_forget_all(void)
+{
+	unsigned long id;
+	void *entry;
+
+	xa_for_each(&lite_sync_locks, id, entry)
+		lite_sync_lmr_forget(id);
+	xa_for_each(&lite_sync_barriers, id, entry)
+		lite_sync_lmr_forget(id);
+}
+
+static void lite_sync_stop_serving(void)
+{
+	if (!lite_sync_svc)
+		return;
+	lite_sync_forget_all();
+	lite_kservice_unregister(lite_sync_svc);
+	lite_sync_svc = NULL;
+	lite_sync_served_id = 0;
+}
+
+/* Registers "lite.sync.<id>" through the agent; quiet retries until it works. */
+static void lite_sync_start_serving(u32 id)
+{
+	struct lite_kservice_opts opts = {
+		.mode = 0711,
+		.max_request = sizeof(struct lite_sync_req),
+		.max_reply = sizeof(struct lite_sync_reply),
+		.depth = LITE_SYNC_DEPTH,
+		.max_clients = LITE_SYNC_CLIENTS,
+	};
+	char name[32];
+	int ret;
+
+	snprintf(name, sizeof(name), "lite.sync.%u", id);
+	ret = lite_kservice_register(name, &opts, &lite_sync_svc);
+	if (ret) {
+		lite_sync_svc = NULL;
+		return;
+	}
+	lite_sync_served_id = id;
+	pr_info("serving locks and barriers as %s\n", name);
+}
+
+static int lite_sync_serve(void *arg)
+{
+	struct lite_kreq reqs[16];
+	unsigned long retry = 0;
+	int n, i;
+
+	while (!kthread_should_stop()) {
+		u32 want = READ_ONCE(lite_sync_want_id);
+
+		if (lite_sync_svc && want != lite_sync_served_id)
+			lite_sync_stop_serving();
+		if (!lite_sync_svc) {
+			lite_sync_run_events();	/* nothing to apply them to */
+			if (want && time_after_eq(jiffies, retry)) {
+				lite_sync_start_serving(want);
+				retry = jiffies + HZ;
+			}
+			if (!lite_sync_svc) {
+				wait_event_interruptible_timeout(lite_sync_idle_wait,
+					kthread_should_stop() ||
+					READ_ONCE(lite_sync_want_id) != want,
+					want ? HZ : MAX_SCHEDULE_TIMEOUT);
+				continue;
+			}
+		}
+		wait_event_interruptible_timeout(*lite_kservice_waitq(lite_sync_svc),
+			lite_kservice_pending(lite_sync_svc) ||
+			lite_sync_events_pending() || kthread_should_stop() ||
+			READ_ONCE(lite_sync_want_id) != want, HZ);
+		lite_sync_run_events();
+		n = lite_kservice_recv(lite_sync_svc, reqs, ARRAY_SIZE(reqs), 0);
+		if (n == -ECONNREFUSED) {	/* unregistered under us */
+			lite_sync_stop_serving();
+			continue;
+		}
+		for (i = 0; i < n; i++)
+			lite_sync_handle(&reqs[i]);
+	}
+	lite_sync_stop_serving();
+	return 0;
+}
+
+static void lite_sync_wake(void)
+{
+	struct lite_kservice *svc = READ_ONCE(lite_sync_svc);
+
+	wake_up(&lite_sync_idle_wait);
+	if (svc)
+		wake_up(lite_kservice_waitq(svc));
+}
+
+static void lite_sync_event(enum lite_sync_event_kind kind, u64 id)
+{
+	struct lite_sync_event *ev = kzalloc(sizeof(*ev), GFP_ATOMIC);
+
+	if (!ev) {
+		pr_warn("sync: no memory for an event (%d, %llu): its waiters wait for their timeouts\n",
+			kind, id);
+		return;
+	}
+	ev->kind = kind;
+	ev->id = id;
+	spin_lock_bh(&lite_sync_events_lock);
+	list_add_tail(&ev->node, &lite_sync_events);
+	spin_unlock_bh(&lite_sync_events_lock);
+	lite_sync_wake();
+}
+
+void lite_sync_peer_down(u32 node)
+{
+	lite_sync_event(LITE_SYNC_EV_PEER_DOWN, node);
+}
+
+void lite_sync_lmr_gone(u64 lmr_id)
+{
+	lite_sync_event(LITE_SYNC_EV_LMR_GONE, lmr_id);
+}
+
+void lite_sync_node_set(u32 node_id)
+{
+	WRITE_ONCE(lite_sync_want_id, node_id);
+	lite_sync_wake();
+}
+
+int lite_sync_init(void)
+{
+	int ret = lite_sync_client_init();
+
+	if (ret)
+		return ret;
+	lite_sync_thread = kthread_run(lite_sync_serve, NULL, "lite_sync");
+	if (IS_ERR(lite_sync_thread)) {
+		lite_sync_client_exit();
+		return PTR_ERR(lite_sync_thread);
+	}
+	return 0;
+}
+
+void lite_sync_exit(void)
+{
+	struct lite_sync_event *ev, *n;
+
+	lite_sync_client_exit();
+	kthread_stop(lite_sync_thread);
+	list_for_each_entry_safe(ev, n, &lite_sync_events, node)
+		kfree(ev);
+}
