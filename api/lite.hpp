@@ -188,7 +188,7 @@ class Lmr {
   friend class Lite;
   friend class Batch;  // its operations run in this Lmr's session
   friend class Ring;
-  friend class Mutex;    // locks and barriers on it (api/lite_sync.hpp)
+  friend class Mutex;  // locks and barriers on it (api/lite_sync.hpp)
   friend class Barrier;
   Lmr(std::shared_ptr<lite_ctx> ctx, std::string name, lite_handle_t handle,
       const lite_lmr_info& info)

@@ -100,8 +100,8 @@ absl::StatusOr<Barrier> Barrier::Open(const Lite& session,
 
 absl::Status Barrier::Wait(absl::Duration timeout) const {
   if (!lmr_.mapped()) return lmr_.OpStatus(-EBADF, "barrier");
-  int err = lite_barrier(lmr_.live_ctx(), lmr_.handle(), count_,
-                         TimeoutMs(timeout));
+  int err =
+      lite_barrier(lmr_.live_ctx(), lmr_.handle(), count_, TimeoutMs(timeout));
   return err ? lmr_.OpStatus(err, "barrier") : absl::OkStatus();
 }
 

@@ -54,8 +54,7 @@ int lite_sync_create(struct lite_ctx *ctx, const char *name, uint32_t mode,
 
 /* Maps the LMR `name` with read and write access for the calls below.
  * Errors: lite_map's. */
-int lite_sync_open(struct lite_ctx *ctx, const char *name,
-                   lite_handle_t *lock);
+int lite_sync_open(struct lite_ctx *ctx, const char *name, lite_handle_t *lock);
 
 /*
  * Waits up to timeout_ms (0: lite.ko's rpc_timeout_ms, 10 s by default; at

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * LITE distributed locks and barriers (uapi/lite_sync.h, docs/locks.md).
+ * LITE distributed locks and barriers: the uapi header has the interface,
+ * docs/locks.md the story.
  *
  * Every node's lite.ko serves the locks and barriers of the LMRs it hosts
  * as the kernel RPC service "lite.sync.<node id>" (lite_sync_home.c: one
@@ -69,7 +70,10 @@ int lite_sync_init(void);
 void lite_sync_exit(void);
 /* This node has an identity (again): serve its locks once the agent answers. */
 void lite_sync_node_set(u32 node_id);
-/* Peer @node is down: release what it held, break its barriers. Any context. */
+/*
+ * Peer @node is down: release what it held, break its barriers. Process
+ * context (lite_lock may be held); so for lite_sync_lmr_gone().
+ */
 void lite_sync_peer_down(u32 node);
 /* The LMR @lmr_id hosted here is freed: its waiters get ESTALE. */
 void lite_sync_lmr_gone(u64 lmr_id);

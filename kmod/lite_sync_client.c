@@ -216,6 +216,11 @@ static int lite_sync_args(const struct lite_sync *s)
 	}
 }
 
+static bool lite_sync_budget_try(struct lite_sync_binding *b)
+{
+	return atomic_add_unless(&b->waits, 1, LITE_SYNC_WAIT_BUDGET);
+}
+
 /* Waits for a LOCK's or BARRIER's place in the budget, until @deadline. */
 static int lite_sync_budget_take(struct lite_sync_binding *b,
 				 unsigned long deadline)
@@ -225,7 +230,7 @@ static int lite_sync_budget_take(struct lite_sync_binding *b,
 	if (left <= 0)
 		left = 1;
 	left = wait_event_killable_timeout(b->budget_wait,
-		atomic_add_unless(&b->waits, 1, LITE_SYNC_WAIT_BUDGET), left);
+					   lite_sync_budget_try(b), left);
 	if (left < 0)
 		return -EINTR;
 	return left ? 0 : -ETIMEDOUT;
@@ -250,7 +255,7 @@ static int lite_sync_run(struct lite_file *lf, struct lite_sync *s)
 	struct lite_sync_binding *b;
 	struct lite_sync_req req = {};
 	struct lite_grant *grant;
-	u32 home, result = 0;
+	u32 home, left_ms, result = 0;
 	u64 lmr_id;
 	int ret;
 
@@ -287,17 +292,20 @@ static int lite_sync_run(struct lite_file *lf, struct lite_sync *s)
 	req.lmr_id = cpu_to_le64(lmr_id);
 	req.token = cpu_to_le64(atomic64_inc_return(&lite_sync_last_token));
 	req.file_id = cpu_to_le64(lite_sync_file_id(lf));
-	ret = lite_sync_call(b, &req, jiffies_to_msecs(max_t(long, 1,
-				(long)(deadline - jiffies))), &result);
+	left_ms = jiffies_to_msecs(max_t(long, 1, (long)(deadline - jiffies)));
+	ret = lite_sync_call(b, &req, left_ms, &result);
 	if (waits)
 		lite_sync_budget_put(b);
 	/*
-	 * Gave up (timeout, signal) with the request perhaps out: the home
-	 * forgets the wait, or lets go of what it granted meanwhile.
+	 * Gave up with the request perhaps out: the home forgets the wait, or
+	 * lets go of what it granted meanwhile. After a timeout the caller
+	 * waits for that (its next call then finds the home without it);
+	 * a task being killed cannot wait, its workqueue sends it.
 	 */
 	if ((ret == -ETIMEDOUT || ret == -EINTR) && s->op != LITE_SYNC_UNLOCK) {
 		req.op = cpu_to_le16(LITE_SYNC_REQ_CANCEL);
-		lite_sync_queue(b, &req);
+		if (ret != -ETIMEDOUT || lite_sync_call(b, &req, 0, NULL) == -EINTR)
+			lite_sync_queue(b, &req);
 	}
 	s->result = result;
 out:

@@ -370,6 +370,19 @@ out:
 	lite_sync_answer(req, 0, 0);
 }
 
+/* A down node's waits: unanswered, its ring went with it. */
+static void lite_sync_drop_waiters(struct list_head *list, u32 node)
+{
+	struct lite_sync_waiter *w, *wn;
+
+	list_for_each_entry_safe(w, wn, list, node) {
+		if (w->req.client_node == node) {
+			list_del(&w->node);
+			kfree(w);
+		}
+	}
+}
+
 /*
  * File @file_id of @node is gone (@file_id 0: the node, and with it every
  * file): its locks are released as died, its waits forgotten (unanswered
@@ -384,17 +397,12 @@ static void lite_sync_forget(u32 node, u64 file_id, int err)
 	unsigned long id;
 
 	xa_for_each(&lite_sync_locks, id, l) {
-		list_for_each_entry_safe(w, wn, &l->waiters, node) {
-			if (!lite_sync_gone(w->req.client_node, w->file_id,
-					    node, file_id))
-				continue;
-			if (file_id) {
+		if (!file_id)
+			lite_sync_drop_waiters(&l->waiters, node);
+		list_for_each_entry_safe(w, wn, &l->waiters, node)
+			if (lite_sync_gone(w->req.client_node, w->file_id,
+					   node, file_id))
 				lite_sync_waiter_end(w, -ECANCELED, 0);
-			} else {
-				list_del(&w->node);
-				kfree(w);
-			}
-		}
 		if (l->held && lite_sync_gone(l->owner_node, l->owner_file,
 					      node, file_id))
 			lite_sync_release(id, l, true);
@@ -409,11 +417,7 @@ static void lite_sync_forget(u32 node, u64 file_id, int err)
 		list_for_each_entry(m, &b->members, node) {
 			if (lite_sync_gone(m->client, m->file_id, node, file_id)) {
 				if (!file_id)
-					list_for_each_entry_safe(w, wn, &b->waiting, node)
-						if (w->req.client_node == node) {
-							list_del(&w->node);
-							kfree(w);
-						}
+					lite_sync_drop_waiters(&b->waiting, node);
 				lite_sync_barrier_break(b, err, node, file_id);
 				break;
 			}
@@ -569,6 +573,18 @@ static void lite_sync_start_serving(u32 id)
 	pr_info("serving locks and barriers as %s\n", name);
 }
 
+/* Something for the thread to do without a service, or with one. */
+static bool lite_sync_idle_news(u32 want)
+{
+	return kthread_should_stop() || READ_ONCE(lite_sync_want_id) != want;
+}
+
+static bool lite_sync_news(u32 want)
+{
+	return lite_sync_idle_news(want) || lite_sync_events_pending() ||
+	       lite_kservice_pending(lite_sync_svc);
+}
+
 static int lite_sync_serve(void *arg)
 {
 	struct lite_kreq reqs[16];
@@ -588,16 +604,13 @@ static int lite_sync_serve(void *arg)
 			}
 			if (!lite_sync_svc) {
 				wait_event_interruptible_timeout(lite_sync_idle_wait,
-					kthread_should_stop() ||
-					READ_ONCE(lite_sync_want_id) != want,
-					want ? HZ : MAX_SCHEDULE_TIMEOUT);
+								 lite_sync_idle_news(want),
+								 want ? HZ : MAX_SCHEDULE_TIMEOUT);
 				continue;
 			}
 		}
 		wait_event_interruptible_timeout(*lite_kservice_waitq(lite_sync_svc),
-			lite_kservice_pending(lite_sync_svc) ||
-			lite_sync_events_pending() || kthread_should_stop() ||
-			READ_ONCE(lite_sync_want_id) != want, HZ);
+						 lite_sync_news(want), HZ);
 		lite_sync_run_events();
 		n = lite_kservice_recv(lite_sync_svc, reqs, ARRAY_SIZE(reqs), 0);
 		if (n == -ECONNREFUSED) {	/* unregistered under us */
@@ -622,13 +635,10 @@ static void lite_sync_wake(void)
 
 static void lite_sync_event(enum lite_sync_event_kind kind, u64 id)
 {
-	struct lite_sync_event *ev = kzalloc(sizeof(*ev), GFP_ATOMIC);
+	/* Small, and losing one would leave a dead holder's lock held. */
+	struct lite_sync_event *ev = kzalloc(sizeof(*ev),
+					     GFP_KERNEL | __GFP_NOFAIL);
 
-	if (!ev) {
-		pr_warn("sync: no memory for an event (%d, %llu): its waiters wait for their timeouts\n",
-			kind, id);
-		return;
-	}
 	ev->kind = kind;
 	ev->id = id;
 	spin_lock_bh(&lite_sync_events_lock);

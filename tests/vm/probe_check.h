@@ -38,7 +38,8 @@ static void die(const char *what, int err) {
   exit(100);
 }
 
-static uint64_t map_lmr(int fd, const char *name, uint32_t access) {
+__attribute__((unused)) static uint64_t map_lmr(int fd, const char *name,
+                                                uint32_t access) {
   struct lite_map m = {.access = access};
 
   snprintf(m.name, sizeof(m.name), "%s", name);
