@@ -24,6 +24,7 @@ if [[ ${1-} == --inside ]]; then
 	nodes=$LITE_VM_GUESTS
 	litectl=$LITE_BIN/tools/litectl/litectl
 	liteop=$LITE_BIN/tools/liteop/liteop
+	sync_probe=$LITE_BIN/tests/vm/sync_probe
 	section() { printf '\n── %s %s\n' "$1" "$(printf '─%.0s' $(seq 1 $((66 - ${#1}))))"; }
 	indent() { sed 's/^/    /'; }
 	# Nodes go by their names (node1, node2, ...: guest N runs node N's
@@ -202,6 +203,33 @@ if [[ ${1-} == --inside ]]; then
 	"$repo/tools/bench/qos_experiment" --rounds 1 --low 2 --seconds 3 2> /dev/null | indent
 	echo "    with qos on: $(litevm exec -g 1 -- "cat /sys/kernel/debug/lite/ops/qos_throttled") low-priority waits, throttle now: $(litevm exec -g 1 -- "cat /sys/kernel/debug/lite/qos/peers" | grep -o 'node2 rate_bps=[0-9]*.*rule=[a-z]*' || echo '?')"
 
+	section "Locks and barriers: one lock on node2, critical sections from every node"
+	# sync_probe (tests/vm): each thread its own context; a critical
+	# section is lock, READ the lock LMR's first word, WRITE it + 1, unlock.
+	run 1 "$liteop" alloc demo.lock 4096 --home node2 --mode 0666 > /dev/null
+	run 1 "$liteop" alloc demo.barrier 4096 --home node2 --mode 0666 > /dev/null
+	specs=()
+	for ((g = 1; g <= nodes; g++)); do
+		specs[g]=$(litevm spawn -g "$g" -t 300 -- "$sync_probe counter demo.lock 2 250")
+	done
+	for ((g = 1; g <= nodes; g++)); do
+		printf '    %s: %s\n' "$(name "$g")" "$(litevm wait -g "$g" -t 320 "${specs[g]}" 2>&1 |
+			grep -E '^sections' || echo 'no result')"
+	done
+	run 2 "$sync_probe value demo.lock $((nodes * 500))"
+	echo "    a barrier of $((nodes * 2)) ($nodes nodes x 2 threads), 20 rounds:"
+	for ((g = 1; g <= nodes; g++)); do
+		specs[g]=$(litevm spawn -g "$g" -t 300 -- "$sync_probe barrier demo.barrier $((nodes * 2)) 2 20")
+	done
+	for ((g = 1; g <= nodes; g++)); do
+		litevm wait -g "$g" -t 320 "${specs[g]}" 2>&1 | grep -E 'rounds|FAIL' |
+			sed "s/^ */    $(name "$g"): /" || true
+	done
+	echo "    a process on node3 holds the lock and is killed (SIGKILL) while another waits:"
+	litevm exec -g 3 -t 120 -- "$sync_probe killed-holder demo.lock" 2>&1 | indent || true
+	echo "    uncontended lock+unlock against one fetch-and-add, node1 -> node2:"
+	litevm exec -g 1 -t 120 -- "$sync_probe bench demo.lock 200 3" 2>&1 | grep -E '^round' | indent || true
+
 	last=$(name "$nodes")
 	section "$last crashes (its QEMU killed) while node1 reads and adds on its memory"
 	run 1 "$liteop" alloc demo.crash 4096 --home "$last" --mode 0600 > /dev/null
@@ -256,7 +284,7 @@ else
 	bazel build //kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl \
 		//tools/litenl //tools/liteop //tools/bench:lite-bench //tools/bench/grpc_echo \
 		//tools/bench:lite-qos-bench \
-		//tests/vm:peer_loop //tests/vm:free_hammer \
+		//tests/vm:peer_loop //tests/vm:free_hammer //tests/vm:sync_probe \
 		2> /tmp/lite-demo-build.log ||
 		{ cat /tmp/lite-demo-build.log >&2; exit 1; }
 	# The real output directory, not the bazel-bin symlink another build may repoint.

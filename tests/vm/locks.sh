@@ -72,31 +72,6 @@ rules() {
 	check "the same rules for an unprivileged user ($rc failed)" test "$rc" -eq 0
 }
 
-# killed_holder LOCK: a holder here killed; a waiter here gets the lock
-# within 1 s of the kill, with EOWNERDEAD.
-killed_holder() {
-	local ready=/tmp/locks.held holder waiter out t_kill at
-	rm -f "$ready"
-	"$PROBE" hold "$1" "$ready" &
-	holder=$!
-	check "the holder has the lock" vm_wait_until 30 test -e "$ready"
-	"$PROBE" acquire "$1" 30000 died > /tmp/locks.acq 2>&1 &
-	waiter=$!
-	sleep 1		# the waiter's request is at the home by then
-	now_ms
-	t_kill=$NOW_MS
-	kill -KILL "$holder"
-	wait "$waiter"
-	VM_FAILURES=$((VM_FAILURES + $?))
-	out=$(< /tmp/locks.acq)
-	indent <<< "$out"
-	at=$(sed -n 's/^acquired at \([0-9]*\).*/\1/p' <<< "$out")
-	echo "        acquired $((${at:-0} - t_kill)) ms after the kill"
-	check "the waiter had the lock within 1 s of the holder's death" \
-		test -n "$at" -a $((${at:-0} - t_kill)) -le 1000
-	wait "$holder" 2> /dev/null || true
-}
-
 ready_file() { vm_wait_until "$2" test -e "$1"; }
 
 # ---------------------------------------------------------------------------
@@ -133,8 +108,8 @@ host_main() {
 	echo "== the rules"
 	guest 2 rules
 
-	echo "== a holder process killed"
-	guest 2 killed_holder locks.dead
+	echo "== a holder process killed while another waits"
+	guest 2 probe killed-holder locks.dead
 
 	echo "== a barrier: 3 nodes x 4 threads x 100 rounds"
 	guests "1 probe barrier locks.bar 12 4 100" "2 probe barrier locks.bar 12 4 100" \

@@ -13,6 +13,10 @@
 //   sync_probe acquire LOCK TIMEOUT_MS died|clean
 //       waits for the lock; prints "acquired at MS" (CLOCK_REALTIME, as
 //       bash's EPOCHREALTIME); checks the owner-died indication is as said
+//   sync_probe killed-holder LOCK
+//       a child process takes the lock and is killed (SIGKILL) a second
+//       later while this one waits: the lock must come within 1 s of the
+//       kill, with the owner-died indication; prints how long it took
 //   sync_probe barrier BARRIER COUNT THREADS ROUNDS
 //       THREADS threads x ROUNDS rounds of: fetch-and-add 1 to the word at
 //       offset 0, lite_barrier(COUNT), then the word must be at least
@@ -37,6 +41,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -179,6 +184,56 @@ static void acquire(uint32_t timeout_ms, const char *want) {
           "the lock came with the owner-died indication (%s)", ename(err));
   else
     check(err == 0, "the lock came, no owner died (%s)", ename(err));
+  if (err == 0 || err == -EOWNERDEAD) lite_unlock(ctx, h);
+  lite_close(ctx);
+}
+
+struct killer_arg {
+  pid_t child;
+  uint64_t killed_ns;
+};
+
+static void *killer(void *p) {
+  struct killer_arg *k = p;
+
+  sleep(1);  // the waiter's request is at the home by then
+  k->killed_ns = mono_ns();
+  kill(k->child, SIGKILL);
+  return NULL;
+}
+
+static void killed_holder(void) {
+  struct killer_arg k = {0};
+  struct lite_ctx *ctx;
+  lite_handle_t h;
+  pthread_t tid;
+  int fds[2], err;
+  char c = 0;
+
+  if (pipe(fds)) die("pipe", errno);
+  k.child = fork();
+  if (k.child < 0) die("fork", errno);
+  if (k.child == 0) {
+    open_lock(&ctx, &h);
+    err = lite_lock(ctx, h, 30000);
+    if (err && err != -EOWNERDEAD) _exit(100);
+    if (write(fds[1], &c, 1) != 1) _exit(100);
+    for (;;) pause();
+  }
+  close(fds[1]);
+  if (read(fds[0], &c, 1) != 1) die("the holder did not take the lock", EIO);
+  open_lock(&ctx, &h);
+  pthread_create(&tid, NULL, killer, &k);
+  err = lite_lock(ctx, h, 30000);
+  uint64_t acquired_ns = mono_ns();
+  pthread_join(tid, NULL);
+  waitpid(k.child, NULL, 0);
+  printf("acquired %.1f ms after the holder's kill (%s)\n",
+         (double)(acquired_ns - k.killed_ns) / 1e6, ename(err));
+  check(err == -EOWNERDEAD, "the lock came with the owner-died indication (%s)",
+        ename(err));
+  check(acquired_ns > k.killed_ns && acquired_ns - k.killed_ns <= 1000000000u,
+        "... within 1 s of the holder's death");
   if (err == 0 || err == -EOWNERDEAD) lite_unlock(ctx, h);
   lite_close(ctx);
 }
@@ -474,6 +529,8 @@ int main(int argc, char **argv) {
     hold(argv[3]);
   else if (!strcmp(argv[1], "acquire") && argc == 5)
     acquire((uint32_t)atoi(argv[3]), argv[4]);
+  else if (!strcmp(argv[1], "killed-holder") && argc == 3)
+    killed_holder();
   else if (!strcmp(argv[1], "barrier") && argc == 6)
     barrier((uint32_t)atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
   else if (!strcmp(argv[1], "barrier-then") && (argc == 5 || argc == 6))
