@@ -172,6 +172,7 @@ struct lite_file *lite_file_new(void)
 	xa_init_flags(&lf->rpc_calls, XA_FLAGS_ALLOC1);
 	init_waitqueue_head(&lf->rpc_call_wait);
 	xa_init(&lf->sync_homes);
+	xa_init(&lf->sync_held);
 	/* Never 0, so no handle is 0. */
 	lf->tag = get_random_u32() | 1;
 	return lf;

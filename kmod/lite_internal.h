@@ -565,6 +565,7 @@ struct lite_file {
 	/* Locks and barriers (lite_sync_client.c): the file's id, 0 until used. */
 	u64 sync_id;
 	struct xarray sync_homes;	/* home node ids it used */
+	struct xarray sync_held;	/* LMR ids of the locks it holds */
 };
 
 /* A file's state, not yet tied to its struct file (lf->file). */

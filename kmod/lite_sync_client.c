@@ -242,6 +242,41 @@ static void lite_sync_budget_put(struct lite_sync_binding *b)
 	wake_up(&b->budget_wait);
 }
 
+/*
+ * A lock this file now holds: remembered here, so that UNLOCK can be
+ * checked without asking the home. If it cannot be, it is let go at once.
+ */
+static int lite_sync_held(struct lite_file *lf, struct lite_sync_binding *b,
+			  struct lite_sync_req *req)
+{
+	int ret = xa_err(xa_store(&lf->sync_held, le64_to_cpu(req->lmr_id),
+				  xa_mk_value(1), GFP_KERNEL));
+
+	if (ret) {
+		req->op = cpu_to_le16(LITE_SYNC_REQ_UNLOCK);
+		lite_sync_queue(b, req);
+	}
+	return ret;
+}
+
+/*
+ * UNLOCK is a one-way message: the caller's wait ends when it is sent (its
+ * send completes), not when the home has handled it; the home handles a
+ * node's requests in order, so this file's next request finds it done.
+ */
+static int lite_sync_unlock(struct lite_file *lf, struct lite_sync_binding *b,
+			    const struct lite_sync_req *req, u32 timeout_ms)
+{
+	int ret;
+
+	if (!xa_erase(&lf->sync_held, le64_to_cpu(req->lmr_id)))
+		return -EPERM;
+	ret = lite_kclient_send(b->kc, req, sizeof(*req), timeout_ms);
+	if (ret == -EHOSTDOWN || ret == -ECONNREFUSED)
+		lite_sync_binding_drop(b);
+	return ret;
+}
+
 static int lite_sync_run(struct lite_file *lf, struct lite_sync *s)
 {
 	static const u16 ops[] = {
@@ -293,7 +328,13 @@ static int lite_sync_run(struct lite_file *lf, struct lite_sync *s)
 	req.token = cpu_to_le64(atomic64_inc_return(&lite_sync_last_token));
 	req.file_id = cpu_to_le64(lite_sync_file_id(lf));
 	left_ms = jiffies_to_msecs(max_t(long, 1, (long)(deadline - jiffies)));
+	if (s->op == LITE_SYNC_UNLOCK) {
+		ret = lite_sync_unlock(lf, b, &req, left_ms);
+		goto out;
+	}
 	ret = lite_sync_call(b, &req, left_ms, &result);
+	if (!ret && s->op != LITE_SYNC_BARRIER)
+		ret = lite_sync_held(lf, b, &req);
 	if (waits)
 		lite_sync_budget_put(b);
 	/*
@@ -351,6 +392,7 @@ void lite_sync_file_release(struct lite_file *lf)
 		lite_sync_binding_put(b);
 	}
 	xa_destroy(&lf->sync_homes);
+	xa_destroy(&lf->sync_held);
 }
 
 int lite_sync_client_init(void)

@@ -84,7 +84,17 @@ static void lite_sync_answer(const struct lite_kreq *req, int err, u32 result)
 	struct lite_sync_reply r = {
 		.err = cpu_to_le32(-err), .result = cpu_to_le32(result),
 	};
-	int ret = lite_kservice_reply(lite_sync_svc, req, &r, sizeof(r));
+	int ret;
+
+	/* A one-way UNLOCK: its client checked it; nobody to tell otherwise. */
+	if (req->oneway) {
+		if (err)
+			pr_warn_ratelimited("sync: a one-way request from node %u failed: %d\n",
+					    req->client_node, err);
+		ret = lite_kservice_release(lite_sync_svc, req);
+	} else {
+		ret = lite_kservice_reply(lite_sync_svc, req, &r, sizeof(r));
+	}
 
 	if (ret && ret != -EHOSTDOWN && ret != -ECONNREFUSED)
 		pr_warn_ratelimited("sync: answer to node %u: %d\n",
@@ -457,10 +467,6 @@ static void lite_sync_handle(const struct lite_kreq *req)
 	struct lite_lmr *lmr;
 	u16 op;
 
-	if (req->oneway) {	/* none is sent: give the slot back */
-		lite_kservice_release(lite_sync_svc, req);
-		return;
-	}
 	if (req->len != sizeof(r)) {
 		lite_sync_answer(req, -EPROTO, 0);
 		return;

@@ -20,7 +20,9 @@
  * to the file that took it, not to a thread; it is not recursive (a second
  * LOCK through the same file waits like any other).
  *
- * LITE_SYNC_UNLOCK releases a lock this file holds (EPERM otherwise).
+ * LITE_SYNC_UNLOCK releases a lock this file holds (EPERM otherwise). It
+ * returns once the release is sent: the home handles a node's requests in
+ * order, so the file's next request already finds the lock released.
  *
  * LITE_SYNC_BARRIER waits until `count` callers (any nodes, files and
  * threads) have arrived at the LMR's barrier, then all return 0 together.
