@@ -38,6 +38,7 @@ if [[ ${1-} == --inside ]]; then
 		local shown=$*
 		shown=${shown//"$LITE_BIN/tools/liteop/"/}
 		shown=${shown//"$LITE_BIN/tools/litenl/"/}
+		shown=${shown//"$LITE_BIN/tests/vm/"/}
 		printf '[%s]$ %s\n' "$(name "$g")" "$shown"
 		litevm exec -g "$g" -t 300 -- "$*" 2>&1 | indent || true
 	}
