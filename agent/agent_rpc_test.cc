@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "agent/agent.h"
 #include "agent/fake_module.h"
@@ -178,13 +179,20 @@ TEST_F(AgentRpcTest, RegisterRefusedKeepsTheManagersCodeAndFreesThePort) {
 }
 
 TEST_F(AgentRpcTest, RegisterWhoseCallerLeftIsUnregisteredAgain) {
-  mgr().OnRegisterService([](const auto&, auto* resp) {
+  // The caller leaves while the manager registers the service, so that its
+  // answer is sure to fail (failing it after InjectUpcall returned raced
+  // with an agent that had answered already: a flake under load).
+  absl::Notification injected;
+  std::atomic<uint64_t> id{0};
+  mgr().OnRegisterService([&](const auto&, auto* resp) {
+    injected.WaitForNotificationWithTimeout(kWait);
+    module_.FailCompletion(id.load(), absl::CancelledError("caller killed"));
     resp->mutable_service()->set_service_id(kNode1 | 42);
     return grpc::Status::OK;
   });
   Connect();
-  const uint64_t id = module_.InjectUpcall(Creds(), Echo());
-  module_.FailCompletion(id, absl::CancelledError("caller killed"));
+  id = module_.InjectUpcall(Creds(), Echo());
+  injected.Notify();
   ASSERT_TRUE(Eventually([&] { return !mgr().service_unregisters().empty(); }));
   EXPECT_EQ(mgr().service_unregisters()[0].service_id(), kNode1 | 42);
   EXPECT_EQ(CounterValue(*agent_, "agent.services_unclaimed"), 1u);
