@@ -33,19 +33,36 @@
 #include "tests/vm/fuzz_ioctl.h"
 
 const char *const kNames[NIOC] = {
-    "QUERY",    "NODE",      "NODE_LOOKUP", "ALLOC",     "MAP",      "UNMAP",
-    "FREE",     "READ",      "WRITE",       "MEMSET",    "MEMCPY",   "FAA",
-    "CAS",      "RPC_REG",   "RPC_OPEN",    "RPC_CLOSE", "RPC_CALL", "RPC_SEND",
-    "RPC_RECV", "RPC_REPLY", "RPC_WAIT",    "BATCH",     "URING",    "unknown"};
-const unsigned long kCmds[NIOC] = {
-    LITE_IOC_QUERY,     LITE_IOC_NODE,         LITE_IOC_NODE_LOOKUP,
-    LITE_IOC_ALLOC,     LITE_IOC_MAP,          LITE_IOC_UNMAP,
-    LITE_IOC_FREE,      LITE_IOC_READ,         LITE_IOC_WRITE,
-    LITE_IOC_MEMSET,    LITE_IOC_MEMCPY,       LITE_IOC_FAA,
-    LITE_IOC_CAS,       LITE_IOC_RPC_REGISTER, LITE_IOC_RPC_OPEN,
-    LITE_IOC_RPC_CLOSE, LITE_IOC_RPC_CALL,     LITE_IOC_RPC_SEND,
-    LITE_IOC_RPC_RECV,  LITE_IOC_RPC_REPLY,    LITE_IOC_RPC_WAIT,
-    LITE_IOC_BATCH,     LITE_URING_CMD_OP,     0};
+    "QUERY",     "NODE",     "NODE_LOOKUP", "ALLOC",    "MAP",
+    "UNMAP",     "FREE",     "READ",        "WRITE",    "MEMSET",
+    "MEMCPY",    "FAA",      "CAS",         "RPC_REG",  "RPC_OPEN",
+    "RPC_CLOSE", "RPC_CALL", "RPC_SEND",    "RPC_RECV", "RPC_REPLY",
+    "RPC_WAIT",  "BATCH",    "URING",       "SYNC",     "unknown"};
+const unsigned long kCmds[NIOC] = {LITE_IOC_QUERY,
+                                   LITE_IOC_NODE,
+                                   LITE_IOC_NODE_LOOKUP,
+                                   LITE_IOC_ALLOC,
+                                   LITE_IOC_MAP,
+                                   LITE_IOC_UNMAP,
+                                   LITE_IOC_FREE,
+                                   LITE_IOC_READ,
+                                   LITE_IOC_WRITE,
+                                   LITE_IOC_MEMSET,
+                                   LITE_IOC_MEMCPY,
+                                   LITE_IOC_FAA,
+                                   LITE_IOC_CAS,
+                                   LITE_IOC_RPC_REGISTER,
+                                   LITE_IOC_RPC_OPEN,
+                                   LITE_IOC_RPC_CLOSE,
+                                   LITE_IOC_RPC_CALL,
+                                   LITE_IOC_RPC_SEND,
+                                   LITE_IOC_RPC_RECV,
+                                   LITE_IOC_RPC_REPLY,
+                                   LITE_IOC_RPC_WAIT,
+                                   LITE_IOC_BATCH,
+                                   LITE_URING_CMD_OP,
+                                   LITE_IOC_SYNC,
+                                   0};
 
 // The errnos kmod/include/uapi/lite.h documents for each ioctl (EFAULT and
 // EINVAL are common to all of them), 0-terminated.
@@ -82,6 +99,10 @@ static const int kDocErrs[NIOC][16] = {
     [I_BATCH] = {EINTR, 0},
     // each command's CQE (fuzz_uring.c checks them itself)
     [I_URING] = {OPS_ERRS, EOPNOTSUPP, EINTR, ENOTTY, ECANCELED, 0},
+    // uapi/lite_sync.h (EINVAL also for a barrier count another arrival
+    // of the round did not give)
+    [I_SYNC] = {OPS_ERRS, ENOTCONN, EINTR, EBUSY, EPERM, ECONNABORTED, ENOMEM,
+                0},
 };
 
 struct shared *sh;
@@ -590,6 +611,43 @@ static void do_atomic(struct worker *w, int ioc) {
        (unsigned long long)op.swap, op.flags, op.priority, arg);
 }
 
+// LITE_IOC_SYNC on a random handle: locks, try-locks, unlocks and barriers
+// of 1 or 2 with short timeouts, so that a lock another thread of this
+// file holds, or a barrier nobody else reaches, costs milliseconds.
+static void do_sync(struct worker *w) {
+  uint64_t *s = &w->s;
+  int lmr, vfd;
+  uint32_t access;
+  const char *why, *aw = NULL;
+  struct lite_sync op = {0};
+
+  op.handle = gen_op_handle(s, &lmr, &access, &why, &vfd);
+  op.op = DIRTY(s, 5) ? (uint32_t)below(s, 8) : 1 + (uint32_t)below(s, 4);
+  op.timeout_ms = 1 + (uint32_t)below(s, 20);
+  if (op.op == LITE_SYNC_BARRIER) op.count = 1 + (uint32_t)below(s, 2);
+  if (DIRTY(s, 3)) op.count = (uint32_t)rnd(s);
+  if (DIRTY(s, 3)) op.flags = 1U << below(s, 32);
+  if (DIRTY(s, 3)) op.reserved = (uint32_t)rnd(s) | 1;
+  if (DIRTY(s, 3)) op.result = 1;
+  if (DIRTY(s, 3)) op.timeout_ms = LITE_RPC_TIMEOUT_MAX_MS + 1;
+  if (!why && (op.op < LITE_SYNC_LOCK || op.op > LITE_SYNC_BARRIER))
+    why = "not an op";
+  if (!why && (op.flags || op.reserved || op.result))
+    why = "flags, reserved or result";
+  if (!why && op.timeout_ms > LITE_RPC_TIMEOUT_MAX_MS) why = "timeout too long";
+  if (!why && op.op == LITE_SYNC_BARRIER &&
+      (!op.count || op.count > LITE_SYNC_COUNT_MAX))
+    why = "barrier count";
+  if (!why && op.op != LITE_SYNC_BARRIER && op.count)
+    why = "a lock with a count";
+  void *arg = place_arg(s, &w->ab, &op, sizeof(op), 1, &aw);
+  call(w->b, vfd, I_SYNC, LITE_IOC_SYNC, arg, why ? why : aw, vfd != main_fd,
+       "SYNC handle %#llx op %u count %u timeout %u flags %#x reserved %#x "
+       "result %#x arg %p",
+       (unsigned long long)op.handle, op.op, op.count, op.timeout_ms, op.flags,
+       op.reserved, op.result, arg);
+}
+
 static void push_dead(uint64_t h) {
   atomic_store(&dead[atomic_fetch_add(&dead_next, 1) % NDEAD], h);
 }
@@ -851,6 +909,8 @@ void *worker_main(void *p) {
       do_batch(w);
     else if (r < 970)
       do_uring(w);
+    else if (r < 978)
+      do_sync(w);
     else if (r < 985)
       do_slot(w);
     else if (r < 995)

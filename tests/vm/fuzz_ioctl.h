@@ -47,6 +47,7 @@ enum {
   I_RPC_WAIT,
   I_BATCH,
   I_URING,
+  I_SYNC,
   I_UNKNOWN,
   NIOC
 };
