@@ -594,7 +594,8 @@ static bool lite_sync_news(u32 want)
 static int lite_sync_serve(void *arg)
 {
 	struct lite_kreq reqs[16];
-	unsigned long retry = 0;
+	unsigned long retry = 0, backoff = HZ;
+	u32 portid;
 	int n, i;
 
 	while (!kthread_should_stop()) {
@@ -604,9 +605,16 @@ static int lite_sync_serve(void *arg)
 			lite_sync_stop_serving();
 		if (!lite_sync_svc) {
 			lite_sync_run_events();	/* nothing to apply them to */
-			if (want && time_after_eq(jiffies, retry)) {
+			/*
+			 * Each try is an upcall: none without an agent, and
+			 * fewer (1 s doubling to 8 s) while they fail.
+			 */
+			if (want && lite_nl_agent_portid(&portid) &&
+			    time_after_eq(jiffies, retry)) {
 				lite_sync_start_serving(want);
-				retry = jiffies + HZ;
+				retry = jiffies + backoff;
+				backoff = lite_sync_svc ? HZ :
+					  min_t(unsigned long, 2 * backoff, 8 * HZ);
 			}
 			if (!lite_sync_svc) {
 				wait_event_interruptible_timeout(lite_sync_idle_wait,
