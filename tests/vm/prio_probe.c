@@ -1,5 +1,5 @@
 // prio_probe: the priority rules of /dev/lite (uapi/lite_qos.h) with raw
-// ioctls, for tests/vm/qos.sh.
+// ioctls, for tests/vm/qos_locks.sh.
 //
 //   prio_probe NAME HIGH_ALLOWED
 //
