@@ -1,6 +1,6 @@
 // sync_probe: LITE's distributed locks and barriers (api/lite_sync.h) as an
-// application uses them, for tests/vm/qos_locks.sh and the demo. Each thread has
-// its own context (open file of /dev/lite), as separate processes would.
+// application uses them, for tests/vm/qos_locks.sh and the demo. Each thread
+// has its own context (open file of /dev/lite), as separate processes would.
 //
 //   sync_probe counter LOCK THREADS N
 //       THREADS threads x N critical sections, each a non-atomic
