@@ -62,8 +62,12 @@ struct lite_sync_reply {
 
 /* ---- inside lite.ko ---- */
 
-/* Request slots per client node at a home's service. */
-#define LITE_SYNC_DEPTH		128
+/*
+ * Request slots per client node at a home's service: its ring is this many
+ * 64-byte slots, and each of sync_nodes client nodes has one (charged to
+ * lmr_quota_mib like every RPC ring: 256 KiB with the default 64 nodes).
+ */
+#define LITE_SYNC_DEPTH		64
 
 /* lite_sync_home.c */
 int lite_sync_init(void);

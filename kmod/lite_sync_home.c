@@ -14,6 +14,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kthread.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
@@ -22,7 +23,22 @@
 #include "lite_rpc.h"
 #include "lite_sync.h"
 
-#define LITE_SYNC_CLIENTS	LITE_RPC_CLIENTS_MAX
+/* Nodes that may use this home's locks (read when the service registers). */
+static unsigned int lite_sync_nodes = 64;
+
+static int lite_param_set_sync_nodes(const char *val,
+				     const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, LITE_RPC_CLIENTS_MAX);
+}
+
+static const struct kernel_param_ops lite_sync_nodes_ops = {
+	.set = lite_param_set_sync_nodes,
+	.get = param_get_uint,
+};
+
+module_param_cb(sync_nodes, &lite_sync_nodes_ops, &lite_sync_nodes, 0444);
+MODULE_PARM_DESC(sync_nodes, "how many nodes (this one included) may use the locks and barriers this node hosts, 1..1025 (default 64): each has a 4 KiB ring here");
 
 /* A LOCK or BARRIER waiting for its answer. */
 struct lite_sync_waiter {
@@ -564,7 +580,7 @@ static void lite_sync_start_serving(u32 id)
 		.max_request = sizeof(struct lite_sync_req),
 		.max_reply = sizeof(struct lite_sync_reply),
 		.depth = LITE_SYNC_DEPTH,
-		.max_clients = LITE_SYNC_CLIENTS,
+		.max_clients = READ_ONCE(lite_sync_nodes),
 	};
 	char name[32];
 	int ret;
