@@ -91,6 +91,8 @@ static u32 lite_sync_served_id;
 /* Shared with the thread. */
 static DEFINE_SPINLOCK(lite_sync_events_lock);
 static LIST_HEAD(lite_sync_events);
+/* Unload: the thread is gone, peers and LMRs still go (nobody to tell). */
+static bool lite_sync_exiting;
 static DECLARE_WAIT_QUEUE_HEAD(lite_sync_idle_wait);
 static u32 lite_sync_want_id;		/* 0: no identity yet */
 static struct task_struct *lite_sync_thread;
@@ -672,8 +674,12 @@ static void lite_sync_event(enum lite_sync_event_kind kind, u64 id)
 	ev->kind = kind;
 	ev->id = id;
 	spin_lock_bh(&lite_sync_events_lock);
-	list_add_tail(&ev->node, &lite_sync_events);
+	if (!lite_sync_exiting) {
+		list_add_tail(&ev->node, &lite_sync_events);
+		ev = NULL;
+	}
 	spin_unlock_bh(&lite_sync_events_lock);
+	kfree(ev);
 	lite_sync_wake();
 }
 
@@ -713,6 +719,9 @@ void lite_sync_exit(void)
 
 	lite_sync_client_exit();
 	kthread_stop(lite_sync_thread);
+	spin_lock_bh(&lite_sync_events_lock);
+	lite_sync_exiting = true;
+	spin_unlock_bh(&lite_sync_events_lock);
 	list_for_each_entry_safe(ev, n, &lite_sync_events, node)
 		kfree(ev);
 }
