@@ -220,10 +220,13 @@ lc_logs() {
 }
 
 lc_stop() {
-	local g
+	local g pids=()
+	# In parallel: each kill may wait 5 s for its agent to exit.
 	for g in "${!LC_AGENT_JOBS[@]}"; do
-		litevm kill -g "$g" "${LC_AGENT_JOBS[g]}" > /dev/null 2>&1 || true
+		litevm kill -g "$g" "${LC_AGENT_JOBS[g]}" > /dev/null 2>&1 &
+		pids+=($!)
 	done
+	((${#pids[@]} == 0)) || wait "${pids[@]}" 2> /dev/null
 	LC_AGENT_JOBS=()
 	if [[ -n $LC_MANAGER_PID ]]; then
 		kill "$LC_MANAGER_PID" 2> /dev/null || true
