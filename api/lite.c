@@ -398,28 +398,40 @@ int lite_get_priority(struct lite_ctx *ctx, uint32_t *priority,
   return 0;
 }
 
-int lite_read(struct lite_ctx *ctx, lite_handle_t handle, uint64_t offset,
-              void *buf, uint64_t length) {
+int lite_read_prio(struct lite_ctx *ctx, lite_handle_t handle, uint64_t offset,
+                   void *buf, uint64_t length, uint32_t priority) {
   struct lite_rw req = {
       .handle = handle,
       .offset = offset,
       .buf = (uintptr_t)buf,
       .length = length,
+      .priority = priority,
   };
 
   return op(ctx, LITE_IOC_READ, &req);
 }
 
-int lite_write(struct lite_ctx *ctx, lite_handle_t handle, uint64_t offset,
-               const void *buf, uint64_t length) {
+int lite_write_prio(struct lite_ctx *ctx, lite_handle_t handle, uint64_t offset,
+                    const void *buf, uint64_t length, uint32_t priority) {
   struct lite_rw req = {
       .handle = handle,
       .offset = offset,
       .buf = (uintptr_t)buf,
       .length = length,
+      .priority = priority,
   };
 
   return op(ctx, LITE_IOC_WRITE, &req);
+}
+
+int lite_read(struct lite_ctx *ctx, lite_handle_t handle, uint64_t offset,
+              void *buf, uint64_t length) {
+  return lite_read_prio(ctx, handle, offset, buf, length, 0);
+}
+
+int lite_write(struct lite_ctx *ctx, lite_handle_t handle, uint64_t offset,
+               const void *buf, uint64_t length) {
+  return lite_write_prio(ctx, handle, offset, buf, length, 0);
 }
 
 int lite_memset(struct lite_ctx *ctx, lite_handle_t handle, uint64_t offset,

@@ -198,6 +198,15 @@ int lite_read(struct lite_ctx *ctx, lite_handle_t handle, uint64_t offset,
 int lite_write(struct lite_ctx *ctx, lite_handle_t handle, uint64_t offset,
                const void *buf, uint64_t length);
 
+/* lite_read() and lite_write() at one priority (LITE_PRIO_HIGH, LITE_PRIO_LOW,
+ * or 0 for the context's, see lite_set_priority()), for callers that mix
+ * priorities on one context from several threads. Errors: as theirs, and
+ * -EPERM for LITE_PRIO_HIGH where the file may not use it. */
+int lite_read_prio(struct lite_ctx *ctx, lite_handle_t handle, uint64_t offset,
+                   void *buf, uint64_t length, uint32_t priority);
+int lite_write_prio(struct lite_ctx *ctx, lite_handle_t handle, uint64_t offset,
+                    const void *buf, uint64_t length, uint32_t priority);
+
 /* Sets length bytes of the LMR at offset to value. Needs LITE_ACCESS_WRITE.
  * Errors: the operation errors above. */
 int lite_memset(struct lite_ctx *ctx, lite_handle_t handle, uint64_t offset,

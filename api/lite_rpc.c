@@ -140,18 +140,27 @@ static int fill_call(struct lite_rpc_call *c, lite_service_t service,
   return 0;
 }
 
-int lite_rpc_call_flags(struct lite_ctx *ctx, lite_service_t service,
-                        const void *req, size_t req_len, void *reply,
-                        size_t reply_max, size_t *reply_len,
-                        uint32_t timeout_ms, uint32_t flags) {
+int lite_rpc_call_prio(struct lite_ctx *ctx, lite_service_t service,
+                       const void *req, size_t req_len, void *reply,
+                       size_t reply_max, size_t *reply_len, uint32_t timeout_ms,
+                       uint32_t flags, uint32_t priority) {
   struct lite_rpc_call c;
   int err =
       fill_call(&c, service, req, req_len, reply, reply_max, timeout_ms, flags);
 
   if (__builtin_expect(err != 0, 0)) return err;
+  c.priority = priority;
   err = rpc_op(ctx, LITE_IOC_RPC_CALL, &c);
   if (reply_len != NULL) *reply_len = c.reply_len;
   return err;
+}
+
+int lite_rpc_call_flags(struct lite_ctx *ctx, lite_service_t service,
+                        const void *req, size_t req_len, void *reply,
+                        size_t reply_max, size_t *reply_len,
+                        uint32_t timeout_ms, uint32_t flags) {
+  return lite_rpc_call_prio(ctx, service, req, req_len, reply, reply_max,
+                            reply_len, timeout_ms, flags, 0);
 }
 
 int lite_rpc_call(struct lite_ctx *ctx, lite_service_t service, const void *req,

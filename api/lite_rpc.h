@@ -103,6 +103,12 @@ int lite_rpc_call_flags(struct lite_ctx *ctx, lite_service_t service,
                         const void *req, size_t req_len, void *reply,
                         size_t reply_max, size_t *reply_len,
                         uint32_t timeout_ms, uint32_t flags);
+/* lite_rpc_call_flags() at one priority (LITE_PRIO_HIGH, LITE_PRIO_LOW, or 0
+ * for the context's); -EPERM for LITE_PRIO_HIGH where it is not allowed. */
+int lite_rpc_call_prio(struct lite_ctx *ctx, lite_service_t service,
+                       const void *req, size_t req_len, void *reply,
+                       size_t reply_max, size_t *reply_len, uint32_t timeout_ms,
+                       uint32_t flags, uint32_t priority);
 
 /*
  * Asynchronous calls: lite_rpc_call_async() posts the request and returns
