@@ -5,7 +5,8 @@
 #      forbidden arrows (one test each)
 #   3. bazel build //... (what the VM suites run), then the unit and host
 #      integration tests under AddressSanitizer + UBSan (--config=asan)
-#   4. the VM cluster tests in tests/vm/ — real RDMA in QEMU guests
+#   4. the Python package's host tests (python/tests/test_host.py)
+#   5. the VM cluster tests in tests/vm/ — real RDMA in QEMU guests
 # Ends with one line "N passed, N failed"; exit status 0 only if all passed.
 # Usage: tests/run.sh [--no-vm]        (needs root, or sudo, for setup and VMs)
 set -uo pipefail
@@ -112,6 +113,14 @@ phase_end "bazel build"
 echo "== bazel test --config=asan  (unit and host integration tests under AddressSanitizer + UBSan)"
 bazel_tests "asan: " "${cache_flags[@]}" --config=asan --build_tests_only //...
 phase_end "bazel test --config=asan"
+
+# The Python package's host tests (its cluster tests run in tests/vm/compat.sh):
+# Debian's python3, which has the cffi and pytest that tools/setup.sh installs.
+echo "== python/tests/test_host.py  (the Python package, against liblite.so.0)"
+(cd python && LITE_LIBRARY=$LITE_BIN/api/liblite.so.0 PYTHONDONTWRITEBYTECODE=1 \
+	/usr/bin/python3 -m pytest -q -p no:cacheprovider tests/test_host.py)
+record "python: host tests" $?
+phase_end "python"
 
 if ((run_vm)); then
 	for t in tests/vm/*.sh; do

@@ -5,7 +5,8 @@
 # nodes, a permission error, an RPC service called from two nodes, LITE's
 # latencies (one-sided operations and RPC round trips) next to native RDMA
 # (perftest) from the same run, and a node crashing under traffic (its
-# operations fail within peer_timeout_ms), as a readable summary.
+# operations fail within peer_timeout_ms), programs of the original LITE API
+# and Python, as a readable summary.
 # Installs what it needs first (tools/setup.sh). Needs root, or sudo.
 # Usage: tools/demo.sh [-n NODES]     (3..8, default 3)
 #   LITE_BIN=DIR tools/demo.sh uses the binaries already built in DIR
@@ -231,6 +232,31 @@ if [[ ${1-} == --inside ]]; then
 	echo "    uncontended lock+unlock against one fetch-and-add, node1 -> node2:"
 	litevm exec -g 1 -t 120 -- "$sync_probe bench demo.lock 200 3" 2>&1 | grep -E '^round' | indent || true
 
+	section "Programs of the original LITE API, and Python"
+	# tests/vm/v0: written only against api/compat/lite-lib.h, the way the
+	# first LITE's users wrote theirs (docs/compat.md).
+	v0=$LITE_BIN/tests/vm
+	stop=/tmp/demo.v0.stop
+	job=$(litevm spawn -g 1 -t 300 -- "$v0/v0_rw serve $(lc_node_id 2) 4242 31337 65536 $stop")
+	for _ in $(seq 300); do
+		grep -q '^ready' "$LITE_VM_STATE/g1/ctl/jobs/$job.out" 2> /dev/null && break
+		sleep 0.2
+	done
+	echo "    node1: alloc_remote_mem(node2, 64 KiB), add_ask_mr_table(4242, password)"
+	run 3 "$v0/v0_rw read $(lc_node_id 1) 4242 31337 65536 2"
+	run 3 "$v0/v0_rw value $(lc_node_id 1) 4242 31337 2000"
+	litevm exec -g 1 -t 20 -- "touch $stop"
+	litevm wait -g 1 -t 60 "$job" > /dev/null 2>&1 || true
+	echo "    and Python (python/lite, cffi over liblite.so.0), from two nodes at once:"
+	for g in 2 3; do
+		specs[g]=$(litevm spawn -g "$g" -t 300 -- "cd $repo/python && PYTHONDONTWRITEBYTECODE=1 \
+			LITE_LIBRARY=$LITE_BIN/api/liblite.so.0 /usr/bin/python3 examples/counter.py \
+			--home node1 --count 200 demo.pycounter")
+	done
+	for g in 2 3; do
+		litevm wait -g "$g" -t 320 "${specs[g]}" 2>&1 | sed "s/^/    $(name "$g"): /" || true
+	done
+
 	last=$(name "$nodes")
 	section "$last crashes (its QEMU killed) while node1 reads and adds on its memory"
 	run 1 "$liteop" alloc demo.crash 4096 --home "$last" --mode 0600 > /dev/null
@@ -286,6 +312,7 @@ else
 		//tools/litenl //tools/liteop //tools/bench:lite-bench //tools/bench/grpc_echo \
 		//tools/bench:lite-qos-bench \
 		//tests/vm:peer_loop //tests/vm:free_hammer //tests/vm:sync_probe \
+		//tests/vm:v0_rw //api:liblite.so.0 \
 		2> /tmp/lite-demo-build.log ||
 		{ cat /tmp/lite-demo-build.log >&2; exit 1; }
 	# The real output directory, not the bazel-bin symlink another build may repoint.

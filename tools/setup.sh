@@ -38,6 +38,8 @@ packages=(
 	gnuplot-nox
 	# the VM cluster
 	qemu-system-x86 busybox-static cpio iproute2 util-linux
+	# the Python package (python/lite): cffi over liblite.so.0, its tests
+	python3 python3-cffi python3-pytest python3-numpy
 )
 
 as_root() {

@@ -15,6 +15,8 @@
 #    100 critical sections each a non-atomic read-modify-write of a counter:
 #    exactly 1,200;
 #  - dist_barrier(3) across the three nodes, 30 rounds: nobody passes early;
+#  - the Python package (python/lite) with pytest in guest 1, LMRs on node2:
+#    python/tests/test_cluster.py;
 #  - litevm's teardown checks the guests' kernel logs.
 # Usage: tests/vm/compat.sh [--state DIR]    (needs root and tools/setup.sh)
 set -euo pipefail
@@ -24,7 +26,7 @@ VM_SUITE=compat
 VM_GUESTS=3
 VM_TIMEOUT=900
 VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
-	//tools/litenl //tests/vm:v0_rw //tests/vm:v0_rpc //tests/vm:v0_lock)
+	//tools/litenl //tests/vm:v0_rw //tests/vm:v0_rpc //tests/vm:v0_lock //api:liblite.so.0)
 VM_GUEST_SECS=300
 
 V0=${LITE_BIN-}/tests/vm
@@ -120,6 +122,15 @@ host_main() {
 	v0_ready 1 "$bar" "v0_rw serve (the barrier's counter)"
 	v0_parallel "1 v0_lock barrier 3 30 $n1 4343 5" "2 v0_lock barrier 3 30 $n1 4343 5" \
 		"3 v0_lock barrier 3 30 $n1 4343 5"
+
+	echo "== the Python package (python/tests/test_cluster.py, pytest in guest 1)"
+	out=$(litevm exec -g 1 -t "$VM_GUEST_SECS" -- "cd $VM_REPO/python &&
+		PYTHONDONTWRITEBYTECODE=1 LITE_PY_CLUSTER=1 LITE_PY_HOME=$n2 \
+		LITE_LIBRARY=$LITE_BIN/api/liblite.so.0 \
+		/usr/bin/python3 -m pytest -q -p no:cacheprovider tests/test_cluster.py 2>&1") || true
+	printf '%s\n' "$out" | tail -n 30 | indent
+	check "pytest: every cluster test passed, none skipped" \
+		grep -qE '^[0-9]+ passed in ' <<< "$out"
 
 	echo "== the owners exit: their LMRs go with them"
 	litevm exec -g 1 -t 20 -- "touch /tmp/v0.stop.rw /tmp/v0.stop.lock /tmp/v0.stop.bar"
