@@ -249,7 +249,7 @@ if [[ ${1-} == --inside ]]; then
 	litevm wait -g 1 -t 60 "$job" > /dev/null 2>&1 || true
 	echo "    and Python (python/lite, cffi over liblite.so.0), from two nodes at once:"
 	for g in 2 3; do
-		specs[g]=$(litevm spawn -g "$g" -t 300 -- "cd $repo/python && PYTHONDONTWRITEBYTECODE=1 \
+		specs[g]=$(litevm spawn -g "$g" -t 300 -- "cd $repo/python && PYTHONPATH=. PYTHONDONTWRITEBYTECODE=1 \
 			LITE_LIBRARY=$LITE_BIN/api/liblite.so.0 /usr/bin/python3 examples/counter.py \
 			--home node1 --count 200 demo.pycounter")
 	done

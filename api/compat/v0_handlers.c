@@ -25,7 +25,7 @@ static unsigned next_handler = 1;
 static uint64_t salt;
 static int free_registered;
 
-uint64_t v0_process_salt(void) {
+static uint64_t process_salt(void) {
   uint64_t s = __atomic_load_n(&salt, __ATOMIC_ACQUIRE);
 
   if (__builtin_expect(s != 0, 1)) return s;
@@ -34,6 +34,15 @@ uint64_t v0_process_salt(void) {
   s = salt;
   pthread_mutex_unlock(&table_lock);
   return s;
+}
+
+uint64_t v0_handler_password(int password) {
+  /* splitmix64's finalizer of salt ^ password. */
+  uint64_t x = process_salt() ^ (uint32_t)password;
+
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
 }
 
 /* At exit: the LMRs this process allocated are freed, as their names carry
@@ -107,8 +116,7 @@ int v0_region_check(unsigned handler, int password,
   if (__builtin_expect(r == NULL, 0))
     return v0_fail(EBADF, "handler %u is not one this process was given",
                    handler);
-  if (__builtin_expect(
-          r->password_hash != v0_password_hash(v0_process_salt(), password), 0))
+  if (__builtin_expect(r->password_hash != v0_handler_password(password), 0))
     return v0_fail(EACCES, "wrong password for handler %u", handler);
   *region = r;
   return 0;

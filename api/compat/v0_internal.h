@@ -44,14 +44,16 @@ uint64_t v0_random64(void);
 struct v0_region {
   lite_handle_t handle;
   uint64_t size;
-  uint64_t password_hash; /* v0_password_hash(v0_process_salt(), password) */
+  uint64_t password_hash; /* v0_handler_password(password) */
   uint32_t access;        /* LITE_ACCESS_* of the handle */
   int created;            /* this process allocated it: freed at exit */
   char name[LITE_NAME_MAX + 1];
 };
 
-/* The per-process salt of v0_region.password_hash. */
-uint64_t v0_process_salt(void);
+/* A handler's password as v0_region.password_hash keeps it: one keyed mix
+ * with a per-process salt (the table is this process's own memory; the
+ * slower v0_password_hash is for records other processes can read). */
+uint64_t v0_handler_password(int password);
 
 /* Adds a region; returns its handler (>= 1), or -1 (errno ENOMEM, ENFILE). */
 int v0_region_add(const struct v0_region *region);

@@ -81,7 +81,7 @@ static int alloc_region(struct lite_ctx *ctx, const char *name, uint64_t size,
     return -1;
   }
   snprintf(r.name, sizeof(r.name), "%s", name);
-  r.password_hash = v0_password_hash(v0_process_salt(), password);
+  r.password_hash = v0_handler_password(password);
   handler = v0_region_add(&r);
   if (handler < 0) {
     lite_unmap(ctx, r.handle);
@@ -283,7 +283,7 @@ int userspace_liteapi_ask_lmr(int memory_node, uint64_t identifier,
   rc = lite_map(ctx, rec.name, r.access, &r.handle, NULL);
   if (rc < 0) return v0_from_lite(rc, "ask_lmr");
   r.size = rec.size;
-  r.password_hash = v0_password_hash(v0_process_salt(), password);
+  r.password_hash = v0_handler_password(password);
   snprintf(r.name, sizeof(r.name), "%s", rec.name);
   rc = v0_region_add(&r);
   if (rc < 0) lite_unmap(ctx, r.handle);

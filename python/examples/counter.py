@@ -2,7 +2,8 @@
 """A shared counter in remote memory, from Python: the LMR NAME (made on
 node HOME if it does not exist yet) is fetch-and-added COUNT times.
 
-    python3 python/examples/counter.py --home node2 --count 200 demo.pycounter
+    PYTHONPATH=python python3 python/examples/counter.py --home node2 \
+        --count 200 demo.pycounter
 
 Prints the counter's value at the end and the time per operation.
 """

@@ -17,6 +17,9 @@
 #  - dist_barrier(3) across the three nodes, 30 rounds: nobody passes early;
 #  - the Python package (python/lite) with pytest in guest 1, LMRs on node2:
 #    python/tests/test_cluster.py;
+#  - cost (measured, not asserted): 8-byte read and fetch-and-add from node1
+#    on node2 through libLITE (lite-bench), the compat layer and Python, in
+#    3 interleaved rounds;
 #  - litevm's teardown checks the guests' kernel logs.
 # Usage: tests/vm/compat.sh [--state DIR]    (needs root and tools/setup.sh)
 set -euo pipefail
@@ -26,7 +29,8 @@ VM_SUITE=compat
 VM_GUESTS=3
 VM_TIMEOUT=900
 VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
-	//tools/litenl //tests/vm:v0_rw //tests/vm:v0_rpc //tests/vm:v0_lock //api:liblite.so.0)
+	//tools/litenl //tools/liteop //tools/bench:lite-bench //tests/vm:v0_rw //tests/vm:v0_rpc
+	//tests/vm:v0_lock //api:liblite.so.0)
 VM_GUEST_SECS=300
 
 V0=${LITE_BIN-}/tests/vm
@@ -131,6 +135,24 @@ host_main() {
 	printf '%s\n' "$out" | tail -n 30 | indent
 	check "pytest: every cluster test passed, none skipped" \
 		grep -qE '^[0-9]+ passed in ' <<< "$out"
+
+	echo "== cost per operation, node1 -> node2: libLITE (lite-bench), compat, Python; 3 rounds"
+	litevm exec -g 1 -t 60 -- "$LITE_BIN/tools/liteop/liteop alloc cost.lmr 4096 --home node2" > /dev/null ||
+		vm_fail "liteop alloc cost.lmr"
+	local round
+	for round in 1 2 3; do
+		echo "   round $round"
+		litevm exec -g 1 -t 120 -- "$LITE_BIN/tools/bench/lite-bench --lmr cost.lmr --ops read,faa \
+			--sizes 8 --iters 300" 2>&1 | grep -E '^(read|faa) ' |
+			awk '{ printf "libLITE %-5s 8 B  p50 %.1f us  p99 %.1f us  cpu %.1f us/op\n", $1, $3, $4, $7 }' |
+			indent || vm_fail "lite-bench"
+		v0 1 v0_rw bench "$n1" 4242 31337 300
+		litevm exec -g 1 -t 120 -- "cd $VM_REPO/python && PYTHONPATH=. PYTHONDONTWRITEBYTECODE=1 \
+			LITE_LIBRARY=$LITE_BIN/api/liblite.so.0 /usr/bin/python3 examples/bench.py \
+			--iters 300 cost.lmr" 2>&1 | indent || vm_fail "python bench"
+	done
+	litevm exec -g 1 -t 60 -- "$LITE_BIN/tools/liteop/liteop free cost.lmr" > /dev/null ||
+		vm_fail "liteop free cost.lmr"
 
 	echo "== the owners exit: their LMRs go with them"
 	litevm exec -g 1 -t 20 -- "touch /tmp/v0.stop.rw /tmp/v0.stop.lock /tmp/v0.stop.bar"

@@ -12,6 +12,9 @@
 //       back, a write through a read handler fails, and THREADS threads
 //       fetch_add 1000 times each on the first word
 //   v0_rw value NODE ID PASSWORD EXPECTED   the first word is EXPECTED
+//   v0_rw bench NODE ID PASSWORD ITERS
+//       times ITERS 8-byte rdma_read and fetch_add (p50, p99 in us, and the
+//       thread's CPU time per operation), printed as lite-bench's rows are
 //
 // Exit status: the number of failed checks (100: at most).
 #include "v0_check.h"
@@ -109,6 +112,47 @@ static int value(int node, uint64_t id, int password, unsigned long long want) {
   return v0_exit();
 }
 
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static uint64_t now_ns(int clock) {
+  struct timespec ts;
+  clock_gettime(clock, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int bench(int node, uint64_t id, int password, int iters) {
+  uint64_t *lat = calloc(iters, sizeof(*lat));
+  unsigned long long v;
+  int h = userspace_liteapi_ask_lmr(node, id, MR_READ_FLAG | MR_ATOMIC_FLAG,
+                                    password);
+
+  if (h <= 0 || lat == NULL || iters < 10) return 100;
+  for (int op = 0; op < 2; op++) {
+    uint64_t cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID), cpu1;
+    int bad = 0;
+
+    for (int i = 0; i < iters; i++) {
+      uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+      int rc = op == 0 ? userspace_liteapi_rdma_read(h, &v, 8, 8, password)
+                       : userspace_liteapi_fetch_add(h, &v, 1);
+      lat[i] = now_ns(CLOCK_MONOTONIC) - t0;
+      bad += rc != 0;
+    }
+    cpu1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+    qsort(lat, iters, sizeof(*lat), cmp_u64);
+    printf("compat %-5s 8 B  p50 %.1f us  p99 %.1f us  cpu %.1f us/op%s\n",
+           op == 0 ? "read" : "faa", lat[iters / 2] / 1000.0,
+           lat[iters * 99 / 100] / 1000.0, (cpu1 - cpu0) / 1000.0 / iters,
+           bad ? "  (some failed)" : "");
+    v0_failures += bad != 0;
+  }
+  free(lat);
+  return v0_exit();
+}
+
 int main(int argc, char **argv) {
   if (argc == 7 && strcmp(argv[1], "serve") == 0)
     return serve(atoi(argv[2]), strtoull(argv[3], NULL, 0), atoi(argv[4]),
@@ -119,6 +163,9 @@ int main(int argc, char **argv) {
   if (argc == 6 && strcmp(argv[1], "value") == 0)
     return value(atoi(argv[2]), strtoull(argv[3], NULL, 0), atoi(argv[4]),
                  strtoull(argv[5], NULL, 0));
+  if (argc == 6 && strcmp(argv[1], "bench") == 0)
+    return bench(atoi(argv[2]), strtoull(argv[3], NULL, 0), atoi(argv[4]),
+                 atoi(argv[5]));
   fprintf(stderr, "usage: see the comment at the top of v0_rw.c\n");
   return 100;
 }
