@@ -111,7 +111,9 @@ export LITE_BIN
 phase_end "bazel build"
 
 echo "== bazel test --config=asan  (unit and host integration tests under AddressSanitizer + UBSan)"
-bazel_tests "asan: " "${cache_flags[@]}" --config=asan --build_tests_only //...
+# (the suppressions: libcrypto's own allocations, see the file)
+bazel_tests "asan: " "${cache_flags[@]}" --config=asan --build_tests_only \
+	--test_env=LSAN_OPTIONS="suppressions=$repo/tools/bazel/lsan.supp:print_suppressions=0" //...
 phase_end "bazel test --config=asan"
 
 # The Python package's host tests (its cluster tests run in tests/vm/compat.sh):
