@@ -33,7 +33,8 @@ double NsPerOp(auto&& op) {
 int main() {
   lite::testing::FakeDevice dev;
   dev.set_handler([](unsigned long request, void* data) {
-    if (request == LITE_IOC_MAP) static_cast<struct lite_map*>(data)->handle = 1;
+    if (request == LITE_IOC_MAP)
+      static_cast<struct lite_map*>(data)->handle = 1;
     return 0;
   });
   lite_ctx* ctx;
