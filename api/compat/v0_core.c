@@ -21,7 +21,6 @@
 static __thread char message[256];
 
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct lite_ctx *ctx_opened; /* opened here: closed at exit */
 static struct lite_ctx *ctx_current;
 
 const char *lite_v0_message(void) { return message; }
@@ -45,14 +44,6 @@ int v0_from_lite(int rc, const char *what) {
   return v0_fail(-rc, "%s: %s", what, lite_errno_name(rc));
 }
 
-static void close_at_exit(void) {
-  pthread_mutex_lock(&ctx_lock);
-  if (ctx_opened != NULL) lite_close(ctx_opened);
-  ctx_opened = NULL;
-  ctx_current = NULL;
-  pthread_mutex_unlock(&ctx_lock);
-}
-
 struct lite_ctx *v0_ctx(void) {
   struct lite_ctx *ctx = __atomic_load_n(&ctx_current, __ATOMIC_ACQUIRE);
   int rc;
@@ -62,9 +53,11 @@ struct lite_ctx *v0_ctx(void) {
   if (ctx_current == NULL) {
     rc = lite_open(NULL, &ctx);
     if (rc == 0) {
-      ctx_opened = ctx;
+      /* Never closed: the process's exit closes the file, which ends its
+       * services and handles. Closing it in an exit handler would free the
+       * context under threads still waiting in a call (a server's
+       * receive_message, say) when main returns. */
       __atomic_store_n(&ctx_current, ctx, __ATOMIC_RELEASE);
-      atexit(close_at_exit);
     } else {
       v0_from_lite(rc, "cannot open /dev/lite (is lite.ko loaded?)");
     }

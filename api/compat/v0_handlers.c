@@ -98,6 +98,13 @@ int v0_region_add(const struct v0_region *region) {
   return (int)handler;
 }
 
+void v0_region_forget(unsigned handler) {
+  pthread_mutex_lock(&table_lock);
+  if (handler > 0 && handler < next_handler)
+    chunks[handler / CHUNK_ENTRIES][handler % CHUNK_ENTRIES].region.created = 0;
+  pthread_mutex_unlock(&table_lock);
+}
+
 const struct v0_region *v0_region_get(unsigned handler) {
   struct entry *chunk;
   struct entry *e;

@@ -57,6 +57,8 @@ uint64_t v0_handler_password(int password);
 
 /* Adds a region; returns its handler (>= 1), or -1 (errno ENOMEM, ENFILE). */
 int v0_region_add(const struct v0_region *region);
+/* The region is no longer this process's to free at exit (it was freed). */
+void v0_region_forget(unsigned handler);
 /* The region of a handler, or NULL (no lock: handlers are never reused). */
 const struct v0_region *v0_region_get(unsigned handler);
 /* Fails (-1, EBADF) unless `handler` names a region; EACCES for a wrong

@@ -236,7 +236,7 @@ int userspace_liteapi_wrap_alloc(void *data, int size, uint64_t identifier,
 
     lite_unmap(ctx, r->handle);
     lite_free(ctx, r->name);
-    ((struct v0_region *)r)->created = 0;
+    v0_region_forget((unsigned)handler);
     errno = err;
   }
   return -1;
