@@ -35,6 +35,7 @@
 #include "common/log/log.h"
 #include "common/names/names.h"
 #include "common/status/macros.h"
+#include "common/systemd/notify.h"
 #include "common/tls/authz.h"
 #include "common/tls/credentials.h"
 
@@ -392,6 +393,10 @@ int AgentMain(int argc, char** argv, const AgentMainOptions& options) {
                 absl::FormatDuration(config->tls_reload_interval)));
 
   agent.Start();
+  lite::systemd::NotifyReady(
+      absl::StrFormat("node '%s', manager %s, module %s, NodeAgent on port %d",
+                      config->agent.node_name, config->agent.manager_address,
+                      module->Name(), port));
   std::thread beside;
   if (choice.beside) {
     beside = std::thread([&] { choice.beside(module.get(), *config); });
@@ -402,6 +407,7 @@ int AgentMain(int argc, char** argv, const AgentMainOptions& options) {
     LITE_LOG_ERROR("sigwait: %s; shutting down", std::strerror(err));
   }
   LITE_LOG_INFO("received %s; leaving the cluster", strsignal(sig));
+  lite::systemd::NotifyStopping();
   server->GetHealthCheckService()->SetServingStatus(false);
   agent.Shutdown();
   if (beside.joinable()) beside.join();

@@ -20,6 +20,7 @@
 #include "absl/time/time.h"
 #include "common/log/log.h"
 #include "common/names/names.h"
+#include "common/systemd/notify.h"
 #include "common/tls/authz.h"
 #include "common/tls/credentials.h"
 #include "controlplane/clock.h"
@@ -268,10 +269,15 @@ int Main() {
           ? std::string("a key drawn at this start (--pair_key_file unset)")
           : absl::StrCat("the key in ", pair_key_file));
 
+  lite::systemd::NotifyReady(absl::StrFormat("serving on %s (port %d, %s)",
+                                             absl::GetFlag(FLAGS_listen), port,
+                                             tls_summary));
+
   int signal_number = 0;
   while (sigwait(&signals, &signal_number) != 0) {
   }
   LITE_LOG_INFO("signal %d: shutting down", signal_number);
+  lite::systemd::NotifyStopping();
   server->GetHealthCheckService()->SetServingStatus(false);
   state.Shutdown();  // Ends sessions, watches and pending AllocLmr calls.
   timer.Stop();

@@ -6,7 +6,8 @@
 #   3. bazel build //... (what the VM suites run), then the unit and host
 #      integration tests under AddressSanitizer + UBSan (--config=asan)
 #   4. the Python package's host tests (python/tests/test_host.py)
-#   5. the VM cluster tests in tests/vm/ — real RDMA in QEMU guests
+#   5. the Debian packages (tools/package.sh) and lintian
+#   6. the VM cluster tests in tests/vm/ — real RDMA in QEMU guests
 # Ends with one line "N passed, N failed"; exit status 0 only if all passed.
 # Usage: tests/run.sh [--no-vm]        (needs root, or sudo, for setup and VMs)
 set -uo pipefail
@@ -123,6 +124,15 @@ echo "== python/tests/test_host.py  (the Python package, against liblite.so.0)"
 	/usr/bin/python3 -m pytest -q -p no:cacheprovider tests/test_host.py)
 record "python: host tests" $?
 phase_end "python"
+
+# The Debian packages, from the binaries just built, and lintian on them
+# (their contents and an application built against them: tests/vm/compat.sh).
+echo "== tools/package.sh  (the Debian packages, lintian)"
+pkg_out=$(mktemp -d /tmp/lite-dist.XXXXXX)
+tools/package.sh --out "$pkg_out"
+record "packages: build and lintian" $?
+rm -rf "$pkg_out"
+phase_end "packages"
 
 if ((run_vm)); then
 	for t in tests/vm/*.sh; do

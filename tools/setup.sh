@@ -40,6 +40,9 @@ packages=(
 	qemu-system-x86 busybox-static cpio iproute2 util-linux
 	# the Python package (python/lite): cffi over liblite.so.0, its tests
 	python3 python3-cffi python3-pytest python3-numpy
+	# packages (tools/package.sh): sd_notify for the daemons' systemd units,
+	# the Debian packaging tools and lintian
+	libsystemd-dev dpkg-dev lintian
 )
 
 as_root() {

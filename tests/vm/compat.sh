@@ -2,6 +2,9 @@
 # VM test of the original LITE API (api/compat, docs/compat.md): programs
 # written only against lite-lib.h (tests/vm/v0/), the way an original LITE
 # user wrote them, on 3 guests with litemgr and 3 agents.
+#  - a C and a C++ program built against the Debian packages
+#    (tools/package.sh) with `pkg-config --cflags --libs lite` only
+#    (tests/pkg/build_apps.sh), run on node1 and node3;
 #  - a writer/reader pair: node1 allocates 64 KiB on node2
 #    (alloc_remote_mem) and registers it (add_ask_mr_table); node2 and node3
 #    are refused with a wrong password (MR_ASK_REFUSE) and for write
@@ -96,6 +99,21 @@ host_main() {
 	lc_start
 	n1=$(lc_node_id 1) n2=$(lc_node_id 2) n3=$(lc_node_id 3)
 	echo "   node ids: node1 $n1, node2 $n2, node3 $n3"
+
+	echo "== programs built as users build them: pkg-config --cflags --libs lite, the packages' files only"
+	local dist=$LITE_VM_STATE/dist apps=$LITE_VM_STATE/apps libdir
+	if "$VM_REPO/tools/package.sh" --out "$dist" --no-lintian > "$LITE_VM_STATE/package.log" 2>&1 &&
+		"$VM_REPO/tests/pkg/build_apps.sh" "$dist" "$apps" | indent; then
+		# The unpacked liblite0, where dpkg would have put it under $apps/root.
+		libdir=$apps/root/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+		check "the C program (tests/pkg/app.c) on node1, its LMR on node2" \
+			out_has "C app: read back" litevm exec -g 1 -t 60 -- "LD_LIBRARY_PATH=$libdir $apps/app pkg.c node2"
+		check "the C++ program (tests/pkg/app.cc) on node3, its lock on node1" \
+			out_has "C++ app: locked" litevm exec -g 3 -t 60 -- "LD_LIBRARY_PATH=$libdir $apps/app_cc pkg.cc node1"
+	else
+		vm_fail "the packages or the programs did not build"
+		tail -n 20 "$LITE_VM_STATE/package.log" | indent
+	fi
 
 	echo "== a writer and two readers (alloc_remote_mem, add_ask_mr_table, ask_lmr)"
 	rw=$(v0_spawn 1 v0_rw serve "$n2" 4242 31337 65536 /tmp/v0.stop.rw)
