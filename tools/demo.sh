@@ -6,7 +6,8 @@
 # latencies (one-sided operations and RPC round trips) next to native RDMA
 # (perftest) from the same run, and a node crashing under traffic (its
 # operations fail within peer_timeout_ms), programs of the original LITE API
-# and Python, as a readable summary.
+# and Python, the Debian packages and a program built against them, as a
+# readable summary.
 # Installs what it needs first (tools/setup.sh). Needs root, or sudo.
 # Usage: tools/demo.sh [-n NODES]     (3..8, default 3)
 #   LITE_BIN=DIR tools/demo.sh uses the binaries already built in DIR
@@ -256,6 +257,17 @@ if [[ ${1-} == --inside ]]; then
 	for g in 2 3; do
 		litevm wait -g "$g" -t 320 "${specs[g]}" 2>&1 | sed "s/^/    $(name "$g"): /" || true
 	done
+
+	section "Debian packages, and a program built against them with pkg-config"
+	# tools/package.sh: the packages an operator installs (docs/deploy.md);
+	# tests/pkg/build_apps.sh unpacks liblite0 and liblite-dev and builds
+	# tests/pkg/app.c with `pkg-config --cflags --libs lite` only.
+	"$repo/tools/package.sh" --out "$LITE_VM_STATE/dist" 2>&1 | sed -n 's/^package: //p' | indent
+	apps=$LITE_VM_STATE/apps
+	"$repo/tests/pkg/build_apps.sh" "$LITE_VM_STATE/dist" "$apps" 2>&1 | head -n 1 | indent
+	printf '[%s]$ %s\n' "$(name 1)" "./app demo.pkg node2    (linked with the packaged liblite.so.0)"
+	litevm exec -g 1 -t 60 -- "LD_LIBRARY_PATH=$apps/root/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH) \
+		$apps/app demo.pkg node2" 2>&1 | indent || true
 
 	last=$(name "$nodes")
 	section "$last crashes (its QEMU killed) while node1 reads and adds on its memory"
