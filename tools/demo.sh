@@ -264,7 +264,7 @@ if [[ ${1-} == --inside ]]; then
 	# tests/pkg/app.c with `pkg-config --cflags --libs lite` only.
 	"$repo/tools/package.sh" --out "$LITE_VM_STATE/dist" 2>&1 | sed -n 's/^package: //p' | indent || true
 	apps=$LITE_VM_STATE/apps
-	"$repo/tests/pkg/build_apps.sh" "$LITE_VM_STATE/dist" "$apps" 2>&1 | head -n 1 | indent || true
+	"$repo/tests/pkg/build_apps.sh" "$LITE_VM_STATE/dist" "$apps" 2>&1 | grep pkg-config | indent || true
 	printf '[%s]$ %s\n' "$(name 1)" "./app demo.pkg node2    (linked with the packaged liblite.so.0)"
 	litevm exec -g 1 -t 60 -- "LD_LIBRARY_PATH=$apps/root/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH) \
 		$apps/app demo.pkg node2" 2>&1 | indent || true
