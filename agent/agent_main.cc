@@ -32,6 +32,7 @@
 #include "agent/netlink_module.h"
 #include "agent/node_agent_service.h"
 #include "agent/validation.h"
+#include "common/grpc/keepalive.h"
 #include "common/log/log.h"
 #include "common/names/names.h"
 #include "common/status/macros.h"
@@ -324,6 +325,7 @@ int AgentMain(int argc, char** argv, const AgentMainOptions& options) {
   channel_args.SetInt(
       GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
       static_cast<int>(absl::ToInt64Milliseconds(config->agent.backoff_max)));
+  ClientKeepalive(&channel_args);
   std::shared_ptr<grpc::ChannelCredentials> channel_credentials;
   std::shared_ptr<grpc::ServerCredentials> server_credentials;
   std::unique_ptr<tls::Authz> authz;
@@ -358,6 +360,7 @@ int AgentMain(int argc, char** argv, const AgentMainOptions& options) {
   NodeAgentService service(&agent, authz.get());
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
+  ServerKeepalive(&builder);
   int port = 0;
   builder.AddListeningPort(config->listen, server_credentials, &port);
   builder.RegisterService(&service);

@@ -18,6 +18,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/grpc/keepalive.h"
 #include "common/log/log.h"
 #include "common/names/names.h"
 #include "common/systemd/notify.h"
@@ -229,10 +230,10 @@ int Main() {
                            &port);
   builder.RegisterService(&service);
   builder.RegisterService(&operator_service);
-  // Agents may keep their connection alive with pings; do not punish them.
-  builder.AddChannelArgument(
-      GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  // Pings every client's connection: a half-open one (its agent or
+  // litectl watch gone without a close) ends in 15 s, with its session or
+  // watch slot.
+  ServerKeepalive(&builder);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
     return Fail(absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_listen),

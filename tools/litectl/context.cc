@@ -3,6 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/grpc/keepalive.h"
 #include "common/grpc/status.h"
 #include "google/protobuf/util/json_util.h"
 
@@ -40,6 +41,7 @@ absl::Status Context::MakeCredentials() {
 
 std::shared_ptr<grpc::Channel> Context::Dial(const std::string& target) const {
   grpc::ChannelArguments args;
+  ClientKeepalive(&args);  // a watch on a manager that vanished ends in 15 s
   if (!insecure) {
     tls::SetServerName(&args,
                        target == manager ? manager_tls_name : agent_tls_name);

@@ -1,0 +1,51 @@
+#!/bin/bash
+# A half-open connection is noticed in seconds (common/grpc/keepalive.h):
+# litemgr with --max_watchers=1 serves one `litectl watch`, which is then
+# frozen (SIGSTOP: its process answers nothing, its TCP connection stays
+# up). A second watch is refused (RESOURCE_EXHAUSTED) while the first holds
+# the slot; once the manager's keepalive ping goes unanswered it closes the
+# connection and the second watch gets the slot: within 30 s (10 s between
+# pings, 5 s to answer), not when TCP would give up hours later.
+# Usage: keepalive_test.sh LITEMGR LITECTL   (bazel test //tests/host:keepalive_test)
+set -uo pipefail
+litemgr=${1:?usage: keepalive_test.sh LITEMGR LITECTL}
+litectl=${2:?usage: keepalive_test.sh LITEMGR LITECTL}
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill -CONT "$p" 2> /dev/null; kill "$p" 2> /dev/null; done
+	wait 2> /dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$litemgr" --insecure --listen=127.0.0.1:0 --port_file="$work/port" --max_watchers=1 \
+	> "$work/litemgr.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do [[ -s $work/port ]] && break; sleep 0.1; done
+[[ -s $work/port ]] || fail "litemgr did not start: $(cat "$work/litemgr.log")"
+manager=127.0.0.1:$(cat "$work/port")
+
+# watch_refused: a second watch is refused for want of a slot right now.
+watch_refused() {
+	local out
+	out=$(timeout 3 "$litectl" --manager "$manager" --insecure watch 2>&1)
+	[[ $out == *RESOURCE_EXHAUSTED* || $out == *"watch streams"* ]]
+}
+
+"$litectl" --manager "$manager" --insecure watch > "$work/watch1.log" 2>&1 &
+first=$!
+pids+=("$first")
+for _ in $(seq 50); do watch_refused && break; sleep 0.2; done
+watch_refused || fail "a second watch was not refused while the first held the only slot"
+echo "ok: the first watch holds the only slot"
+
+kill -STOP "$first"
+start=$SECONDS
+until ! watch_refused; do
+	((SECONDS - start < 40)) || fail "the frozen watch still held its slot after 40 s"
+	sleep 1
+done
+echo "ok: the frozen watch's connection was closed $((SECONDS - start)) s after it froze"
