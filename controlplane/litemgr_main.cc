@@ -231,7 +231,7 @@ int Main() {
   builder.RegisterService(&service);
   builder.RegisterService(&operator_service);
   // Pings every client's connection: a half-open one (its agent or
-  // litectl watch gone without a close) ends in 15 s, with its session or
+  // litectl watch gone without a close) ends in 30 s, with its session or
   // watch slot.
   ServerKeepalive(&builder);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();

@@ -41,7 +41,7 @@ absl::Status Context::MakeCredentials() {
 
 std::shared_ptr<grpc::Channel> Context::Dial(const std::string& target) const {
   grpc::ChannelArguments args;
-  ClientKeepalive(&args);  // a watch on a manager that vanished ends in 15 s
+  ClientKeepalive(&args);  // a watch on a manager that vanished ends in 30 s
   if (!insecure) {
     tls::SetServerName(&args,
                        target == manager ? manager_tls_name : agent_tls_name);
