@@ -226,7 +226,8 @@ lc_stop() {
 		litevm kill -g "$g" "${LC_AGENT_JOBS[g]}" > /dev/null 2>&1 &
 		pids+=($!)
 	done
-	((${#pids[@]} == 0)) || wait "${pids[@]}" 2> /dev/null
+	# A kill may fail (the guest was crashed): stopping goes on regardless.
+	((${#pids[@]} == 0)) || wait "${pids[@]}" 2> /dev/null || true
 	LC_AGENT_JOBS=()
 	if [[ -n $LC_MANAGER_PID ]]; then
 		kill "$LC_MANAGER_PID" 2> /dev/null || true
