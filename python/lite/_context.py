@@ -148,13 +148,14 @@ class Region:
             check(lib.lite_unmap(self.ctx.raw, self.handle), "lite_unmap")
             self.handle = None
 
-    def read(self, offset: int = 0, length: Optional[int] = None, priority: int = 0) -> bytes:
-        """length bytes (default: to the end) at offset, as bytes."""
+    def read(self, offset: int = 0, length: Optional[int] = None, priority: int = 0) -> bytearray:
+        """length bytes (default: to the end) at offset, in a new bytearray
+        (filled in place: no copy after the read; read_into fills yours)."""
         if length is None:
             length = self.size - offset
         buf = bytearray(length)
         self.read_into(buf, offset, priority)
-        return bytes(buf)
+        return buf
 
     def read_into(self, buf, offset: int = 0, priority: int = 0) -> None:
         """Fills the writable buffer `buf` (its whole length) from offset."""
