@@ -39,55 +39,23 @@ VM_GUEST_SECS=300
 V0=${LITE_BIN-}/tests/vm
 
 # ---------------------------------------------------------------------------
-# Host side.
+# Guest side (compat.sh --guest FUNCTION ARGS...; see lib.sh).
 # ---------------------------------------------------------------------------
 
-# v0 GUEST PROGRAM ARGS...: runs a v0 program in GUEST, counts its failures.
-v0() {
-	local g=$1 rc=0 start=$SECONDS out
-	shift
-	out=$(litevm exec -g "$g" -t "$VM_GUEST_SECS" -- "$V0/$*" 2>&1) || rc=$?
-	printf '%s\n' "$out" | indent
-	vm_count "guest $g: $1" "$rc"
-	vm_took "guest $g $1" "$start"
-}
+# run_v0 PROGRAM ARGS...: one v0 program; its exit status is its failures.
+run_v0() { "$V0/$1" "${@:2}"; }
 
-# v0_spawn GUEST PROGRAM ARGS...: starts a v0 program; prints the job id.
-v0_spawn() {
-	local g=$1
-	shift
-	litevm spawn -g "$g" -t "$VM_GUEST_SECS" -- "$V0/$*"
-}
+# ---------------------------------------------------------------------------
+# Host side.
+# ---------------------------------------------------------------------------
 
 # job_said GUEST JOB TEXT: the job's output so far has TEXT.
 job_said() { grep -q "$3" "$LITE_VM_STATE/g$1/ctl/jobs/$2.out" 2> /dev/null; }
 
-# v0_ready GUEST JOB WHAT: waits for the job's "ready" line.
+# v0_ready GUEST JOB WHAT: waits for a spawned program's "ready" line.
 v0_ready() {
 	vm_wait_until 120 job_said "$1" "$2" '^ready$' ||
 		{ vm_fail "$3: no 'ready' in 120 s"; litevm wait -g "$1" -t 5 "$2" | indent || true; }
-}
-
-# v0_join GUEST JOB WHAT: waits for a spawned v0 program, counts it.
-v0_join() {
-	local rc=0 out
-	out=$(litevm wait -g "$1" -t $((VM_GUEST_SECS + 30)) "$2" 2>&1) || rc=$?
-	printf '%s\n' "$out" | indent
-	vm_count "guest $1: $3" "$rc"
-}
-
-# v0_parallel "GUEST PROGRAM ARGS"...: v0 programs at once; all counted.
-v0_parallel() {
-	local spec words jobs=() g job start=$SECONDS
-	for spec in "$@"; do
-		read -ra words <<< "$spec"
-		jobs+=("${words[0]} $(v0_spawn "${words[@]}") ${words[1]}")
-	done
-	for spec in "${jobs[@]}"; do
-		read -r g job words <<< "$spec"
-		v0_join "$g" "$job" "$words"
-	done
-	vm_took "${#jobs[@]} programs" "$start"
 }
 
 host_main() {
@@ -116,34 +84,34 @@ host_main() {
 	fi
 
 	echo "== a writer and two readers (alloc_remote_mem, add_ask_mr_table, ask_lmr)"
-	rw=$(v0_spawn 1 v0_rw serve "$n2" 4242 31337 65536 /tmp/v0.stop.rw)
+	rw=$(vm_spawn 1 run_v0 v0_rw serve "$n2" 4242 31337 65536 /tmp/v0.stop.rw)
 	v0_ready 1 "$rw" "v0_rw serve"
-	v0_parallel "2 v0_rw read $n1 4242 31337 65536 4" "3 v0_rw read $n1 4242 31337 65536 4"
-	v0 3 v0_rw value "$n1" 4242 31337 8000
+	guests "2 run_v0 v0_rw read $n1 4242 31337 65536 4" "3 run_v0 v0_rw read $n1 4242 31337 65536 4"
+	guest 3 run_v0 v0_rw value "$n1" 4242 31337 8000
 
 	echo "== RPC: node2 serves port 5 with 4 threads, node1 and node3 call it"
-	out=$(v0_spawn 2 v0_rpc serve 5 4 1200 40)
+	out=$(vm_spawn 2 run_v0 v0_rpc serve 5 4 1200 40)
 	v0_ready 2 "$out" "v0_rpc serve"
-	v0_parallel "1 v0_rpc call $n2 5 3 200 20" "3 v0_rpc call $n2 5 3 200 20"
+	guests "1 run_v0 v0_rpc call $n2 5 3 200 20" "3 run_v0 v0_rpc call $n2 5 3 200 20"
 	check "the server counted exactly 1,200 calls and 40 messages" \
 		vm_wait_until 60 job_said 2 "$out" '^served=1200 messages=40$'
-	v0_join 2 "$out" "v0_rpc serve"
+	vm_join 2 "$out" "v0_rpc serve"
 
 	echo "== a lock on node3 under contention: 3 nodes x 4 threads x 100"
-	lk=$(v0_spawn 1 v0_lock create "$n3" 99 777 /tmp/v0.stop.lock)
+	lk=$(vm_spawn 1 run_v0 v0_lock create "$n3" 99 777 /tmp/v0.stop.lock)
 	v0_ready 1 "$lk" "v0_lock create"
 	lock_at=$(grep -o '^lock=[0-9]*:[0-9]*' "$LITE_VM_STATE/g1/ctl/jobs/$lk.out" | cut -d= -f2)
 	echo "   the lock is ${lock_at:-?} (node:index)"
-	v0_parallel "1 v0_lock contend ${lock_at%:*} ${lock_at#*:} $n1 99 777 4 100" \
-		"2 v0_lock contend ${lock_at%:*} ${lock_at#*:} $n1 99 777 4 100" \
-		"3 v0_lock contend ${lock_at%:*} ${lock_at#*:} $n1 99 777 4 100"
-	v0 2 v0_rw value "$n1" 99 777 1200
+	guests "1 run_v0 v0_lock contend ${lock_at%:*} ${lock_at#*:} $n1 99 777 4 100" \
+		"2 run_v0 v0_lock contend ${lock_at%:*} ${lock_at#*:} $n1 99 777 4 100" \
+		"3 run_v0 v0_lock contend ${lock_at%:*} ${lock_at#*:} $n1 99 777 4 100"
+	guest 2 run_v0 v0_rw value "$n1" 99 777 1200
 
 	echo "== dist_barrier(3) on 3 nodes, 30 rounds"
-	bar=$(v0_spawn 1 v0_rw serve "$n1" 4343 5 4096 /tmp/v0.stop.bar)
+	bar=$(vm_spawn 1 run_v0 v0_rw serve "$n1" 4343 5 4096 /tmp/v0.stop.bar)
 	v0_ready 1 "$bar" "v0_rw serve (the barrier's counter)"
-	v0_parallel "1 v0_lock barrier 3 30 $n1 4343 5" "2 v0_lock barrier 3 30 $n1 4343 5" \
-		"3 v0_lock barrier 3 30 $n1 4343 5"
+	guests "1 run_v0 v0_lock barrier 3 30 $n1 4343 5" "2 run_v0 v0_lock barrier 3 30 $n1 4343 5" \
+		"3 run_v0 v0_lock barrier 3 30 $n1 4343 5"
 
 	echo "== the Python package (python/tests/test_cluster.py, pytest in guest 1)"
 	out=$(litevm exec -g 1 -t "$VM_GUEST_SECS" -- "cd $VM_REPO/python &&
@@ -164,7 +132,7 @@ host_main() {
 			--sizes 8 --iters 300" 2>&1 | grep -E '^(read|faa) ' |
 			awk '{ printf "libLITE %-5s 8 B  p50 %.1f us  p99 %.1f us  cpu %.1f us/op\n", $1, $3, $4, $7 }' |
 			indent || vm_fail "lite-bench"
-		v0 1 v0_rw bench "$n1" 4242 31337 300
+		guest 1 run_v0 v0_rw bench "$n1" 4242 31337 300
 		litevm exec -g 1 -t 120 -- "cd $VM_REPO/python && PYTHONPATH=. PYTHONDONTWRITEBYTECODE=1 \
 			LITE_LIBRARY=$LITE_BIN/api/liblite.so.0 /usr/bin/python3 examples/bench.py \
 			--iters 300 cost.lmr" 2>&1 | indent || vm_fail "python bench"
@@ -174,9 +142,9 @@ host_main() {
 
 	echo "== the owners exit: their LMRs go with them"
 	litevm exec -g 1 -t 20 -- "touch /tmp/v0.stop.rw /tmp/v0.stop.lock /tmp/v0.stop.bar"
-	v0_join 1 "$rw" "v0_rw serve"
-	v0_join 1 "$lk" "v0_lock create"
-	v0_join 1 "$bar" "v0_rw serve (barrier)"
+	vm_join 1 "$rw" "v0_rw serve"
+	vm_join 1 "$lk" "v0_lock create"
+	vm_join 1 "$bar" "v0_rw serve (barrier)"
 	check "no LMR of the writers is left (litectl lmrs)" \
 		bash -c "! '$LITE_BIN/tools/litectl/litectl' lmrs | grep -E 'v0/[0-9]+/(lmr|id)/'"
 
