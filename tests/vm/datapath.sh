@@ -234,7 +234,10 @@ memset_memcpy() {  # BIG SHARED
 # (`rdma resource show cm_id` names the module: "comm [lite]"), and with
 # key_mode=lmr (the default) the device's registration QP, which lite.ko
 # connects to itself without rdma_cm (docs/datapath.md, "Key modes"): the
-# one kernel RC QP whose remote QP is itself (MR_QPS of them: 1 or 0).
+# one kernel RC QP whose remote QP number is its own and that is on no
+# cm_id (MR_QPS of them: 1 or 0). A connection to a peer can have that too:
+# QP numbers count up on every node alike, so a local QP and its peer's
+# can share a number (CI saw node1's QPs 17-27 meet two such peers).
 lite_cm_qpns() {
 	local out line mode
 	LITE_QPNS=" " MR_QPS=0
@@ -249,6 +252,7 @@ lite_cm_qpns() {
 	while IFS= read -r line; do
 		[[ $line =~ \ lqpn\ ([0-9]+)\ rqpn\ ([0-9]+)\ type\ RC\  && $line != *" pid "* ]] || continue
 		[[ ${BASH_REMATCH[1]} == "${BASH_REMATCH[2]}" ]] || continue
+		[[ $LITE_QPNS == *" ${BASH_REMATCH[1]} "* ]] && continue  # a peer's
 		LITE_QPNS+="${BASH_REMATCH[1]} "
 		MR_QPS=$((MR_QPS + 1))
 	done <<< "$out"

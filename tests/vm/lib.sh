@@ -227,17 +227,25 @@ rmmod_lite() {  # rmmod_lite [CIRCUMSTANCES]: "rmmod lite CIRCUMSTANCES is clean
 #               loopback_qps; 0 without lite.ko)
 #   REG_QPS     key_mode=lmr's registration QP (connected to itself): 0 or 1
 qp_census() {
-	local out line
+	local out line cm_qpns=" "
 	RC_QPS=0 RC_QPNS="" USER_QPS=0 LOOPBACK=0 REG_QPS=0
+	# QPs on an rdma_cm id connect to a peer, even when the peer's QP has
+	# the same number (QP numbers count up alike on every node).
+	out=$(rdma resource show cm_id) || return 1
+	while IFS= read -r line; do
+		[[ $line =~ \ lqpn\ ([0-9]+) ]] && cm_qpns+="${BASH_REMATCH[1]} "
+	done <<< "$out"
 	out=$(rdma resource show qp) || return 1
 	while IFS= read -r line; do
 		if [[ $line == *" type RC state RTS "* ]]; then
 			RC_QPS=$((RC_QPS + 1))
 			[[ $line =~ \ lqpn\ ([0-9]+) ]] && RC_QPNS+=" ${BASH_REMATCH[1]}"
 			# key_mode=lmr: the device's registration QP, a kernel QP
-			# lite.ko connects to itself (docs/datapath.md, "Key modes").
+			# lite.ko connects to itself without rdma_cm (docs/datapath.md,
+			# "Key modes").
 			[[ $line != *" pid "* && $line =~ \ lqpn\ ([0-9]+)\ rqpn\ ([0-9]+)\  &&
-				${BASH_REMATCH[1]} == "${BASH_REMATCH[2]}" ]] && REG_QPS=$((REG_QPS + 1))
+				${BASH_REMATCH[1]} == "${BASH_REMATCH[2]}" &&
+				$cm_qpns != *" ${BASH_REMATCH[1]} "* ]] && REG_QPS=$((REG_QPS + 1))
 		fi
 		[[ $line == *" pid "* ]] && USER_QPS=$((USER_QPS + 1))
 	done <<< "$out"
