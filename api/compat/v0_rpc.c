@@ -18,13 +18,18 @@
 #include "api/compat/v0_internal.h"
 #include "api/lite_rpc.h"
 
+/* Requests too big for their receiver's buffer, kept in arrival order for
+ * the port's next receives: as many as one receive_message per thread can
+ * hold at once, in practice (a full stash answers the call, see deliver). */
+#define STASH_MAX 64u
+
 struct port {
-  pthread_mutex_t lock; /* stash */
+  pthread_mutex_t lock; /* the stash */
   int registered;       /* set (release) once svc and info are */
   lite_service_t svc;
   struct lite_service_info info;
-  int stashed;
-  struct lite_rpc_request stash;
+  unsigned stash_head, stashed;
+  struct lite_rpc_request stash[STASH_MAX];
 };
 
 #define DESCRIPTORS 4096u
@@ -92,6 +97,7 @@ int userspace_liteapi_register_application(unsigned int destined_port,
   rc = lite_rpc_register(ctx, svc_name, &opts, &p->svc, &p->info);
   if (rc == 0) {
     pthread_mutex_init(&p->lock, NULL);
+    p->stash_head = 0;
     p->stashed = 0;
     __atomic_store_n(&p->registered, 1, __ATOMIC_RELEASE);
   }
@@ -233,10 +239,26 @@ static int deliver(struct lite_ctx *ctx, unsigned port, struct port *p,
                    int receive_size, uintptr_t *descriptor, uintptr_t oneway,
                    const char *what) {
   if (req->length > (uint32_t)receive_size) {
+    int kept;
+
     pthread_mutex_lock(&p->lock);
-    p->stash = *req;
-    p->stashed = 1;
+    kept = p->stashed < STASH_MAX;
+    if (kept) {
+      p->stash[(p->stash_head + p->stashed) % STASH_MAX] = *req;
+      p->stashed++;
+    }
     pthread_mutex_unlock(&p->lock);
+    if (!kept) {
+      /* Nowhere to keep it: the caller gets an empty reply, not silence. */
+      if (req->flags & LITE_RPC_REQ_ONEWAY)
+        lite_rpc_release(ctx, p->svc, req->id);
+      else
+        lite_rpc_reply(ctx, p->svc, req->id, NULL, 0);
+      return v0_fail(ENOBUFS,
+                     "%s: the message has %u bytes, the buffer %d, and %u "
+                     "such messages wait already: it was answered empty",
+                     what, req->length, receive_size, STASH_MAX);
+    }
     return v0_fail(ENOBUFS,
                    "%s: the message has %u bytes, the buffer %d; it is kept "
                    "for the next receive on port %u",
@@ -257,14 +279,17 @@ static int deliver(struct lite_ctx *ctx, unsigned port, struct port *p,
   return (int)req->length;
 }
 
-/* Takes the stashed request of p, if any. */
+/* Takes the oldest stashed request of p, if any. */
 static int unstash(struct port *p, struct lite_rpc_request *req) {
   int had;
 
   pthread_mutex_lock(&p->lock);
-  had = p->stashed;
-  if (had) *req = p->stash;
-  p->stashed = 0;
+  had = p->stashed > 0;
+  if (had) {
+    *req = p->stash[p->stash_head];
+    p->stash_head = (p->stash_head + 1) % STASH_MAX;
+    p->stashed--;
+  }
   pthread_mutex_unlock(&p->lock);
   return had;
 }
