@@ -157,29 +157,29 @@ control "$r" lite-dkms all "dkms (>= 3), linux-headers-amd64 | linux-headers-gen
 build "$r"
 
 # --- litemgr, liteagent, litectl -------------------------------------------------
-r=$(stage litemgr)
-put_binary "$LITE_BIN/controlplane/litemgr" "$r/usr/sbin/litemgr" 0755
-put packaging/systemd/litemgr.service "$r/lib/systemd/system/litemgr.service" 0644
-put packaging/etc/litemgr.conf "$r/etc/lite/litemgr.conf" 0644
-put docs/deploy.md "$r/usr/share/doc/litemgr/deploy.md" 0644
-echo /etc/lite/litemgr.conf > "$r/DEBIAN/conffiles"
-docs "$r" litemgr
-scripts "$r" litemgr
+# daemon NAME BINARY: stages the daemon NAME: /usr/sbin/NAME, its systemd
+# unit, /etc/lite/NAME.conf (a conffile), docs and maintainer scripts; R is
+# its root.
+daemon() {
+	r=$(stage "$1")
+	put_binary "$LITE_BIN/$2" "$r/usr/sbin/$1" 0755
+	put "packaging/systemd/$1.service" "$r/lib/systemd/system/$1.service" 0644
+	put "packaging/etc/$1.conf" "$r/etc/lite/$1.conf" 0644
+	put docs/deploy.md "$r/usr/share/doc/$1/deploy.md" 0644
+	echo "/etc/lite/$1.conf" > "$r/DEBIAN/conffiles"
+	docs "$r" "$1"
+	scripts "$r" "$1"
+}
+
+daemon litemgr controlplane/litemgr
 control "$r" litemgr "$arch" "$(shlibs_depends "$r/usr/sbin/litemgr"), adduser" net \
 	"LITE cluster manager" \
 	"litemgr keeps a LITE cluster's membership, leases, LMR names, grants" \
 	"and RPC services, over gRPC with mutual TLS. One per cluster."
 build "$r"
 
-r=$(stage liteagent)
-put_binary "$LITE_BIN/agent/liteagent" "$r/usr/sbin/liteagent" 0755
+daemon liteagent agent/liteagent
 put packaging/lite-rdma-wait "$r/usr/libexec/lite/lite-rdma-wait" 0755
-put packaging/systemd/liteagent.service "$r/lib/systemd/system/liteagent.service" 0644
-put packaging/etc/liteagent.conf "$r/etc/lite/liteagent.conf" 0644
-put docs/deploy.md "$r/usr/share/doc/liteagent/deploy.md" 0644
-echo /etc/lite/liteagent.conf > "$r/DEBIAN/conffiles"
-docs "$r" liteagent
-scripts "$r" liteagent
 control "$r" liteagent "$arch" "$(shlibs_depends "$r/usr/sbin/liteagent"), lite-dkms (= $version), iproute2" net \
 	"LITE node agent" \
 	"liteagent joins a node's lite.ko to the LITE cluster (litemgr): it" \
