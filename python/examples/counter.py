@@ -38,7 +38,7 @@ def main() -> int:
                 counter.faa(1)
             took = time.perf_counter() - start
             value = counter.read(0, 8)
-        print("%s on %s: %d after %d fetch-and-adds from node %s, %.0f us each"
+        print("%s on %s: %d after %d fetch-and-adds from %s, %.0f us each"
               % (args.name, ctx.node_name(counter.home), int.from_bytes(value, "little"),
                  args.count, ctx.node_name(ctx.node_id()), took / args.count * 1e6))
     return 0

@@ -34,7 +34,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "app: %s (%s)\n", lite_errno_name(rc), lite_message());
     return 1;
   }
-  printf("C app: read back \"%s\", counter was %llu, on node %s\n", in,
+  printf("C app: read back \"%s\", counter was %llu, on %s\n", in,
          (unsigned long long)old, argv[2]);
   lite_unmap(ctx, h);
   rc = lite_free(ctx, argv[1]);

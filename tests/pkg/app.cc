@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
       rc != 0)
     return Fail("read", rc);
   if (int rc = lite_unlock(ctx.get(), lock); rc != 0) return Fail("unlock", rc);
-  std::printf("C++ app: locked, read back \"%s\", unlocked, on node %s\n",
+  std::printf("C++ app: locked, read back \"%s\", unlocked, on %s\n",
               back.c_str(), argv[2]);
   lite_unmap(ctx.get(), lock);
   if (int rc = lite_free(ctx.get(), name.c_str()); rc != 0)
