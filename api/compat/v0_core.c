@@ -116,8 +116,7 @@ uint64_t v0_random64(void) {
   return v;
 }
 
-/* splitmix64's finalizer: every input bit moves every output bit. */
-static uint64_t mix64(uint64_t x) {
+uint64_t v0_mix64(uint64_t x) {
   x ^= x >> 30;
   x *= 0xbf58476d1ce4e5b9ULL;
   x ^= x >> 27;
@@ -127,12 +126,12 @@ static uint64_t mix64(uint64_t x) {
 }
 
 uint64_t v0_password_hash(uint64_t salt, int password) {
-  uint64_t h = mix64(salt ^ 0x6c6974652d763021ULL); /* "lite-v0!" */
+  uint64_t h = v0_mix64(salt ^ 0x6c6974652d763021ULL); /* "lite-v0!" */
   int round;
 
   /* A few rounds so that one guess costs more than one multiply. */
   for (round = 0; round < 8; round++)
-    h = mix64(h ^ (uint32_t)password ^ ((uint64_t)round << 32));
+    h = v0_mix64(h ^ (uint32_t)password ^ ((uint64_t)round << 32));
   return h;
 }
 
@@ -152,21 +151,34 @@ int userspace_liteapi_get_node_id(void) {
   return id == 0 ? -1 : (int)id;
 }
 
-/* This node and the peers it is connected to: the nodes a call can reach. */
-int userspace_liteapi_get_total_node(void) {
+int v0_connected_members(uint32_t *count, uint32_t *lowest_id) {
   struct lite_ctx *ctx = v0_ctx();
   struct lite_member *members;
   uint32_t n = 0, i;
-  int rc, total = 0;
+  int rc;
 
+  *count = 0;
+  *lowest_id = 0;
   if (ctx == NULL) return -1;
   members = calloc(LITE_MEMBERS_MAX, sizeof(*members));
-  if (members == NULL) return v0_fail(ENOMEM, "get_total_node: no memory");
+  if (members == NULL) return v0_fail(ENOMEM, "no memory for the member list");
   rc = lite_members(ctx, members, LITE_MEMBERS_MAX, &n);
-  for (i = 0; rc == 0 && i < n && i < LITE_MEMBERS_MAX; i++)
-    total += members[i].state == LITE_PEER_CONNECTED;
+  for (i = 0; rc == 0 && i < n && i < LITE_MEMBERS_MAX; i++) {
+    if (members[i].state != LITE_PEER_CONNECTED) continue;
+    (*count)++;
+    if (*lowest_id == 0 || members[i].node_id < *lowest_id)
+      *lowest_id = members[i].node_id;
+  }
   free(members);
-  return rc < 0 ? v0_from_lite(rc, "get_total_node") : total;
+  return rc < 0 ? v0_from_lite(rc, "the cluster's members") : 0;
+}
+
+/* This node and the peers it is connected to: the nodes a call can reach. */
+int userspace_liteapi_get_total_node(void) {
+  uint32_t count, lowest;
+
+  if (v0_connected_members(&count, &lowest) < 0) return -1;
+  return (int)count;
 }
 
 void *userspace_liteapi_alloc_memory(unsigned long size) {

@@ -37,12 +37,7 @@ static uint64_t process_salt(void) {
 }
 
 uint64_t v0_handler_password(int password) {
-  /* splitmix64's finalizer of salt ^ password. */
-  uint64_t x = process_salt() ^ (uint32_t)password;
-
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
+  return v0_mix64(process_salt() ^ (uint32_t)password);
 }
 
 /* At exit: the LMRs this process allocated are freed, as their names carry

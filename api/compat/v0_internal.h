@@ -39,6 +39,13 @@ uint64_t v0_password_hash(uint64_t salt, int password);
 /* A random 64-bit value (getrandom). */
 uint64_t v0_random64(void);
 
+/* splitmix64's finalizer: every input bit moves every output bit. */
+uint64_t v0_mix64(uint64_t x);
+
+/* How many of this node's members (itself and its peers) are connected,
+ * and the lowest id among them: 0, or -1 with errno set. */
+int v0_connected_members(uint32_t *count, uint32_t *lowest_id);
+
 /* --- handlers (v0_handlers.c) ------------------------------------------- */
 
 struct v0_region {

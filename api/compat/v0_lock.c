@@ -102,23 +102,6 @@ int userspace_liteapi_unlock(remote_spinlock_t *input) {
   return v0_from_lite(lite_unlock(ctx, h), "unlock");
 }
 
-/* The lowest node id among this node and the peers it is connected to. */
-static uint32_t barrier_home(struct lite_ctx *ctx) {
-  struct lite_member *members = calloc(LITE_MEMBERS_MAX, sizeof(*members));
-  uint32_t n = 0, i, home = 0;
-  int rc;
-
-  if (members == NULL) return 0;
-  rc = lite_members(ctx, members, LITE_MEMBERS_MAX, &n);
-  for (i = 0; rc == 0 && i < n && i < LITE_MEMBERS_MAX; i++)
-    if (members[i].state == LITE_PEER_CONNECTED &&
-        (home == 0 || members[i].node_id < home))
-      home = members[i].node_id;
-  free(members);
-  if (rc < 0) v0_from_lite(rc, "dist_barrier");
-  return home;
-}
-
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 static lite_handle_t barrier;
 static int opened;
@@ -140,8 +123,10 @@ int userspace_liteapi_dist_barrier(unsigned int num) {
                    LITE_SYNC_COUNT_MAX);
   pthread_mutex_lock(&open_lock);
   if (!opened) {
-    home = barrier_home(ctx);
-    if (home == 0) {
+    uint32_t connected;
+
+    /* The lowest id among the connected members: every node picks it. */
+    if (v0_connected_members(&connected, &home) < 0) {
       rc = -1;
     } else {
       rc = lite_sync_create(ctx, V0_NAME_BARRIER, 0600, home);
