@@ -43,6 +43,8 @@ packages=(
 	# packages (tools/package.sh): sd_notify for the daemons' systemd units,
 	# the Debian packaging tools and lintian
 	libsystemd-dev dpkg-dev lintian
+	# the daemons' Prometheus endpoints (--metrics_listen, docs/metrics.md)
+	prometheus-cpp-dev
 )
 
 as_root() {
