@@ -20,6 +20,9 @@
 #include "absl/time/time.h"
 #include "common/grpc/keepalive.h"
 #include "common/log/log.h"
+#include "common/metrics/listen.h"
+#include "common/metrics/rpc_metrics.h"
+#include "common/metrics/server.h"
 #include "common/names/names.h"
 #include "common/systemd/notify.h"
 #include "common/tls/authz.h"
@@ -27,6 +30,7 @@
 #include "controlplane/clock.h"
 #include "controlplane/lease_timer.h"
 #include "controlplane/limit_flags.h"
+#include "controlplane/manager_metrics.h"
 #include "controlplane/manager_state.h"
 #include "controlplane/memory_store.h"
 #include "controlplane/operator_service.h"
@@ -86,6 +90,14 @@ ABSL_FLAG(bool, insecure, false,
           "Plaintext gRPC without certificates or roles: every caller may do "
           "everything. Only on a trusted, isolated network; warned at every "
           "start.");
+ABSL_FLAG(std::string, metrics_listen, lite::metrics::kManagerMetricsListen,
+          "Where to serve Prometheus metrics over HTTP (GET /metrics; "
+          "docs/metrics.md), host:port; port 0 picks a free port (see "
+          "--metrics_port_file); empty: no metrics endpoint. Plain HTTP "
+          "without authentication: loopback by default.");
+ABSL_FLAG(std::string, metrics_port_file, "",
+          "If set, write the metrics port actually bound to this file once "
+          "serving (for tests and scripts that pass port 0).");
 ABSL_FLAG(std::string, log_level, "info", "debug, info, warning or error.");
 ABSL_FLAG(int64_t, shutdown_grace_ms, 2000,
           "On SIGTERM, how long in-flight RPCs get before they are cancelled.");
@@ -171,6 +183,13 @@ int Main() {
     options.pair_key = *std::move(key);
   }
 
+  const std::string metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
+  if (absl::Status s =
+          metrics::ValidateMetricsListen("--metrics_listen", metrics_listen);
+      !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
+
   const tls::TlsFiles tls_files{.cert = absl::GetFlag(FLAGS_tls_cert),
                                 .key = absl::GetFlag(FLAGS_tls_key),
                                 .ca = absl::GetFlag(FLAGS_tls_ca)};
@@ -222,9 +241,44 @@ int Main() {
   ClusterManagerService service(&state, authz.get());
   ClusterOperatorService operator_service(&state, authz.get());
 
+  // Every RPC counted by method and code, without touching a handler.
+  absl::StatusOr<std::shared_ptr<metrics::RpcMetrics>> rpc_metrics =
+      metrics::RpcMetrics::Create(
+          "lite_manager_rpc_calls_total",
+          "RPCs litemgr finished, by service, method and status code",
+          {lite::v1::ClusterManager::service_full_name(),
+           lite::v1::ClusterOperator::service_full_name()});
+  if (!rpc_metrics.ok()) return Fail(rpc_metrics.status().ToString());
+  // Before the gRPC server: a metrics address that cannot be served is a
+  // configuration error to stop on, not to find out about later.
+  std::unique_ptr<metrics::MetricsServer> metrics_server;
+  if (!metrics_listen.empty()) {
+    absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> started =
+        metrics::MetricsServer::Start(
+            metrics_listen,
+            {std::make_shared<ManagerMetrics>(&state), *rpc_metrics});
+    if (!started.ok()) return Fail(std::string(started.status().message()));
+    metrics_server = *std::move(started);
+    const std::string metrics_port_file =
+        absl::GetFlag(FLAGS_metrics_port_file);
+    if (!metrics_port_file.empty()) {
+      std::ofstream out(metrics_port_file, std::ios::trunc);
+      out << metrics_server->port() << "\n";
+      if (!out.good()) {
+        return Fail(absl::StrCat("cannot write --metrics_port_file ",
+                                 metrics_port_file));
+      }
+    }
+  }
+
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   ApplyServerLimits(&builder);
+  std::vector<
+      std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
+      interceptors;
+  interceptors.push_back((*rpc_metrics)->NewInterceptorFactory());
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
   int port = 0;
   builder.AddListeningPort(absl::GetFlag(FLAGS_listen), server_credentials,
                            &port);
@@ -255,6 +309,13 @@ int Main() {
     }
   }
   if (insecure) LITE_LOG_WARNING("%s", tls::InsecureWarning("litemgr"));
+  LITE_LOG_INFO("%s",
+                metrics_server == nullptr
+                    ? std::string("no metrics endpoint (--metrics_listen "
+                                  "is empty)")
+                    : absl::StrFormat("metrics on http://%s/metrics "
+                                      "(port %d)",
+                                      metrics_listen, metrics_server->port()));
   LITE_LOG_INFO(
       "litemgr serving on %s (port %d, %s): lease %d ms, heartbeat every %d "
       "ms, "

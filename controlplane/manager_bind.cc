@@ -90,6 +90,9 @@ void ManagerState::FinishBindLocked(
     absl::StatusOr<lite::v1::BindServiceResponse> outcome) {
   auto it = pending_binds_.find(request_id);
   if (it == pending_binds_.end()) return;
+  // Unless it was answered or timed out (counted then), it was given up.
+  node_requests_.Ended(request_id, NodeRequestStats::Outcome::kAbandoned,
+                       clock_->Now());
   PendingBind pending = std::move(it->second);
   pending_binds_.erase(it);
   bind_deadlines_.erase({pending.deadline, request_id});
@@ -111,6 +114,11 @@ absl::Status ManagerState::BindResultLocked(
   }
   const std::string label =
       absl::StrCat("node ", binding.node_id, " serving '", pending.name, "'");
+  node_requests_.Ended(result.request_id(),
+                       result.status_code() == 0
+                           ? NodeRequestStats::Outcome::kOk
+                           : NodeRequestStats::Outcome::kError,
+                       clock_->Now());
   if (result.status_code() != 0) {
     const std::string& why = result.status_message();
     FinishBindLocked(
@@ -141,6 +149,7 @@ void ManagerState::ExpireBindsLocked(absl::Time now) {
   while (!bind_deadlines_.empty() && bind_deadlines_.begin()->first <= now) {
     const uint64_t request_id = bind_deadlines_.begin()->second;
     const std::string name = pending_binds_.at(request_id).name;
+    node_requests_.Ended(request_id, NodeRequestStats::Outcome::kTimeout, now);
     FinishBindLocked(
         request_id,
         absl::UnavailableError(absl::StrCat(

@@ -67,6 +67,16 @@ void ManagerState::EmitLocked(Event event, const std::shared_ptr<Outbox>& extra,
 }
 
 void ManagerState::SendToNodeLocked(Live& live, ManagerMessage message) {
+  if (message.has_request()) {
+    const lite::v1::NodeRequest& request = message.request();
+    NodeRequestStats::Kind kind = NodeRequestStats::Kind::kAllocateLmrMemory;
+    if (request.has_release_lmr_memory()) {
+      kind = NodeRequestStats::Kind::kReleaseLmrMemory;
+    } else if (request.has_bind_service_ring()) {
+      kind = NodeRequestStats::Kind::kBindServiceRing;
+    }
+    node_requests_.Sent(request.request_id(), kind, clock_->Now());
+  }
   PushLocked(live.outbox,
              std::make_shared<const OutMessage>(std::move(message)),
              live.member.node_id());

@@ -127,6 +127,9 @@ void ManagerState::FinishAllocLocked(
     uint64_t request_id, absl::StatusOr<lite::v1::AllocLmrResponse> outcome) {
   auto it = pending_.find(request_id);
   if (it == pending_.end()) return;
+  // Unless it was answered or timed out (counted then), it was given up.
+  node_requests_.Ended(request_id, NodeRequestStats::Outcome::kAbandoned,
+                       clock_->Now());
   PendingAlloc pending = std::move(it->second);
   pending_.erase(it);
   request_deadlines_.erase({pending.deadline, request_id});
@@ -421,6 +424,11 @@ absl::Status ManagerState::HandleResult(
   }
   Lmr lmr = pending.lmr;
   const std::string label = NodeLabel(live.member);
+  node_requests_.Ended(result.request_id(),
+                       result.status_code() == 0
+                           ? NodeRequestStats::Outcome::kOk
+                           : NodeRequestStats::Outcome::kError,
+                       clock_->Now());
   if (result.status_code() != 0) {
     // The agent's words go into the caller's error: bounded and inert
     // (ValidateNodeRequestResult).

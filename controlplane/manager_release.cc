@@ -116,6 +116,8 @@ void ManagerState::AdvanceReleaseLocked(uint64_t lmr_id, absl::Time now) {
         "again",
         NodeText(*store_, r.home_node_id), LmrText(lmr_id),
         absl::ToInt64Milliseconds(options_.request_timeout));
+    node_requests_.Ended(r.request_id, NodeRequestStats::Outcome::kTimeout,
+                         now);
     release_requests_.erase(r.request_id);
     r.request_id = 0;
     r.retry_at = now + ReleaseBackoff(r.attempts);
@@ -167,7 +169,12 @@ void ManagerState::DropReleaseLocked(uint64_t lmr_id) {
   if (it == releases_.end()) return;
   Release& r = it->second;
   SetReleaseTimerLocked(lmr_id, r, absl::InfiniteFuture());
-  if (r.request_id != 0) release_requests_.erase(r.request_id);
+  if (r.request_id != 0) {
+    // Its home ended before answering.
+    node_requests_.Ended(r.request_id, NodeRequestStats::Outcome::kAbandoned,
+                         clock_->Now());
+    release_requests_.erase(r.request_id);
+  }
   for (const auto& [grant_id, holder] : r.pending)
     pending_acks_.erase(grant_id);
   releases_.erase(it);
@@ -188,6 +195,10 @@ absl::Status ManagerState::ReleaseResultLocked(
   r.request_id = 0;
   const absl::Time now = clock_->Now();
   const int32_t code = result.status_code();
+  node_requests_.Ended(result.request_id(),
+                       code == 0 ? NodeRequestStats::Outcome::kOk
+                                 : NodeRequestStats::Outcome::kError,
+                       now);
   if (code == 0 || code == static_cast<int32_t>(absl::StatusCode::kNotFound)) {
     LITE_LOG_INFO("%s %s the memory of %s%s",
                   NodeText(*store_, binding.node_id),

@@ -196,6 +196,7 @@ absl::Time ManagerState::Tick() {
     const PendingAlloc& pending = pending_.at(request_id);
     const lite::v1::Lmr lmr = pending.lmr;
     const std::string label = NodeLabel(live_.at(lmr.home_node_id()).member);
+    node_requests_.Ended(request_id, NodeRequestStats::Outcome::kTimeout, now);
     FinishAllocLocked(
         request_id,
         absl::UnavailableError(absl::StrCat(
@@ -559,7 +560,12 @@ void ManagerState::EndIncarnationLocked(uint32_t node_id, bool left,
                           "'; retry on a live node")));
   }
 
-  if (!left) ++counters_.failures;
+  if (left) {
+    ++counters_.leaves;
+  } else {
+    ++counters_.failures;
+    ++counters_.failures_by_cause[cause];
+  }
   // Counted once its LMRs and grants are gone (a record they refer to is
   // never forgotten).
   NoteNodeRecordLocked(node_id, /*departed=*/true, clock_->Now());
@@ -682,21 +688,6 @@ void ManagerState::Shutdown() {
   }
   FailBindsLocked(0, absl::UnavailableError(
                          "litemgr shut down before the server node answered"));
-}
-
-ManagerCounters ManagerState::counters() const {
-  absl::MutexLock lock(&mu_);
-  ManagerCounters out = counters_;
-  out.nodes_alive = live_.size();
-  out.sessions_open = 0;
-  for (const auto& [node_id, live] : live_) {
-    if (live.session_open) ++out.sessions_open;
-  }
-  out.lmrs_releasing = releases_.size();
-  out.lmrs = store_->LmrCount() - releases_.size();
-  out.grants = store_->GrantCount();
-  out.watchers = watchers_.size();
-  return out;
 }
 
 bool ManagerState::recovering() const {

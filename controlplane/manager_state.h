@@ -33,6 +33,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "controlplane/clock.h"
+#include "controlplane/node_request_stats.h"
 #include "controlplane/options.h"
 #include "controlplane/outbox.h"
 #include "controlplane/pair_secrets.h"
@@ -59,6 +60,10 @@ struct ManagerCounters {
   uint64_t heartbeats = 0;
   uint64_t events = 0;
   uint64_t failures = 0;
+  // The failures by cause (lease expiries are FAILURE_CAUSE_LEASE_EXPIRED),
+  // and the Leaves.
+  std::map<lite::v1::FailureCause, uint64_t> failures_by_cause;
+  uint64_t leaves = 0;
   uint64_t grants_issued = 0;
   uint64_t grants_revoked = 0;
   uint64_t session_overflows = 0;
@@ -85,6 +90,25 @@ struct ManagerCounters {
   size_t lmrs_releasing = 0;
   size_t grants = 0;
   size_t watchers = 0;
+};
+
+// What litemgr's metrics endpoint reports (manager_metrics.h), read in one
+// go under the state's lock so that the numbers agree with each other.
+struct ManagerMetricsSnapshot {
+  ManagerCounters counters;
+  // Node records by state (counters.nodes_alive are ALIVE); of the alive
+  // ones, those draining.
+  size_t nodes_failed = 0;
+  size_t nodes_left = 0;
+  size_t nodes_draining = 0;
+  // The sizes of the LIVE and the RELEASING LMRs.
+  uint64_t lmr_bytes = 0;
+  uint64_t lmr_bytes_releasing = 0;
+  // RPC services registered.
+  size_t services = 0;
+  bool recovering = false;
+  uint64_t last_event_sequence = 0;
+  NodeRequestStats::Summary node_requests;
 };
 
 class ManagerState {
@@ -215,6 +239,10 @@ class ManagerState {
   void Shutdown();
 
   ManagerCounters counters() const;
+  // For the metrics endpoint. Walks no store records (the store keeps the
+  // counts), only the live nodes and the LMRs being released, so a scrape
+  // holds the lock briefly whatever the number of LMRs and grants.
+  ManagerMetricsSnapshot MetricsSnapshot() const;
   bool recovering() const;
   uint64_t last_event_sequence() const;
   // The node id the manager gave `node_name` (in any state), or nullopt if
@@ -396,6 +424,7 @@ class ManagerState {
                          absl::StatusOr<lite::v1::AllocLmrResponse> outcome)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void EndRecoveryLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  ManagerCounters CountersLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
   // ---- RPC services (manager_services.cc, manager_bind.cc)
   void FinishBindLocked(uint64_t request_id,
@@ -549,6 +578,7 @@ class ManagerState {
   std::vector<std::function<void()>> after_unlock_ ABSL_GUARDED_BY(mu_);
 
   ManagerCounters counters_ ABSL_GUARDED_BY(mu_);
+  NodeRequestStats node_requests_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace lite::controlplane

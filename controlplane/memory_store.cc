@@ -51,15 +51,31 @@ std::optional<uint32_t> MemoryStore::FindNodeId(absl::string_view name) const {
 }
 
 void MemoryStore::PutNode(const lite::v1::Member& node) {
+  auto it = nodes_.find(node.node_id());
+  if (it != nodes_.end()) UncountState(it->second.state());
   nodes_[node.node_id()] = node;
   node_ids_by_name_[node.node_name()] = node.node_id();
+  ++nodes_by_state_[node.state()];
 }
 
 void MemoryStore::DeleteNode(uint32_t node_id) {
   auto it = nodes_.find(node_id);
   if (it == nodes_.end()) return;
   node_ids_by_name_.erase(it->second.node_name());
+  UncountState(it->second.state());
   nodes_.erase(it);
+}
+
+size_t MemoryStore::NodeCountInState(lite::v1::NodeState state) const {
+  auto it = nodes_by_state_.find(state);
+  return it == nodes_by_state_.end() ? 0 : it->second;
+}
+
+void MemoryStore::UncountState(lite::v1::NodeState state) {
+  auto it = nodes_by_state_.find(state);
+  if (it != nodes_by_state_.end() && --it->second == 0) {
+    nodes_by_state_.erase(it);
+  }
 }
 
 void MemoryStore::UncountOwner(uint32_t uid) {
@@ -116,8 +132,10 @@ void MemoryStore::PutLmr(const lite::v1::Lmr& lmr) {
     UnindexName(it->second.name(), lmr.lmr_id());
     lmrs_by_home_[it->second.home_node_id()].erase(lmr.lmr_id());
     UncountOwner(it->second.owner_uid());
+    lmr_bytes_ -= it->second.size_bytes();
   }
   lmrs_[lmr.lmr_id()] = lmr;
+  lmr_bytes_ += lmr.size_bytes();
   if (lmr.state() != lite::v1::LMR_STATE_RELEASING) {
     lmr_ids_by_name_[lmr.name()] = lmr.lmr_id();
   }
@@ -135,6 +153,7 @@ void MemoryStore::DeleteLmr(uint64_t lmr_id) {
     if (home->second.empty()) lmrs_by_home_.erase(home);
   }
   UncountOwner(it->second.owner_uid());
+  lmr_bytes_ -= it->second.size_bytes();
   lmrs_.erase(it);
 }
 

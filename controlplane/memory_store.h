@@ -27,6 +27,7 @@ class MemoryStore final : public Store {
   std::vector<lite::v1::Member> ListNodes(uint32_t after_id,
                                           int limit) const override;
   size_t NodeCount() const override { return nodes_.size(); }
+  size_t NodeCountInState(lite::v1::NodeState state) const override;
   void DeleteNode(uint32_t node_id) override;
 
   std::optional<lite::v1::Lmr> GetLmr(uint64_t lmr_id) const override;
@@ -37,6 +38,7 @@ class MemoryStore final : public Store {
                                       int limit) const override;
   std::vector<uint64_t> LmrIdsOnHome(uint32_t home_node_id) const override;
   size_t LmrCount() const override { return lmrs_.size(); }
+  uint64_t LmrBytes() const override { return lmr_bytes_; }
 
   std::optional<lite::v1::Grant> GetGrant(uint64_t grant_id) const override;
   void PutGrant(const lite::v1::Grant& grant) override;
@@ -66,12 +68,16 @@ class MemoryStore final : public Store {
 
  private:
   void UncountOwner(uint32_t uid);
+  void UncountState(lite::v1::NodeState state);
   void UnindexName(const std::string& name, uint64_t lmr_id);
 
   // Ordered maps: listings page by id.
   std::map<uint32_t, lite::v1::Member> nodes_;
+  // state -> records in it (no zero entries).
+  absl::flat_hash_map<int, size_t> nodes_by_state_;
   absl::flat_hash_map<std::string, uint32_t> node_ids_by_name_;
   std::map<uint64_t, lite::v1::Lmr> lmrs_;
+  uint64_t lmr_bytes_ = 0;
   absl::flat_hash_map<std::string, uint64_t> lmr_ids_by_name_;
   absl::flat_hash_map<uint32_t, std::set<uint64_t>> lmrs_by_home_;
   // owner_uid -> how many LMRs it owns (no zero entries).

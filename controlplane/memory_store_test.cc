@@ -125,5 +125,46 @@ TEST(MemoryStoreTest, CountsForLimitsFollowPutReplaceAndDelete) {
   EXPECT_EQ(store.GrantCountHeldBy(3), 0u);
 }
 
+// The counts the metrics read (manager_metrics.cc) follow every change.
+TEST(MemoryStoreTest, CountsForMetricsFollowPutReplaceAndDelete) {
+  MemoryStore store;
+  lite::v1::Member a = Node(store.NextNodeId(), "a");
+  a.set_state(lite::v1::NODE_STATE_ALIVE);
+  lite::v1::Member b = Node(store.NextNodeId(), "b");
+  b.set_state(lite::v1::NODE_STATE_ALIVE);
+  store.PutNode(a);
+  store.PutNode(b);
+  EXPECT_EQ(store.NodeCountInState(lite::v1::NODE_STATE_ALIVE), 2u);
+  b.set_state(lite::v1::NODE_STATE_FAILED);
+  store.PutNode(b);  // Replacing moves it to its new state.
+  EXPECT_EQ(store.NodeCountInState(lite::v1::NODE_STATE_ALIVE), 1u);
+  EXPECT_EQ(store.NodeCountInState(lite::v1::NODE_STATE_FAILED), 1u);
+  store.DeleteNode(b.node_id());
+  store.DeleteNode(b.node_id());  // Twice: no change.
+  EXPECT_EQ(store.NodeCountInState(lite::v1::NODE_STATE_FAILED), 0u);
+  EXPECT_EQ(store.NodeCountInState(lite::v1::NODE_STATE_ALIVE), 1u);
+  EXPECT_EQ(store.NodeCountInState(lite::v1::NODE_STATE_LEFT), 0u);
+
+  lite::v1::Lmr lmr;
+  lmr.set_lmr_id(10);
+  lmr.set_name("x");
+  lmr.set_size_bytes(4096);
+  store.PutLmr(lmr);
+  lmr.set_lmr_id(11);
+  lmr.set_name("y");
+  lmr.set_size_bytes(1 << 20);
+  store.PutLmr(lmr);
+  EXPECT_EQ(store.LmrBytes(), 4096u + (1u << 20));
+  lmr.set_size_bytes(8192);  // Replacing counts the new size only.
+  lmr.set_state(lite::v1::LMR_STATE_RELEASING);
+  store.PutLmr(lmr);
+  EXPECT_EQ(store.LmrBytes(), 4096u + 8192u);
+  store.DeleteLmr(10);
+  store.DeleteLmr(10);
+  EXPECT_EQ(store.LmrBytes(), 8192u);
+  store.DeleteLmr(11);
+  EXPECT_EQ(store.LmrBytes(), 0u);
+}
+
 }  // namespace
 }  // namespace lite::controlplane

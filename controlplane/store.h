@@ -36,6 +36,9 @@ class Store {
   virtual std::vector<lite::v1::Member> ListNodes(uint32_t after_id,
                                                   int limit) const = 0;
   virtual size_t NodeCount() const = 0;
+  // Node records in `state` (for the metrics: kept with the records so
+  // that a scrape does not walk them).
+  virtual size_t NodeCountInState(lite::v1::NodeState state) const = 0;
   // Forgets a node record (a departed one past --max_departed_records). Its
   // id is not handed out again (NextNodeId keeps counting).
   virtual void DeleteNode(uint32_t node_id) = 0;
@@ -52,6 +55,8 @@ class Store {
                                               int limit) const = 0;
   virtual std::vector<uint64_t> LmrIdsOnHome(uint32_t home_node_id) const = 0;
   virtual size_t LmrCount() const = 0;
+  // The size_bytes of every LMR (LIVE and RELEASING) together.
+  virtual uint64_t LmrBytes() const = 0;
   // LMRs (LIVE and RELEASING) whose owner_uid is `uid`.
   virtual size_t LmrCountOwnedBy(uint32_t uid) const = 0;
 

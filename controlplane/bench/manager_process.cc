@@ -30,10 +30,11 @@ absl::StatusOr<ManagerProcess> ManagerProcess::Start(
   std::ofstream(port_file, std::ios::trunc).close();
 
   // Plaintext: the simulated agents measure the manager's state machine,
-  // not TLS; they dial with insecure credentials.
-  std::vector<std::string> args = {binary, "--listen=127.0.0.1:0",
-                                   absl::StrCat("--port_file=", port_file),
-                                   "--insecure"};
+  // not TLS; they dial with insecure credentials. The metrics endpoint on
+  // as deployed, on a free port (never a running litemgr's).
+  std::vector<std::string> args = {
+      binary, "--listen=127.0.0.1:0", absl::StrCat("--port_file=", port_file),
+      "--insecure", "--metrics_listen=127.0.0.1:0"};
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());

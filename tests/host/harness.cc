@@ -323,9 +323,14 @@ absl::Status Cluster::StartManager(const ManagerConfig& config, int port) {
   ++manager_starts_;
   const std::string port_file =
       absl::StrCat(dir_, "/litemgr.", manager_starts_, ".port");
+  const std::string metrics_port_file =
+      absl::StrCat(dir_, "/litemgr.", manager_starts_, ".metrics_port");
   std::vector<std::string> args = {
       absl::StrCat("--listen=127.0.0.1:", port),
       absl::StrCat("--port_file=", port_file),
+      // Port 0: tests run in parallel, each manager with an endpoint.
+      "--metrics_listen=127.0.0.1:0",
+      absl::StrCat("--metrics_port_file=", metrics_port_file),
       absl::StrCat("--lease_ms=", config.lease_ms),
       absl::StrCat("--recovery_window_ms=", config.recovery_window_ms),
       absl::StrCat("--pair_key_file=", config.pair_key_file)};
@@ -342,6 +347,11 @@ absl::Status Cluster::StartManager(const ManagerConfig& config, int port) {
       ReadPortFile(port_file, manager_.get(), kStartTimeout);
   if (!bound.ok()) return bound.status();
   manager_port_ = *bound;
+  // Written before the gRPC server starts, so it is there by now.
+  absl::StatusOr<int> metrics =
+      ReadPortFile(metrics_port_file, manager_.get(), kStartTimeout);
+  if (!metrics.ok()) return metrics.status();
+  manager_metrics_port_ = *metrics;
   manager_stubs_.clear();
   std::optional<TlsFiles> files;
   if (tls_) files = Files(kOperator);

@@ -163,6 +163,8 @@ class Cluster {
   absl::Status StartManager(const ManagerConfig& config, int port = 0);
   Process* manager() { return manager_.get(); }
   int manager_port() const { return manager_port_; }
+  // Where the manager serves its Prometheus metrics (on 127.0.0.1).
+  int manager_metrics_port() const { return manager_metrics_port_; }
   std::string manager_address() const;
   // Forgets the manager process (after it was killed and reaped).
   void DropManager() { manager_.reset(); }
@@ -237,6 +239,7 @@ class Cluster {
   absl::Status certs_made_;
   std::unique_ptr<Process> manager_;
   int manager_port_ = 0;
+  int manager_metrics_port_ = 0;
   int manager_starts_ = 0;
   std::map<std::string, std::unique_ptr<lite::v1::ClusterManager::Stub>>
       manager_stubs_;

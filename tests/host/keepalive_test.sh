@@ -22,6 +22,7 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$litemgr" --insecure --listen=127.0.0.1:0 --port_file="$work/port" --max_watchers=1 \
+	--metrics_listen=127.0.0.1:0 \
 	> "$work/litemgr.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do [[ -s $work/port ]] && break; sleep 0.1; done

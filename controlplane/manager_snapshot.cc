@@ -1,0 +1,50 @@
+// ManagerState: what it reports about itself, for logs, tests, the
+// benchmark and litemgr's metrics endpoint (manager_metrics.h).
+#include <optional>
+
+#include "controlplane/manager_state.h"
+
+namespace lite::controlplane {
+
+ManagerCounters ManagerState::counters() const {
+  absl::MutexLock lock(&mu_);
+  return CountersLocked();
+}
+
+ManagerMetricsSnapshot ManagerState::MetricsSnapshot() const {
+  absl::MutexLock lock(&mu_);
+  ManagerMetricsSnapshot out;
+  out.counters = CountersLocked();
+  out.nodes_failed = store_->NodeCountInState(lite::v1::NODE_STATE_FAILED);
+  out.nodes_left = store_->NodeCountInState(lite::v1::NODE_STATE_LEFT);
+  for (const auto& [node_id, live] : live_) {
+    if (live.member.draining()) ++out.nodes_draining;
+  }
+  // A few at a time: releases wait for acks and one answer each.
+  for (const auto& [lmr_id, release] : releases_) {
+    std::optional<lite::v1::Lmr> lmr = store_->GetLmr(lmr_id);
+    if (lmr.has_value()) out.lmr_bytes_releasing += lmr->size_bytes();
+  }
+  out.lmr_bytes = store_->LmrBytes() - out.lmr_bytes_releasing;
+  out.services = services_.size();
+  out.recovering = recovering_;
+  out.last_event_sequence = store_->LastEventSequence();
+  out.node_requests = node_requests_.summary();
+  return out;
+}
+
+ManagerCounters ManagerState::CountersLocked() const {
+  ManagerCounters out = counters_;
+  out.nodes_alive = live_.size();
+  out.sessions_open = 0;
+  for (const auto& [node_id, live] : live_) {
+    if (live.session_open) ++out.sessions_open;
+  }
+  out.lmrs_releasing = releases_.size();
+  out.lmrs = store_->LmrCount() - releases_.size();
+  out.grants = store_->GrantCount();
+  out.watchers = watchers_.size();
+  return out;
+}
+
+}  // namespace lite::controlplane
