@@ -43,6 +43,8 @@ packages=(
 	# packages (tools/package.sh): sd_notify for the daemons' systemd units,
 	# the Debian packaging tools and lintian
 	libsystemd-dev dpkg-dev lintian
+	# the install test's clean Debian root (tools/vm/debroot)
+	debootstrap
 	# the daemons' Prometheus endpoints (--metrics_listen, docs/metrics.md)
 	prometheus-cpp-dev
 )
