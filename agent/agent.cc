@@ -125,7 +125,7 @@ Agent::Agent(AgentOptions options, Module* module,
       peers_(module),
       grants_(module),
       upcalls_(options_.upcalls, module, stub_.get(), this, &grants_,
-               &counters_),
+               &counters_, &upcall_stats_),
       revoker_(options_.revoker, module, &grants_, &counters_,
                [this](uint64_t grant_id, uint64_t incarnation) {
                  QueueAck(grant_id, incarnation);

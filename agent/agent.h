@@ -38,6 +38,7 @@
 #include "agent/revoker.h"
 #include "agent/service_stats.h"
 #include "agent/upcall_dispatcher.h"
+#include "agent/upcall_stats.h"
 #include "lite/v1/agent.pb.h"
 #include "lite/v1/manager.grpc.pb.h"
 
@@ -79,6 +80,13 @@ class Agent final : public CallerSource {
   std::vector<lite::v1::Member> Peers() const { return peers_.List(); }
   // The agent's counters followed by the module's, sorted by name.
   std::vector<lite::v1::Counter> CounterSnapshot() const;
+  // For the metrics endpoint, which reads the module's counters itself
+  // (with a bound on the wait): the agent's own, sorted by name, and how
+  // upcalls were answered.
+  std::vector<lite::v1::Counter> AgentCounters() const {
+    return counters_.Snapshot();
+  }
+  UpcallStats::Summary UpcallSummary() const { return upcall_stats_.summary(); }
 
   // CallerSource.
   std::optional<lite::v1::NodeCaller> WaitForCaller(
@@ -167,6 +175,7 @@ class Agent final : public CallerSource {
   PeerTable peers_;
   GrantGate grants_;
   ContextRegistry contexts_;
+  UpcallStats upcall_stats_;
   UpcallDispatcher upcalls_;
   Revoker revoker_;
   ServiceStatsCache service_stats_;

@@ -28,12 +28,16 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "agent/agent.h"
+#include "agent/agent_metrics.h"
 #include "agent/event_log.h"
 #include "agent/netlink_module.h"
 #include "agent/node_agent_service.h"
 #include "agent/validation.h"
 #include "common/grpc/keepalive.h"
 #include "common/log/log.h"
+#include "common/metrics/listen.h"
+#include "common/metrics/rpc_metrics.h"
+#include "common/metrics/server.h"
 #include "common/names/names.h"
 #include "common/status/macros.h"
 #include "common/systemd/notify.h"
@@ -53,6 +57,13 @@ ABSL_FLAG(std::string, listen, "127.0.0.1:7421",
           "(port 0: pick a free port; see --port_file)");
 ABSL_FLAG(std::string, port_file, "",
           "if set, write the bound NodeAgent port to this file once serving");
+ABSL_FLAG(std::string, metrics_listen, lite::metrics::kAgentMetricsListen,
+          "where to serve Prometheus metrics over HTTP (GET /metrics; "
+          "docs/metrics.md), host:port; port 0: pick a free port (see "
+          "--metrics_port_file); empty: no metrics endpoint. Plain HTTP "
+          "without authentication: loopback by default");
+ABSL_FLAG(std::string, metrics_port_file, "",
+          "if set, write the bound metrics port to this file once serving");
 ABSL_FLAG(std::string, module, "netlink",
           "how to reach lite.ko: 'netlink' (the real module over its generic "
           "netlink family; needs lite.ko loaded and CAP_NET_ADMIN); "
@@ -207,6 +218,10 @@ absl::StatusOr<AgentMainConfig> ReadFlags(const AgentMainOptions& options) {
   LITE_RETURN_IF_ERROR(
       ValidateHostPort("--listen", c.listen, /*allow_port_zero=*/true));
   c.port_file = absl::GetFlag(FLAGS_port_file);
+  c.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
+  LITE_RETURN_IF_ERROR(
+      metrics::ValidateMetricsListen("--metrics_listen", c.metrics_listen));
+  c.metrics_port_file = absl::GetFlag(FLAGS_metrics_port_file);
   c.event_log = absl::GetFlag(FLAGS_event_log);
 
   c.agent.rpc_timeout = absl::GetFlag(FLAGS_rpc_timeout);
@@ -240,20 +255,21 @@ absl::StatusOr<AgentMainConfig> ReadFlags(const AgentMainOptions& options) {
 }
 
 // Writes the port to path atomically (tmp + rename), so a reader never sees
-// a partial number.
-absl::Status WritePortFile(const std::string& path, int port) {
+// a partial number. `flag` names the file in errors.
+absl::Status WritePortFile(absl::string_view flag, const std::string& path,
+                           int port) {
   const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
   std::FILE* f = std::fopen(tmp.c_str(), "w");
   if (f == nullptr) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "--port_file: cannot write '%s': %s", tmp, std::strerror(errno)));
+        "%s: cannot write '%s': %s", flag, tmp, std::strerror(errno)));
   }
   const std::string text = absl::StrCat(port, "\n");
   const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
   if (std::fclose(f) != 0 || !ok || std::rename(tmp.c_str(), path.c_str())) {
     std::remove(tmp.c_str());
     return absl::InvalidArgumentError(absl::StrFormat(
-        "--port_file: cannot write '%s': %s", path, std::strerror(errno)));
+        "%s: cannot write '%s': %s", flag, path, std::strerror(errno)));
   }
   return absl::OkStatus();
 }
@@ -357,10 +373,53 @@ int AgentMain(int argc, char** argv, const AgentMainOptions& options) {
   Agent agent(config->agent, module.get(),
               lite::v1::ClusterManager::NewStub(channel));
 
+  // Every NodeAgent call counted by method and code, without touching a
+  // handler.
+  absl::StatusOr<std::shared_ptr<metrics::RpcMetrics>> rpc_metrics =
+      metrics::RpcMetrics::Create(
+          "lite_agent_rpc_calls_total",
+          "RPCs the agent finished (lite.v1.NodeAgent, health), by service, "
+          "method and status code",
+          {lite::v1::NodeAgent::service_full_name()});
+  if (!rpc_metrics.ok()) {
+    std::fprintf(stderr, "%s: %s\n", program,
+                 rpc_metrics.status().ToString().c_str());
+    return 1;
+  }
+  // Declared after the agent and the module, so it stops first: a scrape
+  // reads both.
+  std::unique_ptr<metrics::MetricsServer> metrics_server;
+  if (!config->metrics_listen.empty()) {
+    absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> started =
+        metrics::MetricsServer::Start(
+            config->metrics_listen,
+            {std::make_shared<AgentMetrics>(
+                 &agent, [m = module.get()] { return m->GetCounters(); }),
+             *rpc_metrics});
+    absl::Status s = started.status();
+    if (s.ok()) {
+      metrics_server = *std::move(started);
+      if (!config->metrics_port_file.empty()) {
+        s = WritePortFile("--metrics_port_file", config->metrics_port_file,
+                          metrics_server->port());
+      }
+    }
+    if (!s.ok()) {
+      std::fprintf(stderr, "%s: %s\n", program,
+                   std::string(s.message()).c_str());
+      return 1;
+    }
+  }
+
   NodeAgentService service(&agent, authz.get());
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   ServerKeepalive(&builder);
+  std::vector<
+      std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
+      interceptors;
+  interceptors.push_back((*rpc_metrics)->NewInterceptorFactory());
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
   int port = 0;
   builder.AddListeningPort(config->listen, server_credentials, &port);
   builder.RegisterService(&service);
@@ -371,7 +430,8 @@ int AgentMain(int argc, char** argv, const AgentMainOptions& options) {
     return 1;
   }
   if (!config->port_file.empty()) {
-    if (absl::Status s = WritePortFile(config->port_file, port); !s.ok()) {
+    if (absl::Status s = WritePortFile("--port_file", config->port_file, port);
+        !s.ok()) {
       std::fprintf(stderr, "%s: %s\n", program,
                    std::string(s.message()).c_str());
       server->Shutdown();
@@ -383,9 +443,13 @@ int AgentMain(int argc, char** argv, const AgentMainOptions& options) {
   }
   LITE_LOG_INFO(
       "%s: node '%s', rdma address %s, manager %s, module %s; "
-      "NodeAgent on port %d; %s",
+      "NodeAgent on port %d; %s; %s",
       program, config->agent.node_name, config->agent.rdma_address,
       config->agent.manager_address, module->Name(), port,
+      metrics_server == nullptr
+          ? std::string("no metrics endpoint (--metrics_listen is empty)")
+          : absl::StrFormat("metrics on http://%s/metrics (port %d)",
+                            config->metrics_listen, metrics_server->port()),
       config->insecure
           ? std::string("PLAINTEXT (--insecure)")
           : absl::StrFormat(

@@ -27,6 +27,9 @@ struct AgentMainConfig {
   AgentOptions agent;
   std::string listen;
   std::string port_file;
+  // Prometheus metrics (empty: none), and where to write their port.
+  std::string metrics_listen;
+  std::string metrics_port_file;
   std::string event_log;
   std::string module;  // --module, one of the binary's
   absl::Duration module_timeout;

@@ -446,13 +446,20 @@ void FakeModule::Close() {
 
 absl::StatusOr<std::vector<lite::v1::Counter>> FakeModule::GetCounters() {
   absl::MutexLock lock(&mu_);
+  uint64_t hosted_bytes = 0;
+  for (const auto& [lmr_id, lmr] : hosted_) hosted_bytes += lmr.size_bytes();
+  // Named as lite.ko's where they mean the same (module.lmrs, lmr_bytes,
+  // grants, peers), so that the metrics of a fake node read like a real
+  // one's (agent/kernel_metrics.cc).
   return std::vector<lite::v1::Counter>{
       MakeCounter("module.grants", grants_.size(),
                   "grants installed for applications on this node"),
       MakeCounter("module.lmr_memory_allocated_bytes", allocated_bytes_,
                   "LMR memory allocated by the module"),
-      MakeCounter("module.lmrs_hosted", hosted_.size(),
+      MakeCounter("module.lmrs", hosted_.size(),
                   "LMRs whose memory this node hosts"),
+      MakeCounter("module.lmr_bytes", hosted_bytes,
+                  "the sizes of the LMRs this node hosts"),
       MakeCounter("module.peers", peers_.size(), "peers programmed"),
       MakeCounter("module.peers_without_secret",
                   static_cast<uint64_t>(std::count_if(

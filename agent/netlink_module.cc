@@ -680,10 +680,11 @@ namespace {
 
 // Adds every file of `dir` holding one number as a counter named
 // `prefix` + its name, and, `depth` folders deep, those of its folders.
-void AddDebugfsCounters(const std::string& dir, const std::string& prefix,
+// False if `dir` cannot be read.
+bool AddDebugfsCounters(const std::string& dir, const std::string& prefix,
                         int depth, std::vector<lite::v1::Counter>& out) {
   DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return;
+  if (d == nullptr) return false;
   while (dirent* entry = readdir(d)) {
     std::string name = entry->d_name;
     if (name.empty() || name[0] == '.') continue;
@@ -711,6 +712,7 @@ void AddDebugfsCounters(const std::string& dir, const std::string& prefix,
     }
   }
   closedir(d);
+  return true;
 }
 
 }  // namespace
@@ -744,7 +746,15 @@ absl::StatusOr<std::vector<lite::v1::Counter>> NetlinkModule::GetCounters() {
   // the top level as module.NAME, its folders (ops/, rpc/, qos/) as
   // module.FOLDER.NAME.
   if (!options_.debugfs_dir.empty()) {
-    AddDebugfsCounters(options_.debugfs_dir, "module.", /*depth=*/1, out);
+    // Said outright, so that a scrape can tell "no operations" from "not
+    // readable here" (debugfs not mounted, or outside the agent's sandbox).
+    const bool read =
+        AddDebugfsCounters(options_.debugfs_dir, "module.", /*depth=*/1, out);
+    out.push_back(MakeCounter(
+        "module.debugfs_available", read ? 1 : 0,
+        absl::StrCat("1 if lite.ko's counters in ", options_.debugfs_dir,
+                     " could be read, 0 if not (debugfs not mounted, or not "
+                     "visible to the agent)")));
   }
   return out;
 }

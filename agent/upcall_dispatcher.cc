@@ -14,28 +14,14 @@
 namespace lite::agent {
 namespace {
 
+static_assert(kUpcallKinds.size() ==
+                  std::variant_size_v<decltype(Upcall::request)>,
+              "a name for every kind of upcall");
+
 const char* KindName(const Upcall& upcall) {
-  switch (upcall.request.index()) {
-    case 0:
-      return "alloc";
-    case 1:
-      return "register";
-    case 2:
-      return "map";
-    case 3:
-      return "unmap";
-    case 4:
-      return "free";
-    case 5:
-      return "rpc_register";
-    case 6:
-      return "rpc_unregister";
-    case 7:
-      return "rpc_open";
-    case 8:
-      return "rpc_bind";
-  }
-  return "unknown";
+  return upcall.request.index() < kUpcallKinds.size()
+             ? kUpcallKinds[upcall.request.index()]
+             : "unknown";
 }
 
 }  // namespace
@@ -43,13 +29,14 @@ const char* KindName(const Upcall& upcall) {
 UpcallDispatcher::UpcallDispatcher(
     UpcallDispatcherOptions options, Module* module,
     lite::v1::ClusterManager::StubInterface* stub, CallerSource* callers,
-    GrantGate* grants, Counters* counters)
+    GrantGate* grants, Counters* counters, UpcallStats* stats)
     : options_(options),
       module_(module),
       stub_(stub),
       callers_(callers),
       grants_(grants),
       counters_(counters),
+      stats_(stats),
       unregisterer_(options.unregister, stub, callers, counters) {}
 
 UpcallDispatcher::~UpcallDispatcher() { Stop(); }
@@ -85,6 +72,7 @@ void UpcallDispatcher::Stop() {
     UpcallReply reply;
     reply.upcall_id = item.upcall.upcall_id;
     reply.status = absl::UnavailableError("liteagent is shutting down");
+    Answered(item, reply.status.code());
     Complete(item.upcall, std::move(reply));
   }
 }
@@ -123,8 +111,9 @@ void UpcallDispatcher::ReceiveLoop() {
         continue;
       }
       absl::MutexLock lock(&mu_);
+      const absl::Time now = absl::Now();
       queue_.push_back(
-          Queued{std::move(*upcall), absl::Now() + options_.upcall_timeout});
+          Queued{std::move(*upcall), now + options_.upcall_timeout, now});
       continue;
     }
     const auto& failed = std::get<PeerConnectionFailed>(*msg);
@@ -180,7 +169,7 @@ void UpcallDispatcher::Handle(const Queued& item) {
     const UpcallReply& ok_reply = reply;
     absl::Status installed = grants_->Install(
         *reply.grant, [&] { return module_->CompleteUpcall(ok_reply); });
-    if (installed.ok()) return;
+    if (installed.ok()) return Answered(item, absl::StatusCode::kOk);
     if (!absl::IsAborted(installed)) {
       // lite.ko did not take the grant (e.g. the application gave up): give
       // it back so that the manager does not keep a grant nobody holds.
@@ -189,7 +178,8 @@ void UpcallDispatcher::Handle(const Queued& item) {
                        reply.upcall_id, reply.grant->grant_id(),
                        installed.ToString());
       ReleaseGrant(*caller, reply.grant->grant_id(), item.deadline);
-      return;
+      // The answer went nowhere: counted as lite.ko's refusal.
+      return Answered(item, installed.code());
     }
     counters_->Add("agent.upcalls_failed");
     reply.status = installed;
@@ -206,6 +196,7 @@ void UpcallDispatcher::Handle(const Queued& item) {
   // freed its rings, so the manager must not keep it listed.
   std::optional<uint64_t> registered = reply.service_id;
   if (!reply.status.ok()) registered.reset();
+  Answered(item, reply.status.code());
   const absl::Status answered = Complete(item.upcall, std::move(reply));
   const bool unclaimed =
       absl::IsCancelled(answered) || absl::IsNotFound(answered);
@@ -293,6 +284,11 @@ void UpcallDispatcher::ReleaseGrant(const lite::v1::NodeCaller& caller,
     LITE_LOG_WARNING("giving back grant %#x: %s", grant_id,
                      FromGrpcStatus(s).ToString());
   }
+}
+
+void UpcallDispatcher::Answered(const Queued& item, absl::StatusCode code) {
+  stats_->Answered(item.upcall.request.index(), code,
+                   absl::Now() - item.received);
 }
 
 absl::Status UpcallDispatcher::Complete(const Upcall& upcall,

@@ -22,6 +22,7 @@
 #include "agent/grant_gate.h"
 #include "agent/module.h"
 #include "agent/service_unregisterer.h"
+#include "agent/upcall_stats.h"
 #include "lite/v1/manager.grpc.pb.h"
 
 namespace lite::agent {
@@ -55,8 +56,8 @@ class UpcallDispatcher {
  public:
   UpcallDispatcher(UpcallDispatcherOptions options, Module* module,
                    lite::v1::ClusterManager::StubInterface* stub,
-                   CallerSource* callers, GrantGate* grants,
-                   Counters* counters);
+                   CallerSource* callers, GrantGate* grants, Counters* counters,
+                   UpcallStats* stats);
   ~UpcallDispatcher();
 
   void Start();
@@ -70,6 +71,7 @@ class UpcallDispatcher {
   struct Queued {
     Upcall upcall;
     absl::Time deadline;
+    absl::Time received;
   };
 
   void ReceiveLoop();
@@ -82,6 +84,9 @@ class UpcallDispatcher {
   // bind); fills reply.service_id / service / ring and error_errno.
   absl::Status CallRpc(const lite::v1::NodeCaller& caller, const Upcall& upcall,
                        grpc::ClientContext* ctx, UpcallReply* reply);
+  // Records the answer's code and time in stats_ (as the application
+  // gets it, before lite.ko is told).
+  void Answered(const Queued& item, absl::StatusCode code);
   // Answers lite.ko; returns what it said (NOT_FOUND or CANCELLED: the
   // caller is gone).
   absl::Status Complete(const Upcall& upcall, UpcallReply reply);
@@ -99,6 +104,7 @@ class UpcallDispatcher {
   CallerSource* const callers_;
   GrantGate* const grants_;
   Counters* const counters_;
+  UpcallStats* const stats_;
   ContextRegistry contexts_;
   ServiceUnregisterer unregisterer_;
 

@@ -375,6 +375,9 @@ absl::Status Cluster::StartAgent(const std::string& name, int index,
       absl::StrCat("--rdma_address=127.0.0.1:", 17000 + index),
       "--listen=127.0.0.1:0",
       absl::StrCat("--port_file=", stem, ".port"),
+      // Port 0: several agents (and tests) on one host.
+      "--metrics_listen=127.0.0.1:0",
+      absl::StrCat("--metrics_port_file=", stem, ".metrics_port"),
       absl::StrCat("--event_log=", event_log(name)),
       // Come back quickly after a manager restart.
       "--backoff_max=1s",
@@ -408,6 +411,11 @@ absl::Status Cluster::StartAgent(const std::string& name, int index,
       ReadPortFile(absl::StrCat(stem, ".port"), a.process.get(), kStartTimeout);
   if (!port.ok()) return port.status();
   a.port = *port;
+  // Written before the NodeAgent port, so it is there by now.
+  absl::StatusOr<int> metrics = ReadPortFile(
+      absl::StrCat(stem, ".metrics_port"), a.process.get(), kStartTimeout);
+  if (!metrics.ok()) return metrics.status();
+  a.metrics_port = *metrics;
   // The agent serves with its node certificate; operators call it.
   std::optional<TlsFiles> files;
   if (tls_) files = Files(kOperator);
@@ -429,6 +437,11 @@ lite::v1::NodeAgent::Stub* Cluster::agent_stub(const std::string& name) {
 int Cluster::agent_port(const std::string& name) const {
   auto it = agents_.find(name);
   return it == agents_.end() ? 0 : it->second.port;
+}
+
+int Cluster::agent_metrics_port(const std::string& name) const {
+  auto it = agents_.find(name);
+  return it == agents_.end() ? 0 : it->second.metrics_port;
 }
 
 std::string Cluster::event_log(const std::string& name) const {

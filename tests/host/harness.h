@@ -184,6 +184,8 @@ class Cluster {
   lite::v1::NodeAgent::Stub* agent_stub(const std::string& name);
   // The port agent `name` serves NodeAgent on (0: none).
   int agent_port(const std::string& name) const;
+  // Where it serves its Prometheus metrics, on 127.0.0.1 (0: none).
+  int agent_metrics_port(const std::string& name) const;
   std::string event_log(const std::string& name) const;
   // The fake module's --fake_peers_file: "self ID INC", then "peer ID INC
   // SHA256-OF-SECRET" lines (fake_module.h).
@@ -227,6 +229,7 @@ class Cluster {
     std::unique_ptr<Process> process;
     std::unique_ptr<lite::v1::NodeAgent::Stub> stub;
     int port = 0;
+    int metrics_port = 0;
     int starts = 0;
   };
 
