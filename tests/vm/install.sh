@@ -1,0 +1,318 @@
+#!/bin/bash
+# The install test (issue #14): LITE as an operator installs it, on a clean
+# Debian 12 root, brought up by its own systemd units.
+#  - a clean bookworm root (tools/vm/debroot: debootstrap's minbase, systemd,
+#    udev, the guests' kernel headers) gets the seven packages from
+#    tools/package.sh with `apt-get install ./*.deb`, which pulls their
+#    dependencies (dkms, gcc, iproute2, python3-cffi, ...) from Debian's
+#    archive; DKMS builds lite.ko for the guests' kernel while it installs;
+#  - an application is built against the installed liblite-dev with
+#    `pkg-config --cflags --libs lite` and nothing else (tests/pkg/app.c,
+#    app.cc, compiled in that root);
+#  - two guests boot that root with systemd as PID 1 (litevm run --root);
+#    each is configured as docs/deploy.md says (certificates, the shipped
+#    /etc/lite/*.conf with only the lines that name this cluster changed) and
+#    started with `systemctl enable --now`: litemgr on node1, liteagent on
+#    both, which loads the DKMS-built lite.ko itself; /dev/lite belongs to
+#    group lite (the udev rule);
+#  - as a user in group lite: an LMR allocated on node2 from node1, written
+#    on node1 and read back on node2; the C and C++ programs run across the
+#    nodes; a user outside the group cannot open /dev/lite;
+#  - purge on a running node (node2, dpkg --purge): its agent stopped,
+#    lite.ko gone from the disk, its files and the group gone;
+#  - after the cluster, `apt-get purge` of every package and `autoremove
+#    --purge` of what they pulled in leave the root exactly as it was: the
+#    same paths with the same owners and modes (apt's and dpkg's own records
+#    and logs aside).
+# Usage: tests/vm/install.sh [--keep]   (needs root, tools/setup.sh and
+# Debian's archive; --keep leaves the work folder)
+#   LITE_BIN=DIR   package the binaries built in DIR instead of building them
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+# shellcheck source=tests/vm/lib.sh
+source "$here/lib.sh"
+# shellcheck source=tools/vm/debroot
+source "$repo/tools/vm/debroot"  # in_root
+VM_SUITE=install
+packages=(lite-dkms litemgr liteagent litectl liblite0 liblite-dev python3-lite)
+apt_cache=${LITE_VM_CACHE:-/var/cache/lite-vm}/apt-archives
+kv=$("$repo/tools/kver.sh")
+
+# snapshot ROOT: every path with its owner, group and mode, sorted; what
+# apt and dpkg keep for themselves (their state, caches, logs) and the
+# mount points aside.
+snapshot() {
+	(cd "$1" && find . -xdev \( -path ./proc -o -path ./sys -o -path ./dev \
+		-o -path ./run -o -path ./tmp -o -path ./var/tmp -o -path ./var/log \
+		-o -path ./var/cache/apt -o -path ./var/cache/debconf -o -path ./var/cache/ldconfig \
+		-o -path ./var/lib/apt -o -path ./var/lib/dpkg -o -path ./mnt \) -prune \
+		-o -printf '%p %U:%G %m\n' | LC_ALL=C sort)
+}
+
+# installed ROOT: the names of the packages installed in ROOT, sorted.
+installed() {
+	# shellcheck disable=SC2016 # dpkg-query's fields, not the shell's
+	in_root "$1" dpkg-query -W -f '${db:Status-Status} ${Package}\n' |
+		sed -n 's/^installed //p' | LC_ALL=C sort
+}
+
+# apt_in_root ROOT ARGS...: apt-get in ROOT, the packages in /mnt, its
+# downloads kept in $apt_cache for the next run.
+apt_in_root() {
+	local root=$1 rc=0
+	shift
+	mkdir -p "$apt_cache/partial"
+	mount --bind "$apt_cache" "$root/var/cache/apt/archives"
+	in_root "$root" apt-get -q -y -o Dpkg::Use-Pty=0 "$@" || rc=$?
+	umount "$root/var/cache/apt/archives"
+	return "$rc"
+}
+
+# --- before the cluster: the root, the packages, the programs, the files ----
+
+prepare() {
+	local work=$1 root=$1/root debs=$1/debs
+	echo "== the packages (tools/package.sh)"
+	if ! tools/package.sh --no-lintian --out "$debs" > "$work/package.log" 2>&1; then
+		vm_fail "tools/package.sh"
+		tail -20 "$work/package.log" | indent
+		return 1
+	fi
+	sed -n 's/^package: built /        /p' "$work/package.log"
+	echo "== a clean Debian 12 root (tools/vm/debroot)"
+	tools/vm/debroot "$root"
+	snapshot "$root" > "$work/before.list"
+	installed "$root" > "$work/before.pkgs"
+	echo "        $(wc -l < "$work/before.list") paths before"
+
+	echo "== apt-get install ./*.deb in it (dependencies from Debian, DKMS builds lite.ko)"
+	mount --bind "$debs" "$root/mnt"
+	local rc=0 f in_mnt=()
+	for f in "$debs"/*.deb; do in_mnt+=("/mnt/${f##*/}"); done
+	apt_in_root "$root" install --no-install-recommends "${in_mnt[@]}" > "$work/install.log" 2>&1 || rc=$?
+	umount "$root/mnt"
+	check "apt-get install of ${packages[*]}" test "$rc" = 0 ||
+		{ tail -20 "$work/install.log" | indent; return 1; }
+	local p
+	for p in "${packages[@]}"; do
+		check "$p is installed" in_root "$root" sh -c "dpkg-query -W -f '\${db:Status-Status}' $p | grep -qx installed"
+	done
+	check "DKMS built and installed lite.ko for $kv" \
+		out_has "installed" in_root "$root" dkms status -m lite -k "$kv"
+	check "lite.ko is in /lib/modules/$kv/updates/dkms" \
+		test -f "$root/lib/modules/$kv/updates/dkms/lite.ko"
+	check "lite.ko's vermagic is $kv" \
+		out_has "$kv SMP" modinfo -F vermagic "$root/lib/modules/$kv/updates/dkms/lite.ko"
+
+	echo "== programs built against the installed liblite-dev: pkg-config --cflags --libs lite"
+	rc=0
+	apt_in_root "$root" install --no-install-recommends pkg-config g++ >> "$work/install.log" 2>&1 || rc=$?
+	# Pulled in for the test: autoremove takes them with the rest.
+	in_root "$root" apt-mark auto pkg-config g++ > /dev/null || rc=$?
+	check "pkg-config and g++ installed" test "$rc" = 0
+	mkdir -p "$root/opt/lite-apps"
+	cp tests/pkg/app.c tests/pkg/app.cc "$root/opt/lite-apps/"
+	# shellcheck disable=SC2016 # expanded in the root
+	check "the C and C++ programs compile and link with the installed files only" \
+		in_root "$root" sh -c 'cd /opt/lite-apps && f=$(pkg-config --cflags --libs lite) &&
+			echo "        pkg-config: $f" &&
+			cc -std=c11 -Wall -Werror -o app app.c $f &&
+			c++ -std=c++20 -Wall -Werror -o app_cc app.cc $f'
+
+	echo "== configuration (docs/deploy.md): certificates and the shipped files, edited"
+	local tls=$work/tls g name
+	"$repo/tools/litecerts" "$tls" ca > /dev/null
+	"$repo/tools/litecerts" "$tls" manager > /dev/null
+	"$repo/tools/litecerts" "$tls" operator ops > /dev/null
+	for g in 1 2; do "$repo/tools/litecerts" "$tls" node "node$g" > /dev/null; done
+	(umask 077 && openssl rand -hex 32 > "$tls/pairkey")
+	for g in 1 2; do
+		name=node$g
+		local etc=$work/g$g/etc/lite
+		mkdir -p "$etc/tls"
+		cp "$tls/ca.crt" "$tls/authz" "$etc/tls/"
+		cp "$tls/$name.crt" "$etc/tls/node.crt"
+		(umask 077 && cp "$tls/$name.key" "$etc/tls/node.key")
+		# Only the lines that name this cluster change; a shipped file
+		# whose lines moved fails here, not later in a daemon.
+		sed -e "s|^--manager=.*|--manager=$(lc_ip 1):7420|" \
+			-e "s|^#--node_name=.*|--node_name=$name|" \
+			-e "s|^--rdma_address=.*|--rdma_address=$(lc_ip "$g"):18600|" \
+			"$root/etc/lite/liteagent.conf" > "$etc/liteagent.conf"
+		check "$name: liteagent.conf names the manager, the node and its RDMA address" \
+			grep -qx -e "--node_name=$name" "$etc/liteagent.conf"
+		grep -qx -e "--manager=$(lc_ip 1):7420" "$etc/liteagent.conf" ||
+			vm_fail "$name: the shipped liteagent.conf has no --manager= line"
+		grep -qx -e "--rdma_address=$(lc_ip "$g"):18600" "$etc/liteagent.conf" ||
+			vm_fail "$name: the shipped liteagent.conf has no --rdma_address= line"
+	done
+	# node1 is also the manager's machine: the shipped litemgr.conf as it is.
+	cp "$tls/litemgr.crt" "$tls/ops.crt" "$work/g1/etc/lite/tls/"
+	(umask 077 && cp "$tls/litemgr.key" "$tls/pairkey" "$tls/ops.key" "$work/g1/etc/lite/tls/")
+}
+
+lc_ip() { echo "10.211.0.$((10 + $1))"; }
+
+# --- in the cluster ---------------------------------------------------------
+
+g_exec() {  # g_exec GUEST SECS CMD: CMD in the guest, its output
+	local g=$1 secs=$2
+	shift 2
+	litevm exec -g "$g" -t "$secs" -- "$*"
+}
+as_alice() { echo "setpriv --reuid=alice --regid=alice --init-groups $*"; }
+litectl_ops() {
+	echo "litectl --manager=127.0.0.1:7420 --tls_cert=/etc/lite/tls/ops.crt" \
+		"--tls_key=/etc/lite/tls/ops.key --tls_ca=/etc/lite/tls/ca.crt $*"
+}
+
+# quiet COMMAND...: COMMAND's output only if it fails.
+quiet() {
+	local out
+	out=$("$@" 2>&1) || { indent <<< "$out"; return 1; }
+}
+
+# unit_up GUEST UNIT: UNIT is active; its journal's last lines if not.
+unit_up() {
+	g_exec "$1" 30 "systemctl is-active --quiet $2" && return 0
+	g_exec "$1" 30 "systemctl status --no-pager -n 0 $2; journalctl --no-pager -n 25 -u $2" 2>&1 | indent
+	return 1
+}
+
+inside() {
+	local work=$1 g job1 job2
+	echo "== two guests booted the root with systemd: configure and start (docs/deploy.md)"
+	for g in 1 2; do
+		cp -a "$work/g$g" "$LITE_VM_STATE/g$g/ctl/provision"
+		check "node$g: systemd is PID 1 and the system is up" \
+			out_has "systemd" g_exec "$g" 120 'systemctl is-system-running --wait >/dev/null; cat /proc/1/comm'
+		check "node$g: the configuration copied into /etc/lite" \
+			g_exec "$g" 30 'cp -a /run/litevm/provision/etc/lite/. /etc/lite/ && useradd -m -G lite alice && useradd -m bob'
+	done
+	check "node1: litemgr's key and the pair key belong to user lite" \
+		g_exec 1 30 'chown lite:lite /etc/lite/tls/litemgr.key /etc/lite/tls/pairkey'
+	check "node1: systemctl enable --now litemgr" quiet g_exec 1 120 'systemctl enable --now litemgr 2>&1'
+	check "node1: litemgr is active" unit_up 1 litemgr
+	check "node1: litemgr's status line (sd_notify)" \
+		out_has "serving" g_exec 1 30 'systemctl show -p StatusText --value litemgr'
+	job1=$(litevm spawn -g 1 -t 180 -- 'systemctl enable --now liteagent 2>&1')
+	job2=$(litevm spawn -g 2 -t 180 -- 'systemctl enable --now liteagent 2>&1')
+	check "node1: systemctl enable --now liteagent" quiet litevm wait -g 1 -t 200 "$job1"
+	check "node2: systemctl enable --now liteagent" quiet litevm wait -g 2 -t 200 "$job2"
+	for g in 1 2; do
+		check "node$g: liteagent is active" unit_up "$g" liteagent
+		check "node$g: liteagent's status line (sd_notify)" \
+			out_has "" g_exec "$g" 30 'systemctl show -p StatusText --value liteagent | grep .'
+		check "node$g: the unit loaded the DKMS-built lite.ko" \
+			out_has "/lib/modules/$kv/updates/dkms/lite.ko" g_exec "$g" 30 'grep -q "^lite " /proc/modules && modinfo -n lite'
+		check "node$g: /dev/lite belongs to group lite, mode 0660 (the udev rule)" \
+			out_has "lite 660" g_exec "$g" 30 'stat -c "%G %a" /dev/lite'
+	done
+	check "litectl nodes on node1: node1 and node2 ALIVE" vm_wait_until 60 nodes_alive
+	echo "== a user in group lite: memory across nodes"
+	check "node1 (alice): an LMR on node2, written" \
+		g_exec 1 60 "$(as_alice liteop alloc install.lmr 1M --home node2) && $(as_alice liteop write install.lmr 0 --pattern 7 --length 1M)"
+	check "node2 (alice): the bytes read back" \
+		g_exec 2 60 "$(as_alice liteop verify install.lmr 0 --pattern 7 --length 1M)"
+	check "node1 (bob, not in group lite): /dev/lite refused" \
+		fails_with EACCES g_exec 1 30 'setpriv --reuid=bob --regid=bob --init-groups liteop node'
+	check "node1 (alice): the C program, its LMR on node2" \
+		out_has "C app: read back" g_exec 1 60 "$(as_alice /opt/lite-apps/app pkg.c node2)"
+	check "node2 (alice): the C++ program, its lock on node1" \
+		out_has "C++ app: locked" g_exec 2 60 "$(as_alice /opt/lite-apps/app_cc pkg.cc node1)"
+	check "node1 (alice): the LMR freed" g_exec 1 60 "$(as_alice liteop free install.lmr)"
+
+	echo "== purge on a running node (node2)"
+	local t0=$SECONDS
+	# dpkg, not apt: apt would first parse Debian's package lists, minutes
+	# under emulation; the maintainer scripts are the same.
+	check "node2: dpkg --purge ${packages[*]}" \
+		g_exec 2 400 "dpkg --purge ${packages[*]} > /tmp/purge.log 2>&1 || { tail -20 /tmp/purge.log; exit 1; }"
+	vm_took "the purge" "$t0"
+	check "node2: liteagent stopped (prerm), its unit file gone" \
+		g_exec 2 30 '! systemctl is-active --quiet liteagent && test ! -e /lib/systemd/system/liteagent.service'
+	check "node2: the link 'systemctl enable' made is gone (purge)" \
+		g_exec 2 30 'test ! -L /etc/systemd/system/multi-user.target.wants/liteagent.service'
+	check "node2: no lite.ko on the disk (DKMS), the module still loaded" \
+		g_exec 2 30 "test -z \"\$(find /lib/modules -name 'lite.ko*')\" && grep -q '^lite ' /proc/modules"
+	check "node2: the packages' files in /etc/lite gone, the operator's certificates kept" \
+		g_exec 2 30 'test ! -e /etc/lite/liteagent.conf && test ! -e /etc/lite/litemgr.conf && test -f /etc/lite/tls/node.crt'
+	check "node2: no user or group lite" g_exec 2 30 '! getent passwd lite && ! getent group lite'
+	check "litectl nodes on node1: node2 gone (LEFT or FAILED)" vm_wait_until 30 node2_gone
+}
+
+nodes_alive() {
+	local out
+	out=$(g_exec 1 30 "$(litectl_ops nodes)") || return 1
+	grep -q 'node1.*ALIVE' <<< "$out" && grep -q 'node2.*ALIVE' <<< "$out"
+}
+node2_gone() {
+	g_exec 1 30 "$(litectl_ops nodes)" | grep -Eq 'node2.*(LEFT|FAILED)'
+}
+
+# --- after the cluster: purge leaves the root as it was ---------------------
+
+purge_all() {
+	local work=$1 root=$1/root rc=0
+	echo "== apt-get purge of every package and autoremove --purge, in the root"
+	rm -rf "$root/opt/lite-apps"
+	apt_in_root "$root" purge "${packages[@]}" > "$work/purge.log" 2>&1 || rc=$?
+	apt_in_root "$root" autoremove --purge >> "$work/purge.log" 2>&1 || rc=$?
+	# What autoremove keeps because a package of the base recommends it
+	# (xz-utils, ...) came in with LITE's packages too: it goes as well, so
+	# the comparison below is with the clean root's own package set.
+	local extra
+	extra=$(installed "$root" | LC_ALL=C comm -13 "$work/before.pkgs" -)
+	if [[ -n $extra ]]; then
+		echo "        also purged (pulled in, kept by autoremove as recommended): ${extra//$'\n'/ }"
+		# shellcheck disable=SC2086 # package names are words
+		apt_in_root "$root" purge $extra >> "$work/purge.log" 2>&1 || rc=$?
+	fi
+	check "apt-get purge and autoremove --purge" test "$rc" = 0 ||
+		tail -20 "$work/purge.log" | indent
+	snapshot "$root" > "$work/after.list"
+	if diff "$work/before.list" "$work/after.list" > "$work/diff.txt"; then
+		vm_ok "nothing left behind: the same $(wc -l < "$work/after.list") paths, owners and modes as before"
+	else
+		vm_fail "the root differs from before the install:"
+		head -40 "$work/diff.txt" | indent
+	fi
+	check "no user or group lite" sh -c "! grep -q '^lite:' '$root/etc/passwd' '$root/etc/group'"
+}
+
+# cleanup: the work folder goes, after every mount left under it (an
+# interrupted chroot's /proc, /dev, the apt cache) is unmounted; rm stays
+# on the folder's own filesystem whatever is left.
+cleanup() {
+	local m
+	[[ -n ${work-} && -d $work ]] || return 0
+	while read -r m; do umount -l "$m" 2> /dev/null; done < <(
+		awk -v w="$work/" 'index($2, w) == 1 { print $2 }' /proc/self/mounts | sort -r)
+	rm -rf --one-file-system "$work"
+}
+
+main() {
+	local keep=0 rc=0
+	case ${1-} in
+	--inside) shift; inside "$1"; vm_summary; return ;;
+	--keep) keep=1 ;;
+	-h | --help) sed -n '2,/^set /{/^set /d;s/^# \{0,1\}//p}' "$0"; return 0 ;;
+	"") ;;
+	*) echo "install.sh: unknown option '$1'" >&2; return 2 ;;
+	esac
+	cd "$repo"
+	[[ $(id -u) == 0 ]] || { echo "install.sh: needs root (chroot, the VM cluster)"; return 1; }
+	work=$(mktemp -d /tmp/lite-install.XXXXXX)  # global: the EXIT trap needs it
+	((keep)) || trap cleanup EXIT
+	prepare "$work" || { vm_summary; return 1; }
+	((VM_FAILURES == 0)) || { vm_summary; return 1; }
+	tools/vm/litevm run -n 2 --root "$work/root" --boot-timeout 400 --timeout 1500 \
+		-- "$here/install.sh" --inside "$work" || rc=$?
+	((rc == 0)) || vm_fail "the cluster part (litevm run exited with status $rc)"
+	purge_all "$work"
+	echo "install: $SECONDS s"
+	vm_summary
+}
+
+main "$@"
