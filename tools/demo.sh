@@ -6,8 +6,8 @@
 # latencies (one-sided operations and RPC round trips) next to native RDMA
 # (perftest) from the same run, and a node crashing under traffic (its
 # operations fail within peer_timeout_ms), programs of the original LITE API
-# and Python, the Debian packages and a program built against them, as a
-# readable summary.
+# and Python, the Debian packages and a program built against them, the
+# daemons' Prometheus metrics, as a readable summary.
 # Installs what it needs first (tools/setup.sh). Needs root, or sudo.
 # Usage: tools/demo.sh [-n NODES]     (3..8, default 3)
 #   LITE_BIN=DIR tools/demo.sh uses the binaries already built in DIR
@@ -140,6 +140,16 @@ if [[ ${1-} == --inside ]]; then
 		printf '    %s RC QPs (shared by every process): %s\n' "$(name "$g")" \
 			"$(litevm exec -g "$g" -- "rdma resource show qp" | grep -c ' type RC state RTS ')"
 	done
+
+	section "what to watch: Prometheus metrics, litemgr :9742 and every liteagent :9743"
+	echo "$ curl 127.0.0.1:9742/metrics    # litemgr (docs/metrics.md), some of its lines"
+	curl -s --noproxy '*' 127.0.0.1:9742/metrics 2>&1 |
+		grep -E '^lite_manager_(members|lmrs|grants|sessions_open) |^lite_manager_(members|lmrs)\{|^lite_manager_rpc_calls_total\{.*method="(AllocLmr|MapLmr)",code="OK"' |
+		indent || echo "    (no answer from litemgr's metrics endpoint)"
+	printf '[%s]$ curl 127.0.0.1:9743/metrics    # its liteagent, lite.ko'"'"'s counters\n' "$(name 2)"
+	litevm exec -g 2 -- "curl -s --noproxy '*' 127.0.0.1:9743/metrics" 2>&1 |
+		grep -E '^lite_kernel_(operations_total\{op="(read|write|faa)"|bytes_total|peers |qps_connected |lmrs )|^lite_agent_upcalls_answered_total\{kind="(alloc|map)",code="OK"' |
+		indent || echo "    (no answer from node2's agent metrics endpoint)"
 
 	section "trust: every caller shows a certificate; keys stay in the kernels"
 	if ! lc_insecure; then

@@ -18,6 +18,9 @@
 #  - as a user in group lite: an LMR allocated on node2 from node1, written
 #    on node1 and read back on node2; the C and C++ programs run across the
 #    nodes; a user outside the group cannot open /dev/lite;
+#  - litemgr's and liteagent's Prometheus endpoints answer as the units run
+#    them: members alive, RPC calls, lite.ko's counters (debugfs under the
+#    agent's sandbox);
 #  - purge on a running node (node2, dpkg --purge): its agent stopped,
 #    lite.ko gone from the disk, its files and the group gone;
 #  - after the cluster, `apt-get purge` of every package and `autoremove
@@ -223,6 +226,21 @@ inside() {
 		out_has "C++ app: locked" g_exec 2 60 "$(as_alice /opt/lite-apps/app_cc pkg.cc node1)"
 	check "node1 (alice): the LMR freed" g_exec 1 60 "$(as_alice liteop free install.lmr)"
 
+	echo "== what to watch: the daemons' Prometheus endpoints, as the units run them"
+	local mgr agent
+	mgr=$(scrape 1 9742) || true
+	check "node1: litemgr's /metrics: two members alive" \
+		has_line "$mgr" 'lite_manager_members{state="alive"} 2'
+	check "node1: litemgr's /metrics: AllocLmr calls answered OK" \
+		has_match "$mgr" '^lite_manager_rpc_calls_total\{service="lite.v1.ClusterManager",method="AllocLmr",code="OK"\} [1-9]'
+	agent=$(scrape 2 9743) || true
+	check "node2: liteagent's /metrics: connected to the manager" \
+		has_line "$agent" 'lite_agent_manager_connection_state{state="connected"} 1'
+	check "node2: liteagent's /metrics: lite.ko's counters readable under the unit's sandbox" \
+		has_line "$agent" 'lite_kernel_counters_up 1'
+	check "node2: liteagent's /metrics: lite.ko counted the reads of 1 MiB" \
+		has_match "$agent" '^lite_kernel_bytes_total\{direction="read"\} [1-9][0-9]{6}'
+
 	echo "== purge on a running node (node2)"
 	local t0=$SECONDS
 	# dpkg, not apt: apt would first parse Debian's package lists, minutes
@@ -240,6 +258,26 @@ inside() {
 		g_exec 2 30 'test ! -e /etc/lite/liteagent.conf && test ! -e /etc/lite/litemgr.conf && test -f /etc/lite/tls/node.crt'
 	check "node2: no user or group lite" g_exec 2 30 '! getent passwd lite && ! getent group lite'
 	check "litectl nodes on node1: node2 gone (LEFT or FAILED)" vm_wait_until 30 node2_gone
+}
+
+# scrape GUEST PORT: the guest's http://127.0.0.1:PORT/metrics (bash's
+# /dev/tcp: the node has no HTTP client), without the HTTP header.
+scrape() {
+	g_exec "$1" 30 "exec 3<>/dev/tcp/127.0.0.1/$2 && printf 'GET /metrics HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3" |
+		tr -d '\r' | sed '1,/^$/d'
+}
+# has_line TEXT LINE, has_match TEXT ERE: TEXT has that line, or a line
+# matching ERE; the family's lines if not.
+has_line() {
+	grep -qxF -- "$2" <<< "$1" && return 0
+	grep -F -- "${2%%[{ ]*}" <<< "$1" | head -5 | indent
+	return 1
+}
+has_match() {
+	grep -qE -- "$2" <<< "$1" && return 0
+	local family=${2#^}
+	grep -F -- "${family%%[\\{ ]*}" <<< "$1" | head -5 | indent
+	return 1
 }
 
 nodes_alive() {
