@@ -22,10 +22,13 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "agent/agent.h"
 #include "agent/agent_metrics.h"
@@ -279,6 +282,14 @@ absl::Status WritePortFile(absl::string_view flag, const std::string& path,
 int AgentMain(int argc, char** argv, const AgentMainOptions& options) {
   const char* program = options.program.c_str();
   absl::SetProgramUsageMessage(options.usage);
+  // The flags live here (and liteagent_fake's own in its main file), not
+  // only in the binary's main file, where --help would look by default.
+  absl::FlagsUsageConfig usage_config;
+  usage_config.contains_help_flags = [](absl::string_view file) {
+    return absl::StrContains(file, "agent/agent_main.") ||
+           absl::StrContains(file, "agent/liteagent_fake_main.");
+  };
+  absl::SetFlagsUsageConfig(usage_config);
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() > 1) {
     std::fprintf(stderr, "%s: unexpected argument '%s' (see --help)\n", program,

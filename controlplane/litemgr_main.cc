@@ -14,8 +14,11 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/grpc/keepalive.h"
@@ -372,6 +375,13 @@ int main(int argc, char** argv) {
       "Usage: litemgr --tls_cert=F --tls_key=F --tls_ca=F --authz=F "
       "[--listen=0.0.0.0:7420] [--lease_ms=1000] ...\n"
       "       litemgr --insecure ...   (plaintext: trusted networks only)");
+  // --help lists the limits too (limit_flags.cc), not only this file's flags.
+  absl::FlagsUsageConfig usage_config;
+  usage_config.contains_help_flags = [](absl::string_view file) {
+    return absl::StrContains(file, "controlplane/litemgr_main.") ||
+           absl::StrContains(file, "controlplane/limit_flags.");
+  };
+  absl::SetFlagsUsageConfig(usage_config);
   absl::ParseCommandLine(argc, argv);
   // Debian's Abseil checks every Mutex acquisition for lock-order cycles,
   // which costs more than the manager's own work with thousands of sessions
