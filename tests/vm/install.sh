@@ -72,6 +72,18 @@ apt_in_root() {
 	return "$rc"
 }
 
+# conf_flags_listed ROOT DAEMON: each flag in DAEMON's shipped configuration
+# file (a line `--flag=...` or a commented-out `#--flag=...`) is listed by
+# the installed `DAEMON --help`; the missing ones are named.
+conf_flags_listed() {
+	local help flag missing=""
+	help=$(in_root "$1" "/usr/sbin/$2" --help 2>&1) || true
+	while read -r flag; do
+		grep -qE "^ +$flag " <<< "$help" || missing+=" $flag"
+	done < <(sed -n 's/^#\{0,1\}\(--[a-z_]*\)=.*/\1/p' "$1/etc/lite/$2.conf")
+	[[ -z $missing ]] || { echo "        not in --help:$missing"; return 1; }
+}
+
 # --- before the cluster: the root, the packages, the programs, the files ----
 
 prepare() {
@@ -107,6 +119,12 @@ prepare() {
 		test -f "$root/lib/modules/$kv/updates/dkms/lite.ko"
 	check "lite.ko's vermagic is $kv" \
 		out_has "$kv SMP" modinfo -F vermagic "$root/lib/modules/$kv/updates/dkms/lite.ko"
+
+	local d
+	for d in litemgr liteagent; do
+		check "every flag in /etc/lite/$d.conf is one '$d --help' lists" \
+			conf_flags_listed "$root" "$d"
+	done
 
 	echo "== programs built against the installed liblite-dev: pkg-config --cflags --libs lite"
 	rc=0
