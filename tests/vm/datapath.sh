@@ -5,6 +5,10 @@
 # /dev/lite through libLITE (liteop) and raw ioctls (lite_probe).
 #  - an LMR allocated on node 2 from node 1, mapped read-only on node 3:
 #    node 3 reads what node 1 wrote, across a chunk-independent odd offset;
+#  - the metrics endpoints (docs/metrics.md): node 3's agent, scraped over
+#    HTTP in its guest, counts exactly the READs (and their bytes) and
+#    fetch-and-adds node 3 made, from lite.ko's debugfs; the manager's counts
+#    the three nodes alive and its allocation requests answered and timed;
 #  - a write through a read-only map: EACCES and nothing written;
 #  - offset + length past the end (and overflowing): EINVAL, nothing written;
 #  - invented, unmapped and other files' handles: EBADF;
@@ -64,6 +68,97 @@ LITEOP=${LITE_BIN-}/tools/liteop/liteop
 PROBE=${LITE_BIN-}/tests/vm/lite_probe
 BATCH_PROBE=${LITE_BIN-}/tests/vm/batch_probe
 RING_PROBE=${LITE_BIN-}/tests/vm/ring_probe
+
+# scrape PORT: GET /metrics from 127.0.0.1:PORT, the body on stdout. Bash's
+# /dev/tcp and builtins only: a process costs ~0.3 s in a guest.
+scrape() {
+	local line
+	exec 3<> "/dev/tcp/127.0.0.1/$1" || return 1
+	printf 'GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
+	IFS= read -r line <&3 || true
+	if [[ $line != *" 200 "* ]]; then
+		echo "        GET /metrics on port $1: '${line%$'\r'}'"
+		exec 3<&-
+		return 1
+	fi
+	while IFS= read -r line <&3 && [[ $line != $'\r' ]]; do :; done
+	while IFS= read -r line <&3; do printf '%s\n' "$line"; done
+	exec 3<&-
+}
+# sample FILE SERIES: SAMPLE is SERIES' value in the scrape saved in FILE
+# (exactly as written there, e.g. lite_kernel_operations_total{op="read"}).
+sample() {
+	local name value
+	SAMPLE=
+	while read -r name value; do
+		[[ $name == "$2" ]] && { SAMPLE=$value; return 0; }
+	done < "$1"
+	echo "        no $2 in the scrape"
+	return 1
+}
+# rose_by BEFORE AFTER SERIES N: SERIES rose by exactly N between the scrapes.
+rose_by() {
+	local before
+	sample "$1" "$3" || return 1
+	before=$SAMPLE
+	sample "$2" "$3" || return 1
+	echo "        $3: $before -> $SAMPLE"
+	((SAMPLE - before == $4))
+}
+sample_is() {  # FILE SERIES VALUE
+	sample "$1" "$2" && { [[ $SAMPLE == "$3" ]] || { echo "        $2 is $SAMPLE"; false; }; }
+}
+sample_at_least() {  # FILE SERIES MIN
+	sample "$1" "$2" && echo "        $2 is $SAMPLE" && ((SAMPLE >= $3))
+}
+scraped() { scrape "$1" > "$2"; }  # PORT FILE
+# ops_counted NAME READS FAAS: this node's agent (its --metrics_listen
+# default, 127.0.0.1:9743) counts exactly the READS 8-byte reads and the
+# fetch-and-adds made here (FAAS, and the one of 0 with which `liteop faa
+# --count` reads the final value), and the map upcall of each liteop.
+ops_counted() {
+	local i
+	check "the agent serves its metrics on 127.0.0.1:9743" scraped 9743 /tmp/dp.m0
+	for ((i = 0; i < $2; i++)); do "$LITEOP" read "$1" 0 8 > /dev/null || true; done
+	check "faa: 1 thread x $3 increments" "$LITEOP" faa "$1" 0 1 --count "$3"
+	check "... and again" scraped 9743 /tmp/dp.m1
+	check "lite_kernel_counters_up is 1" sample_is /tmp/dp.m1 lite_kernel_counters_up 1
+	check "lite_kernel_debugfs_up is 1 (the agent reads /sys/kernel/debug/lite)" \
+		sample_is /tmp/dp.m1 lite_kernel_debugfs_up 1
+	check "lite_kernel_operations_total{op=\"read\"} rose by exactly $2" \
+		rose_by /tmp/dp.m0 /tmp/dp.m1 'lite_kernel_operations_total{op="read"}' "$2"
+	check "lite_kernel_bytes_total{direction=\"read\"} rose by exactly $((8 * $2))" \
+		rose_by /tmp/dp.m0 /tmp/dp.m1 'lite_kernel_bytes_total{direction="read"}' $((8 * $2))
+	check "lite_kernel_operations_total{op=\"faa\"} rose by exactly $3 + 1" \
+		rose_by /tmp/dp.m0 /tmp/dp.m1 'lite_kernel_operations_total{op="faa"}' $(($3 + 1))
+	check "lite_kernel_operations_total{op=\"write\"} did not move" \
+		rose_by /tmp/dp.m0 /tmp/dp.m1 'lite_kernel_operations_total{op="write"}' 0
+	check "lite_agent_upcalls_answered_total{kind=\"map\",code=\"OK\"} rose by $(($2 + 1)) (one map per liteop)" \
+		rose_by /tmp/dp.m0 /tmp/dp.m1 'lite_agent_upcalls_answered_total{kind="map",code="OK"}' $(($2 + 1))
+	check "lite_kernel_peers is $((NODES - 1))" \
+		sample_is /tmp/dp.m1 lite_kernel_peers $((NODES - 1))
+	check "lite_agent_manager_connection_state{state=\"connected\"} is 1" \
+		sample_is /tmp/dp.m1 'lite_agent_manager_connection_state{state="connected"}' 1
+}
+# manager_metrics ALLOCS: litemgr's endpoint (127.0.0.1:9742 in the
+# cluster's namespace, where this runs) sees every node alive and at least
+# ALLOCS allocation requests answered, each timed.
+manager_metrics() {
+	local answered
+	check "litemgr serves its metrics on 127.0.0.1:9742" scraped 9742 /tmp/dp.mgr
+	check "lite_manager_members{state=\"alive\"} is $NODES" \
+		sample_is /tmp/dp.mgr 'lite_manager_members{state="alive"}' "$NODES"
+	check "lite_manager_sessions_open is $NODES" \
+		sample_is /tmp/dp.mgr lite_manager_sessions_open "$NODES"
+	sample /tmp/dp.mgr 'lite_manager_node_requests_total{kind="allocate_lmr_memory",outcome="ok"}' || true
+	answered=${SAMPLE:-0}
+	echo "        $answered allocation requests answered ok"
+	check "at least $1 allocation requests answered ok" test "$answered" -ge "$1"
+	check "... and each timed" sample_is /tmp/dp.mgr \
+		'lite_manager_node_request_duration_seconds_count{kind="allocate_lmr_memory"}' "$answered"
+	check "MapLmr calls counted with code OK" sample_at_least /tmp/dp.mgr \
+		'lite_manager_rpc_calls_total{service="lite.v1.ClusterManager",method="MapLmr",code="OK"}' 1
+}
 
 # out_is EXPECTED COMMAND...: the command succeeds and prints EXPECTED.
 out_is() {
@@ -373,6 +468,11 @@ host_main() {
 	guest 1 alloc_and_write dp.shared 1M node2 0644 4093 "hello from node1"
 	guest 3 read_only_checks dp.shared 4093 "hello from node1"
 	guest 1 alloc_and_write dp.private 4096 "$n2" 0600 0 "secret"
+
+	echo "== metrics: node3's agent counts what node3 did (GET /metrics), litemgr the cluster"
+	guest 1 alloc_and_write dp.metrics 4096 "$n2" 0644 0 "metrics!"
+	guest 3 ops_counted dp.metrics 5 40
+	manager_metrics 3
 
 	echo "== handles, bounds and arguments (raw ioctls)"
 	guest 1 probes dp.shared
