@@ -322,5 +322,26 @@ TEST_F(AgentReleaseTest, ALostLmrIsReportedToTheManager) {
       [&] { return CounterValue(*agent_, "agent.lmrs_lost_reported") == 1; }));
 }
 
+// Service events are for operators and watchers: the agent sees them, does
+// nothing, and counts them by kind, not as events it does not know.
+TEST_F(AgentReleaseTest, ServiceEventsAreCountedByKindNotAsUnknown) {
+  ManagerMessage added;
+  added.mutable_event()->set_sequence(1);
+  added.mutable_event()->mutable_service_added()->mutable_service()->set_name(
+      "s");
+  ManagerMessage removed;
+  removed.mutable_event()->set_sequence(2);
+  removed.mutable_event()->mutable_service_removed()->set_service_id(7);
+  mgr().Push(added);
+  mgr().Push(removed);
+  ASSERT_TRUE(Eventually([&] {
+    return CounterValue(*agent_, "agent.events.service_removed") == 1;
+  }));
+  EXPECT_EQ(CounterValue(*agent_, "agent.events.service_added"), 1u);
+  EXPECT_EQ(CounterValue(*agent_, "agent.events.unknown"), 0u);
+  EXPECT_EQ(agent_->Status().manager_connection_state(),
+            lite::v1::MANAGER_CONNECTION_STATE_CONNECTED);
+}
+
 }  // namespace
 }  // namespace lite::agent

@@ -422,6 +422,13 @@ bool Agent::ApplyEvent(const lite::v1::Event& event, const PeerSecrets& secrets,
       }
       break;
     }
+    // For operators and watchers; agents have nothing to do (manager.proto).
+    case lite::v1::Event::kServiceAdded:
+      counters_.Add("agent.events.service_added");
+      break;
+    case lite::v1::Event::kServiceRemoved:
+      counters_.Add("agent.events.service_removed");
+      break;
     default:
       counters_.Add("agent.events.unknown");
       break;
