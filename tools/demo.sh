@@ -146,10 +146,10 @@ if [[ ${1-} == --inside ]]; then
 	curl -s --noproxy '*' 127.0.0.1:9742/metrics 2>&1 |
 		grep -E '^lite_manager_(members|lmrs|grants|sessions_open) |^lite_manager_(members|lmrs)\{|^lite_manager_rpc_calls_total\{.*method="(AllocLmr|MapLmr)",code="OK"' |
 		indent || echo "    (no answer from litemgr's metrics endpoint)"
-	printf '[%s]$ curl 127.0.0.1:9743/metrics    # its liteagent, lite.ko'"'"'s counters\n' "$(name 2)"
-	litevm exec -g 2 -- "curl -s --noproxy '*' 127.0.0.1:9743/metrics" 2>&1 |
+	printf '[%s]$ curl 127.0.0.1:9743/metrics    # its liteagent, lite.ko'"'"'s counters\n' "$(name 1)"
+	litevm exec -g 1 -- "curl -s --noproxy '*' 127.0.0.1:9743/metrics" 2>&1 |
 		grep -E '^lite_kernel_(operations_total\{op="(read|write|faa)"|bytes_total|peers |qps_connected |lmrs )|^lite_agent_upcalls_answered_total\{kind="(alloc|map)",code="OK"' |
-		indent || echo "    (no answer from node2's agent metrics endpoint)"
+		indent || echo "    (no answer from node1's agent metrics endpoint)"
 
 	section "trust: every caller shows a certificate; keys stay in the kernels"
 	if ! lc_insecure; then
