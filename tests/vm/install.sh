@@ -21,6 +21,10 @@
 #  - litemgr's and liteagent's Prometheus endpoints answer as the units run
 #    them: members alive, RPC calls, lite.ko's counters (debugfs under the
 #    agent's sandbox);
+#  - the upgrade's module reload on node1: with an application holding
+#    /dev/lite, `rmmod lite` (after `systemctl stop liteagent`) is refused;
+#    once it is gone, clean, and `systemctl start liteagent` loads lite.ko
+#    again and node1 rejoins;
 #  - purge on a running node (node2, dpkg --purge): its agent stopped,
 #    lite.ko gone from the disk, its files and the group gone;
 #  - after the cluster, `apt-get purge` of every package and `autoremove
@@ -258,6 +262,21 @@ inside() {
 		has_line "$agent" 'lite_kernel_counters_up 1'
 	check "node2: liteagent's /metrics: lite.ko counted the reads of 1 MiB" \
 		has_match "$agent" '^lite_kernel_bytes_total\{direction="read"\} [1-9][0-9]{6}'
+
+	echo "== the upgrade's module reload (docs/deploy.md, \"Upgrade\"), on node1"
+	local holder
+	holder=$(litevm spawn -g 1 -t 300 -- "$(as_alice sh -c "'exec sleep 300 3</dev/lite'")")
+	check "node1: an application holds /dev/lite" \
+		vm_wait_until 30 g_exec 1 10 "ls -l /proc/[0-9]*/fd 2>/dev/null | grep -q ' -> /dev/lite'"
+	check "node1: systemctl stop liteagent" quiet g_exec 1 60 'systemctl stop liteagent'
+	check "node1: rmmod lite refused while the application holds /dev/lite" \
+		g_exec 1 30 '! rmmod lite 2>/dev/null && grep -q "^lite " /proc/modules'
+	litevm kill -g 1 "$holder" > /dev/null 2>&1 || true
+	check "node1: the application gone, rmmod lite is clean" \
+		g_exec 1 30 'rmmod lite && ! grep -q "^lite " /proc/modules'
+	check "node1: systemctl start liteagent loads lite.ko again" \
+		quiet g_exec 1 120 'systemctl start liteagent && grep -q "^lite " /proc/modules'
+	check "litectl nodes on node1: node1 ALIVE again, beside node2" vm_wait_until 60 nodes_alive
 
 	echo "== purge on a running node (node2)"
 	local t0=$SECONDS
