@@ -17,6 +17,7 @@
 #include "absl/time/clock.h"
 #include "agent/fake_module.h"
 #include "agent/testing/fake_manager.h"
+#include "common/metrics/sample_value.h"
 
 namespace lite::agent {
 namespace {
@@ -26,36 +27,8 @@ using testing::FakeManagerServer;
 
 constexpr absl::Duration kWait = absl::Seconds(10);
 
-using Labels = std::vector<std::pair<std::string, std::string>>;
-
-// A sample's value (a histogram's count).
-std::optional<double> Value(const std::vector<MetricFamily>& all,
-                            const std::string& name,
-                            const Labels& labels = {}) {
-  for (const MetricFamily& f : all) {
-    if (f.name != name) continue;
-    for (const prometheus::ClientMetric& m : f.metric) {
-      if (m.label.size() != labels.size()) continue;
-      bool same = true;
-      for (size_t i = 0; i < labels.size(); ++i) {
-        same &= m.label[i].name == labels[i].first &&
-                m.label[i].value == labels[i].second;
-      }
-      if (!same) continue;
-      switch (f.type) {
-        case prometheus::MetricType::Counter:
-          return m.counter.value;
-        case prometheus::MetricType::Gauge:
-          return m.gauge.value;
-        case prometheus::MetricType::Histogram:
-          return static_cast<double>(m.histogram.sample_count);
-        default:
-          return m.untyped.value;
-      }
-    }
-  }
-  return std::nullopt;
-}
+using metrics::Labels;
+using metrics::SampleValue;
 
 bool HasPrefix(const std::vector<MetricFamily>& all, const std::string& p) {
   for (const MetricFamily& f : all) {
@@ -99,11 +72,11 @@ TEST(AgentMetrics, UpcallsTheConnectionAndTheModule) {
   std::unique_ptr<Agent> agent = MakeAgent(server.address(), &module);
   AgentMetrics metrics(agent.get(), [&] { return module.GetCounters(); });
   std::vector<MetricFamily> m = metrics.Collect();
-  EXPECT_EQ(
-      Value(m, "lite_agent_manager_connection_state", {{"state", "joining"}}),
-      1);
-  EXPECT_EQ(Value(m, "lite_agent_upcalls_answered_total",
-                  {{"kind", "map"}, {"code", "OK"}}),
+  EXPECT_EQ(SampleValue(m, "lite_agent_manager_connection_state",
+                        {{"state", "joining"}}),
+            1);
+  EXPECT_EQ(SampleValue(m, "lite_agent_upcalls_answered_total",
+                        {{"kind", "map"}, {"code", "OK"}}),
             0);
 
   agent->Start();
@@ -125,35 +98,38 @@ TEST(AgentMetrics, UpcallsTheConnectionAndTheModule) {
   const absl::Time deadline = absl::Now() + kWait;
   do {
     m = metrics.Collect();
-  } while (Value(m, "lite_agent_upcall_duration_seconds", {{"kind", "map"}}) <
-               2 &&
+  } while (SampleValue(m, "lite_agent_upcall_duration_seconds",
+                       {{"kind", "map"}}) < 2 &&
            absl::Now() < deadline);
-  EXPECT_EQ(
-      Value(m, "lite_agent_manager_connection_state", {{"state", "connected"}}),
-      1);
-  EXPECT_EQ(
-      Value(m, "lite_agent_manager_connection_state", {{"state", "joining"}}),
-      0);
-  EXPECT_EQ(Value(m, "lite_agent_joins_total", {{"result", "ok"}}), 1);
-  EXPECT_EQ(Value(m, "lite_agent_upcalls_received_total", {{"kind", "map"}}),
-            2);
-  EXPECT_EQ(Value(m, "lite_agent_upcalls_answered_total",
-                  {{"kind", "map"}, {"code", "OK"}}),
-            2);
-  EXPECT_EQ(Value(m, "lite_agent_upcalls_answered_total",
-                  {{"kind", "register"}, {"code", "PERMISSION_DENIED"}}),
+  EXPECT_EQ(SampleValue(m, "lite_agent_manager_connection_state",
+                        {{"state", "connected"}}),
             1);
-  EXPECT_EQ(Value(m, "lite_agent_upcall_duration_seconds", {{"kind", "map"}}),
-            2);
-  EXPECT_EQ(
-      Value(m, "lite_agent_upcall_duration_seconds", {{"kind", "register"}}),
-      1);
-  EXPECT_EQ(Value(m, "lite_agent_upcall_duration_seconds", {{"kind", "free"}}),
+  EXPECT_EQ(SampleValue(m, "lite_agent_manager_connection_state",
+                        {{"state", "joining"}}),
             0);
+  EXPECT_EQ(SampleValue(m, "lite_agent_joins_total", {{"result", "ok"}}), 1);
+  EXPECT_EQ(
+      SampleValue(m, "lite_agent_upcalls_received_total", {{"kind", "map"}}),
+      2);
+  EXPECT_EQ(SampleValue(m, "lite_agent_upcalls_answered_total",
+                        {{"kind", "map"}, {"code", "OK"}}),
+            2);
+  EXPECT_EQ(SampleValue(m, "lite_agent_upcalls_answered_total",
+                        {{"kind", "register"}, {"code", "PERMISSION_DENIED"}}),
+            1);
+  EXPECT_EQ(
+      SampleValue(m, "lite_agent_upcall_duration_seconds", {{"kind", "map"}}),
+      2);
+  EXPECT_EQ(SampleValue(m, "lite_agent_upcall_duration_seconds",
+                        {{"kind", "register"}}),
+            1);
+  EXPECT_EQ(
+      SampleValue(m, "lite_agent_upcall_duration_seconds", {{"kind", "free"}}),
+      0);
   // The module's counters, read for this scrape: the two grants it holds.
-  EXPECT_EQ(Value(m, "lite_kernel_counters_up"), 1);
-  EXPECT_EQ(Value(m, "lite_kernel_grants"), 2);
-  EXPECT_EQ(Value(m, "lite_kernel_peers"), 0);
+  EXPECT_EQ(SampleValue(m, "lite_kernel_counters_up"), 1);
+  EXPECT_EQ(SampleValue(m, "lite_kernel_grants"), 2);
+  EXPECT_EQ(SampleValue(m, "lite_kernel_peers"), 0);
   agent->Shutdown();
 }
 
@@ -173,17 +149,17 @@ TEST(AgentMetrics, AStuckModuleIsReportedNotWaitedFor) {
   const absl::Time start = absl::Now();
   std::vector<MetricFamily> m = metrics.Collect();
   EXPECT_LT(absl::Now() - start, absl::Seconds(5));
-  EXPECT_EQ(Value(m, "lite_kernel_counters_up"), 0);
+  EXPECT_EQ(SampleValue(m, "lite_kernel_counters_up"), 0);
   EXPECT_FALSE(HasPrefix(m, "lite_kernel_peers"));
   // Everything else is still there.
-  EXPECT_EQ(
-      Value(m, "lite_agent_manager_connection_state", {{"state", "joining"}}),
-      1);
+  EXPECT_EQ(SampleValue(m, "lite_agent_manager_connection_state",
+                        {{"state", "joining"}}),
+            1);
   stuck = false;
   release.Notify();
   m = metrics.Collect();
-  EXPECT_EQ(Value(m, "lite_kernel_counters_up"), 1);
-  EXPECT_EQ(Value(m, "lite_kernel_peers"), 0);
+  EXPECT_EQ(SampleValue(m, "lite_kernel_counters_up"), 1);
+  EXPECT_EQ(SampleValue(m, "lite_kernel_peers"), 0);
 }
 
 TEST(AgentMetrics, AFailingModuleIsReported) {
@@ -195,7 +171,7 @@ TEST(AgentMetrics, AFailingModuleIsReported) {
                          return absl::UnavailableError("lite.ko is not loaded");
                        });
   const std::vector<MetricFamily> m = metrics.Collect();
-  EXPECT_EQ(Value(m, "lite_kernel_counters_up"), 0);
+  EXPECT_EQ(SampleValue(m, "lite_kernel_counters_up"), 0);
   EXPECT_FALSE(HasPrefix(m, "lite_kernel_peers"));
 }
 

@@ -9,42 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "common/metrics/sample_value.h"
 #include "controlplane/lmr_test_fixture.h"
 
 namespace lite::controlplane::testing {
 namespace {
 
-using Labels = std::vector<std::pair<std::string, std::string>>;
-
-// The sample of `name` with exactly `labels` (nullopt: none), as a
-// counter's or gauge's value, or a histogram's count.
-std::optional<double> Value(const std::vector<prometheus::MetricFamily>& all,
-                            const std::string& name,
-                            const Labels& labels = {}) {
-  for (const prometheus::MetricFamily& family : all) {
-    if (family.name != name) continue;
-    for (const prometheus::ClientMetric& m : family.metric) {
-      if (m.label.size() != labels.size()) continue;
-      bool same = true;
-      for (size_t i = 0; i < labels.size(); ++i) {
-        same &= m.label[i].name == labels[i].first &&
-                m.label[i].value == labels[i].second;
-      }
-      if (!same) continue;
-      switch (family.type) {
-        case prometheus::MetricType::Counter:
-          return m.counter.value;
-        case prometheus::MetricType::Gauge:
-          return m.gauge.value;
-        case prometheus::MetricType::Histogram:
-          return static_cast<double>(m.histogram.sample_count);
-        default:
-          return m.untyped.value;
-      }
-    }
-  }
-  return std::nullopt;
-}
+using metrics::Labels;
+using metrics::SampleValue;
 
 class ManagerMetricsTest : public LmrTest {
  protected:
@@ -62,12 +34,12 @@ class ManagerMetricsTest : public LmrTest {
 
 TEST_F(ManagerMetricsTest, GaugesFollowTheState) {
   std::vector<prometheus::MetricFamily> m = Scrape();
-  EXPECT_EQ(Value(m, "lite_manager_members", {{"state", "alive"}}), 3);
-  EXPECT_EQ(Value(m, "lite_manager_members", {{"state", "failed"}}), 0);
-  EXPECT_EQ(Value(m, "lite_manager_members", {{"state", "left"}}), 0);
-  EXPECT_EQ(Value(m, "lite_manager_sessions_open"), 3);
-  EXPECT_EQ(Value(m, "lite_manager_joins_total"), 3);
-  EXPECT_EQ(Value(m, "lite_manager_lmrs", {{"state", "live"}}), 0);
+  EXPECT_EQ(SampleValue(m, "lite_manager_members", {{"state", "alive"}}), 3);
+  EXPECT_EQ(SampleValue(m, "lite_manager_members", {{"state", "failed"}}), 0);
+  EXPECT_EQ(SampleValue(m, "lite_manager_members", {{"state", "left"}}), 0);
+  EXPECT_EQ(SampleValue(m, "lite_manager_sessions_open"), 3);
+  EXPECT_EQ(SampleValue(m, "lite_manager_joins_total"), 3);
+  EXPECT_EQ(SampleValue(m, "lite_manager_lmrs", {{"state", "live"}}), 0);
 
   Register(a_, "kv", 0644, Creds(1000, 100), 1 << 20);
   Map(b_, "kv", Creds(1000, 100), true, false);
@@ -75,11 +47,12 @@ TEST_F(ManagerMetricsTest, GaugesFollowTheState) {
   drain.set_node_id(c_.id);
   ASSERT_TRUE(state_->DrainNode(drain).ok());
   m = Scrape();
-  EXPECT_EQ(Value(m, "lite_manager_lmrs", {{"state", "live"}}), 1);
-  EXPECT_EQ(Value(m, "lite_manager_lmr_bytes", {{"state", "live"}}), 1 << 20);
-  EXPECT_EQ(Value(m, "lite_manager_grants"), 1);
-  EXPECT_EQ(Value(m, "lite_manager_grants_issued_total"), 1);
-  EXPECT_EQ(Value(m, "lite_manager_members_draining"), 1);
+  EXPECT_EQ(SampleValue(m, "lite_manager_lmrs", {{"state", "live"}}), 1);
+  EXPECT_EQ(SampleValue(m, "lite_manager_lmr_bytes", {{"state", "live"}}),
+            1 << 20);
+  EXPECT_EQ(SampleValue(m, "lite_manager_grants"), 1);
+  EXPECT_EQ(SampleValue(m, "lite_manager_grants_issued_total"), 1);
+  EXPECT_EQ(SampleValue(m, "lite_manager_members_draining"), 1);
 
   // c leaves; then b misses its lease while a heartbeats.
   lite::v1::LeaveRequest leave;
@@ -91,21 +64,21 @@ TEST_F(ManagerMetricsTest, GaugesFollowTheState) {
     state_->Tick();
   }
   m = Scrape();
-  EXPECT_EQ(Value(m, "lite_manager_members", {{"state", "alive"}}), 1);
-  EXPECT_EQ(Value(m, "lite_manager_members", {{"state", "failed"}}), 1);
-  EXPECT_EQ(Value(m, "lite_manager_members", {{"state", "left"}}), 1);
-  EXPECT_EQ(Value(m, "lite_manager_members_draining"), 0);
-  EXPECT_EQ(Value(m, "lite_manager_sessions_open"), 1);
-  EXPECT_EQ(Value(m, "lite_manager_member_leaves_total"), 1);
-  EXPECT_EQ(Value(m, "lite_manager_member_failures_total",
-                  {{"cause", "lease_expired"}}),
+  EXPECT_EQ(SampleValue(m, "lite_manager_members", {{"state", "alive"}}), 1);
+  EXPECT_EQ(SampleValue(m, "lite_manager_members", {{"state", "failed"}}), 1);
+  EXPECT_EQ(SampleValue(m, "lite_manager_members", {{"state", "left"}}), 1);
+  EXPECT_EQ(SampleValue(m, "lite_manager_members_draining"), 0);
+  EXPECT_EQ(SampleValue(m, "lite_manager_sessions_open"), 1);
+  EXPECT_EQ(SampleValue(m, "lite_manager_member_leaves_total"), 1);
+  EXPECT_EQ(SampleValue(m, "lite_manager_member_failures_total",
+                        {{"cause", "lease_expired"}}),
             1);
-  EXPECT_EQ(
-      Value(m, "lite_manager_member_failures_total", {{"cause", "evicted"}}),
-      0);
+  EXPECT_EQ(SampleValue(m, "lite_manager_member_failures_total",
+                        {{"cause", "evicted"}}),
+            0);
   // b's grant went with it; a's LMR stays.
-  EXPECT_EQ(Value(m, "lite_manager_grants"), 0);
-  EXPECT_EQ(Value(m, "lite_manager_lmrs", {{"state", "live"}}), 1);
+  EXPECT_EQ(SampleValue(m, "lite_manager_grants"), 0);
+  EXPECT_EQ(SampleValue(m, "lite_manager_lmrs", {{"state", "live"}}), 1);
 }
 
 TEST_F(ManagerMetricsTest, NodeRequestsCountOnceByOutcomeAndAreTimed) {
@@ -121,7 +94,8 @@ TEST_F(ManagerMetricsTest, NodeRequestsCountOnceByOutcomeAndAreTimed) {
   // Answered OK after 30 ms.
   StartAlloc(AllocRequest(a_, b_.id, "one"));
   uint64_t id = TakeRequest(b_).request_id();
-  EXPECT_EQ(Value(Scrape(), "lite_manager_node_requests_in_flight", alloc), 1);
+  EXPECT_EQ(
+      SampleValue(Scrape(), "lite_manager_node_requests_in_flight", alloc), 1);
   clock_.Advance(absl::Milliseconds(30));
   ASSERT_TRUE(state_->HandleResult(b_.binding(), Allocated(id, 8192)).ok());
   // Answered with an error after 2 s.
@@ -140,13 +114,16 @@ TEST_F(ManagerMetricsTest, NodeRequestsCountOnceByOutcomeAndAreTimed) {
   ASSERT_TRUE(state_->HandleResult(b_.binding(), Allocated(late, 8192)).ok());
 
   std::vector<prometheus::MetricFamily> m = Scrape();
-  EXPECT_EQ(Value(m, "lite_manager_node_requests_total", alloc_ok), 1);
-  EXPECT_EQ(Value(m, "lite_manager_node_requests_total", alloc_error), 1);
-  EXPECT_EQ(Value(m, "lite_manager_node_requests_total", alloc_timeout), 1);
-  EXPECT_EQ(Value(m, "lite_manager_node_requests_total", alloc_abandoned), 0);
-  EXPECT_EQ(Value(m, "lite_manager_node_requests_in_flight", alloc), 0);
+  EXPECT_EQ(SampleValue(m, "lite_manager_node_requests_total", alloc_ok), 1);
+  EXPECT_EQ(SampleValue(m, "lite_manager_node_requests_total", alloc_error), 1);
+  EXPECT_EQ(SampleValue(m, "lite_manager_node_requests_total", alloc_timeout),
+            1);
+  EXPECT_EQ(SampleValue(m, "lite_manager_node_requests_total", alloc_abandoned),
+            0);
+  EXPECT_EQ(SampleValue(m, "lite_manager_node_requests_in_flight", alloc), 0);
   // The histogram holds the two answers: 30 ms and 2 s, exactly.
-  EXPECT_EQ(Value(m, "lite_manager_node_request_duration_seconds", alloc), 2);
+  EXPECT_EQ(SampleValue(m, "lite_manager_node_request_duration_seconds", alloc),
+            2);
   const ManagerMetricsSnapshot snapshot = state_->MetricsSnapshot();
   const metrics::LatencyHistogram& latency =
       snapshot.node_requests.latency[static_cast<size_t>(
@@ -163,11 +140,12 @@ TEST_F(ManagerMetricsTest, NodeRequestsCountOnceByOutcomeAndAreTimed) {
   evict.set_node_id(c_.id);
   ASSERT_TRUE(state_->EvictNode(evict).ok());
   m = Scrape();
-  EXPECT_EQ(Value(m, "lite_manager_node_requests_total", alloc_abandoned), 1);
-  EXPECT_EQ(
-      Value(m, "lite_manager_member_failures_total", {{"cause", "evicted"}}),
-      1);
-  EXPECT_EQ(Value(m, "lite_manager_node_requests_in_flight", alloc), 0);
+  EXPECT_EQ(SampleValue(m, "lite_manager_node_requests_total", alloc_abandoned),
+            1);
+  EXPECT_EQ(SampleValue(m, "lite_manager_member_failures_total",
+                        {{"cause", "evicted"}}),
+            1);
+  EXPECT_EQ(SampleValue(m, "lite_manager_node_requests_in_flight", alloc), 0);
 }
 
 TEST_F(ManagerMetricsTest, TheFencedFreeShowsReleasingBytesUntilTheAnswer) {
@@ -184,23 +162,25 @@ TEST_F(ManagerMetricsTest, TheFencedFreeShowsReleasingBytesUntilTheAnswer) {
   const lite::v1::NodeRequest release = TakeRequest(b_);
   ASSERT_TRUE(release.has_release_lmr_memory());
   std::vector<prometheus::MetricFamily> m = Scrape();
-  EXPECT_EQ(Value(m, "lite_manager_lmrs", {{"state", "live"}}), 0);
-  EXPECT_EQ(Value(m, "lite_manager_lmrs", {{"state", "releasing"}}), 1);
-  EXPECT_EQ(Value(m, "lite_manager_lmr_bytes", {{"state", "releasing"}}), 8192);
-  EXPECT_EQ(Value(m, "lite_manager_node_requests_in_flight",
-                  {{"kind", "release_lmr_memory"}}),
+  EXPECT_EQ(SampleValue(m, "lite_manager_lmrs", {{"state", "live"}}), 0);
+  EXPECT_EQ(SampleValue(m, "lite_manager_lmrs", {{"state", "releasing"}}), 1);
+  EXPECT_EQ(SampleValue(m, "lite_manager_lmr_bytes", {{"state", "releasing"}}),
+            8192);
+  EXPECT_EQ(SampleValue(m, "lite_manager_node_requests_in_flight",
+                        {{"kind", "release_lmr_memory"}}),
             1);
   clock_.Advance(absl::Milliseconds(5));
   ASSERT_TRUE(Answer(b_, release.request_id(), 0).ok());
   m = Scrape();
-  EXPECT_EQ(Value(m, "lite_manager_lmrs", {{"state", "releasing"}}), 0);
-  EXPECT_EQ(Value(m, "lite_manager_lmr_bytes", {{"state", "releasing"}}), 0);
-  EXPECT_EQ(Value(m, "lite_manager_lmr_releases_total"), 1);
-  EXPECT_EQ(Value(m, "lite_manager_node_requests_total",
-                  {{"kind", "release_lmr_memory"}, {"outcome", "ok"}}),
+  EXPECT_EQ(SampleValue(m, "lite_manager_lmrs", {{"state", "releasing"}}), 0);
+  EXPECT_EQ(SampleValue(m, "lite_manager_lmr_bytes", {{"state", "releasing"}}),
+            0);
+  EXPECT_EQ(SampleValue(m, "lite_manager_lmr_releases_total"), 1);
+  EXPECT_EQ(SampleValue(m, "lite_manager_node_requests_total",
+                        {{"kind", "release_lmr_memory"}, {"outcome", "ok"}}),
             1);
-  EXPECT_EQ(Value(m, "lite_manager_node_request_duration_seconds",
-                  {{"kind", "release_lmr_memory"}}),
+  EXPECT_EQ(SampleValue(m, "lite_manager_node_request_duration_seconds",
+                        {{"kind", "release_lmr_memory"}}),
             1);
 }
 
