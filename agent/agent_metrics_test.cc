@@ -17,6 +17,7 @@
 #include "absl/time/clock.h"
 #include "agent/fake_module.h"
 #include "agent/testing/fake_manager.h"
+#include "agent/testing/test_agent.h"
 #include "common/metrics/sample_value.h"
 
 namespace lite::agent {
@@ -39,19 +40,7 @@ bool HasPrefix(const std::vector<MetricFamily>& all, const std::string& p) {
 
 std::unique_ptr<Agent> MakeAgent(const std::string& address,
                                  FakeModule* module) {
-  AgentOptions o;
-  o.node_name = "n1";
-  o.rdma_address = "127.0.0.1:7471";
-  o.manager_address = address;
-  o.rpc_timeout = absl::Seconds(2);
-  o.backoff_initial = absl::Milliseconds(10);
-  o.backoff_max = absl::Milliseconds(50);
-  o.leave_grace = absl::Seconds(1);
-  o.upcalls.upcall_timeout = absl::Seconds(5);
-  return std::make_unique<Agent>(
-      o, module,
-      lite::v1::ClusterManager::NewStub(
-          grpc::CreateChannel(address, grpc::InsecureChannelCredentials())));
+  return testing::MakeTestAgent(testing::TestAgentOptions(address), module);
 }
 
 lite::v1::Credentials AppCreds() {

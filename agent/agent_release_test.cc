@@ -19,6 +19,7 @@
 #include "agent/agent.h"
 #include "agent/fake_module.h"
 #include "agent/testing/fake_manager.h"
+#include "agent/testing/test_agent.h"
 
 namespace lite::agent {
 namespace {
@@ -40,20 +41,9 @@ bool Eventually(const std::function<bool()>& pred) {
 
 std::unique_ptr<Agent> MakeAgent(const std::string& address,
                                  FakeModule* module) {
-  AgentOptions o;
-  o.node_name = "n1";
-  o.rdma_address = "127.0.0.1:7471";
-  o.manager_address = address;
-  o.rpc_timeout = absl::Seconds(2);
-  o.backoff_initial = absl::Milliseconds(10);
-  o.backoff_max = absl::Milliseconds(50);
-  o.leave_grace = absl::Seconds(1);
-  o.upcalls.upcall_timeout = absl::Seconds(5);
+  AgentOptions o = testing::TestAgentOptions(address);
   o.revoker.retry_after_timeout = absl::Milliseconds(20);
-  return std::make_unique<Agent>(
-      o, module,
-      lite::v1::ClusterManager::NewStub(
-          grpc::CreateChannel(address, grpc::InsecureChannelCredentials())));
+  return testing::MakeTestAgent(o, module);
 }
 
 uint64_t CounterValue(const Agent& agent, const std::string& name) {

@@ -22,6 +22,7 @@
 #include "agent/agent.h"
 #include "agent/fake_module.h"
 #include "agent/testing/fake_manager.h"
+#include "agent/testing/test_agent.h"
 
 namespace lite::agent {
 namespace {
@@ -44,25 +45,10 @@ bool Eventually(const std::function<bool()>& pred,
 
 std::unique_ptr<Agent> MakeAgent(const std::string& address,
                                  FakeModule* module) {
-  AgentOptions o;
-  o.node_name = "n1";
-  o.rdma_address = "127.0.0.1:7471";
-  o.manager_address = address;
-  o.rpc_timeout = absl::Seconds(2);
-  o.backoff_initial = absl::Milliseconds(10);
-  o.backoff_max = absl::Milliseconds(50);
-  o.leave_grace = absl::Seconds(1);
-  o.upcalls.upcall_timeout = absl::Seconds(5);
+  AgentOptions o = testing::TestAgentOptions(address);
   o.upcalls.unregister.retry_initial = absl::Milliseconds(10);
   o.upcalls.unregister.retry_max = absl::Milliseconds(50);
-  grpc::ChannelArguments args;
-  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 10);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 10);
-  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 50);
-  return std::make_unique<Agent>(
-      o, module,
-      lite::v1::ClusterManager::NewStub(grpc::CreateCustomChannel(
-          address, grpc::InsecureChannelCredentials(), args)));
+  return testing::MakeTestAgent(o, module);
 }
 
 lite::v1::Credentials Creds() {
