@@ -161,15 +161,15 @@ prepare() {
 		(umask 077 && cp "$tls/$name.key" "$etc/tls/node.key")
 		# Only the lines that name this cluster change; a shipped file
 		# whose lines moved fails here, not later in a daemon.
-		sed -e "s|^--manager=.*|--manager=$(lc_ip 1):7420|" \
+		sed -e "s|^--manager=.*|--manager=$(guest_ip 1):7420|" \
 			-e "s|^#--node_name=.*|--node_name=$name|" \
-			-e "s|^--rdma_address=.*|--rdma_address=$(lc_ip "$g"):18600|" \
+			-e "s|^--rdma_address=.*|--rdma_address=$(guest_ip "$g"):18600|" \
 			"$root/etc/lite/liteagent.conf" > "$etc/liteagent.conf"
 		check "$name: liteagent.conf names the manager, the node and its RDMA address" \
 			grep -qx -e "--node_name=$name" "$etc/liteagent.conf"
-		grep -qx -e "--manager=$(lc_ip 1):7420" "$etc/liteagent.conf" ||
+		grep -qx -e "--manager=$(guest_ip 1):7420" "$etc/liteagent.conf" ||
 			vm_fail "$name: the shipped liteagent.conf has no --manager= line"
-		grep -qx -e "--rdma_address=$(lc_ip "$g"):18600" "$etc/liteagent.conf" ||
+		grep -qx -e "--rdma_address=$(guest_ip "$g"):18600" "$etc/liteagent.conf" ||
 			vm_fail "$name: the shipped liteagent.conf has no --rdma_address= line"
 	done
 	# node1 is also the manager's machine: the shipped litemgr.conf as it is.
@@ -177,7 +177,8 @@ prepare() {
 	(umask 077 && cp "$tls/litemgr.key" "$tls/pairkey" "$tls/ops.key" "$work/g1/etc/lite/tls/")
 }
 
-lc_ip() { echo "10.211.0.$((10 + $1))"; }
+# guest_ip N: guest N's address, as litevm gives it.
+guest_ip() { "$repo/tools/vm/litevm" ip "$1"; }
 
 # --- in the cluster ---------------------------------------------------------
 
