@@ -127,9 +127,14 @@ grpc::ServerUnaryReactor* ClusterOperatorService::DrainNode(
     lite::v1::DrainNodeResponse* response) {
   std::string caller;
   absl::Status allowed = Allowed(context, &caller);
+  if (!allowed.ok()) {
+    // No request field: the caller is not an operator (audit.h).
+    AuditRefused(caller, context->peer(), "DrainNode", allowed);
+    return Reply(context, absl::StatusOr<lite::v1::DrainNodeResponse>(allowed),
+                 response);
+  }
   absl::StatusOr<lite::v1::DrainNodeResponse> result =
-      allowed.ok() ? state_->DrainNode(*request)
-                   : absl::StatusOr<lite::v1::DrainNodeResponse>(allowed);
+      state_->DrainNode(*request);
   Audit(caller, "DrainNode",
         absl::StrCat(NodeFields(request->node_id(), request->node_name()),
                      request->cancel() ? " cancel" : ""),
@@ -143,9 +148,14 @@ grpc::ServerUnaryReactor* ClusterOperatorService::EvictNode(
     lite::v1::EvictNodeResponse* response) {
   std::string caller;
   absl::Status allowed = Allowed(context, &caller);
+  if (!allowed.ok()) {
+    // No request field: the caller is not an operator (audit.h).
+    AuditRefused(caller, context->peer(), "EvictNode", allowed);
+    return Reply(context, absl::StatusOr<lite::v1::EvictNodeResponse>(allowed),
+                 response);
+  }
   absl::StatusOr<lite::v1::EvictNodeResponse> result =
-      allowed.ok() ? state_->EvictNode(*request)
-                   : absl::StatusOr<lite::v1::EvictNodeResponse>(allowed);
+      state_->EvictNode(*request);
   Audit(caller, "EvictNode",
         absl::StrCat(NodeFields(request->node_id(), request->node_name()),
                      " reason=", Quoted(request->reason())),

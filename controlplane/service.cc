@@ -34,14 +34,16 @@ absl::Status CheckActsFor(const ManagerState& state, const tls::Authz& authz,
       "), not for node ", node_id));
 }
 
-// Role node, acting for `node_id`; sets *caller to the certificate's name.
-absl::Status CheckNode(grpc::CallbackServerContext* context,
-                       const ManagerState& state, const tls::Authz& authz,
-                       uint32_t node_id, std::string* caller) {
-  absl::Status allowed =
+// Role node; sets *caller to the certificate's name. A caller without it
+// is audited with no request field (audit.h: AuditRefused), so nothing
+// such a caller sends reaches the log.
+absl::Status Identify(grpc::CallbackServerContext* context,
+                      const tls::Authz& authz, absl::string_view method,
+                      std::string* caller) {
+  absl::Status known =
       authz.Require(*context->auth_context(), tls::Role::kNode, caller);
-  if (!allowed.ok()) return allowed;
-  return CheckActsFor(state, authz, *caller, node_id);
+  if (!known.ok()) AuditRefused(*caller, context->peer(), method, known);
+  return known;
 }
 
 // A unary node RPC: check the caller, then (only if allowed) `call` the
@@ -54,7 +56,11 @@ grpc::ServerUnaryReactor* NodeRpc(grpc::CallbackServerContext* context,
                                   const std::string& fields, Response* response,
                                   Call call) {
   std::string caller;
-  absl::Status allowed = CheckNode(context, state, authz, node_id, &caller);
+  if (absl::Status known = Identify(context, authz, method, &caller);
+      !known.ok()) {
+    return Reply(context, absl::StatusOr<Response>(known), response);
+  }
+  absl::Status allowed = CheckActsFor(state, authz, caller, node_id);
   absl::StatusOr<Response> result =
       allowed.ok() ? call() : absl::StatusOr<Response>(allowed);
   Audit(caller, method, fields, result.status());
@@ -227,7 +233,7 @@ grpc::ServerUnaryReactor* ClusterManagerService::Join(
       authz_->Require(*context->auth_context(), tls::Role::kNode, &caller);
   if (!allowed.ok()) {
     // Not parsed: nothing from a caller without a role is looked at.
-    Audit(caller, "Join", "", allowed);
+    AuditRefused(caller, context->peer(), "Join", allowed);
     reactor->Finish(ToGrpcStatus(allowed));
     return reactor;
   }
@@ -313,8 +319,13 @@ grpc::ServerUnaryReactor* ClusterManagerService::AllocLmr(
       CallerFields(request->caller()), " name=", Quoted(request->name()),
       " size=", request->size_bytes(), " home=", request->home_node_id(),
       " uid=", request->owner().uid());
-  absl::Status started = CheckNode(context, *state_, *authz_,
-                                   request->caller().node_id(), &caller);
+  if (absl::Status known = Identify(context, *authz_, "AllocLmr", &caller);
+      !known.ok()) {
+    reactor->Finish(ToGrpcStatus(known));
+    return reactor;
+  }
+  absl::Status started =
+      CheckActsFor(*state_, *authz_, caller, request->caller().node_id());
   if (started.ok()) {
     // The reactor and response stay valid until Finish: `done` runs once,
     // and is the one place the outcome is known (the home answers later).
@@ -435,8 +446,13 @@ grpc::ServerUnaryReactor* ClusterManagerService::BindService(
   const std::string fields = absl::StrCat(
       CallerFields(request->caller()), " service=", request->service_id(),
       " slot_bytes=", request->reply_slot_bytes());
-  absl::Status started = CheckNode(context, *state_, *authz_,
-                                   request->caller().node_id(), &caller);
+  if (absl::Status known = Identify(context, *authz_, "BindService", &caller);
+      !known.ok()) {
+    reactor->Finish(ToGrpcStatus(known));
+    return reactor;
+  }
+  absl::Status started =
+      CheckActsFor(*state_, *authz_, caller, request->caller().node_id());
   if (started.ok()) {
     // As AllocLmr: `done` runs once, when the server node answers.
     started = state_->BindService(

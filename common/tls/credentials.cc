@@ -271,9 +271,12 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(
       Provider(files, reload_interval));
   options.watch_root_certs();
   options.watch_identity_key_cert_pairs();
-  // Verify a presented certificate, but let a client without one in: the
-  // service's authz check then says UNAUTHENTICATED in words.
-  options.set_cert_request_type(GRPC_SSL_REQUEST_CLIENT_CERTIFICATE_AND_VERIFY);
+  // A client without a certificate of the cluster's CA ends at the
+  // handshake: it never reaches protobuf parsing, a handler or the audit
+  // log, and costs no more than a TLS handshake (review cp-2026-11-28 M1,
+  // L6). The health service, too, answers only certificate holders.
+  options.set_cert_request_type(
+      GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
   std::shared_ptr<grpc::ServerCredentials> creds =
       grpc::experimental::TlsServerCredentials(options);
   if (creds == nullptr) {

@@ -2,13 +2,13 @@
 // files: the cluster CA, the certificate and its private key, all PEM, as
 // tools/litecerts makes them. docs/security.md.
 //
-// Servers request a client certificate and verify it against the CA when
-// one is presented, but let a client without one finish the handshake, so
-// that the call reaches the service and authz (authz.h) answers
-// UNAUTHENTICATED with a message instead of the client seeing a bare
-// handshake failure. A certificate from another CA, expired or not yet valid
-// still fails the handshake. Clients always present their certificate and
-// verify the server's against the CA and the name it must carry.
+// Servers require a client certificate and verify it against the CA: a
+// client without one, or with one from another CA, expired or not yet
+// valid, fails the handshake (the client sees UNAVAILABLE) and never
+// reaches a service, so nothing an unknown caller sends is parsed or
+// logged; authz (authz.h) then decides what a verified name may call.
+// Clients always present their certificate and verify the server's against
+// the CA and the name it must carry.
 //
 // The files are watched: a renewed certificate and key (replace both, key
 // first or atomically by rename) are served from the next refresh on, without

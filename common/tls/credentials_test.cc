@@ -302,11 +302,12 @@ TEST_F(TlsPairTest, MutualTlsNamesBothEnds) {
   EXPECT_EQ(server_pem, Slurp(Certs::Dir() + "/litemgr.crt"));
 }
 
-TEST_F(TlsPairTest, ClientWithoutCertificateReachesTheServiceUnauthenticated) {
+// A caller without a certificate never reaches a service (not even
+// health): nothing it sends is parsed or logged (review cp-2026-11-28 M1).
+TEST_F(TlsPairTest, ClientWithoutCertificateIsRefusedAtTheHandshake) {
   grpc::Status s = Call(RawClient(Certs::Dir() + "/ca.crt", "", ""));
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAUTHENTICATED)
-      << s.error_message();
-  EXPECT_EQ(service_.calls, 1);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAVAILABLE) << s.error_message();
+  EXPECT_EQ(service_.calls, 0);
 }
 
 TEST_F(TlsPairTest, HandshakeRefusals) {

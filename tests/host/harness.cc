@@ -277,8 +277,8 @@ lite::v1::ClusterManager::Stub* Cluster::manager_stub_as(
   std::optional<TlsFiles> files;
   if (tls_) {
     absl::StatusOr<TlsFiles> issued = Certificate("node", name);
-    // A stub without a certificate: its calls fail UNAUTHENTICATED, which
-    // the test reports with the name.
+    // A stub without a certificate: its calls fail the handshake
+    // (UNAVAILABLE), which the test reports with the name.
     files = issued.ok() ? *issued : TlsFiles{"", "", Files(name).ca};
   }
   auto stub = NewManagerStub(files);

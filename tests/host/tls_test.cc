@@ -7,9 +7,9 @@
 // Where a refusal happens decides its code: a certificate from another CA,
 // expired or not yet valid, and plaintext to the TLS port fail the TLS
 // handshake, which the client sees as UNAVAILABLE (the call never reaches
-// a service); a TLS client without a certificate reaches the service and
-// is told UNAUTHENTICATED; a verified certificate without the role, or a
-// node certificate acting for another node, PERMISSION_DENIED.
+// a service), and so does a TLS client without a certificate; a verified
+// certificate without the role, or a node certificate acting for another
+// node, PERMISSION_DENIED.
 #include <grpcpp/grpcpp.h>
 
 #include <functional>
@@ -176,10 +176,10 @@ TEST_F(TlsTest, EveryWrongCertificateIsRefusedAndChangesNothing) {
        StatusCode::UNAVAILABLE},
       {"no client certificate: Join as n1",
        [&] { return Join(cluster_.NewManagerStub(no_cert).get(), "n1"); },
-       StatusCode::UNAUTHENTICATED},
+       StatusCode::UNAVAILABLE},
       {"no client certificate: ListNodes",
        [&] { return ListNodes(cluster_.NewOperatorStub(no_cert).get()); },
-       StatusCode::UNAUTHENTICATED},
+       StatusCode::UNAVAILABLE},
       {"n1's certificate joins as n2 (would supersede it)",
        [&] { return Join(n1(), "n2"); }, StatusCode::PERMISSION_DENIED},
       {"n1's certificate joins as a new node 'fake'",
@@ -284,7 +284,7 @@ TEST_F(TlsTest, EveryWrongCertificateIsRefusedAndChangesNothing) {
          lite::v1::GetStatusResponse response;
          return stub->GetStatus(&context, {}, &response);
        },
-       StatusCode::UNAUTHENTICATED},
+       StatusCode::UNAVAILABLE},
   };
   std::cout << absl::StrFormat("%-55s %-18s %s\n", "caller", "expected", "got");
   for (const Refusal& r : refusals) {
