@@ -41,6 +41,7 @@
 #include "lite_conn.h"
 #include "lite_rpc.h"
 #include "lite_internal.h"
+#include "lite_sync.h"
 
 /* Initiator retry delays: doubled after each failure, jitter added. */
 #define LITE_RETRY_MIN_MS 100
@@ -422,6 +423,11 @@ static void lite_peer_detach_locked(struct lite_peer *peer)
 	peer->connected = 0;
 	/* Calls to it fail now; its rings go once its connections are torn down. */
 	lite_rpc_peer_down_locked(peer->node_id);
+	/*
+	 * The manager's verdict (removed, or replaced by a new incarnation):
+	 * only now do its locks pass on (docs/locks.md, "Failures").
+	 */
+	lite_sync_peer_failed(peer->node_id);
 	/* A running connect work sees ->removed and drops its own reference. */
 	if (cancel_delayed_work(&peer->connect_work))
 		lite_peer_put(peer);

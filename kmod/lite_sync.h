@@ -12,62 +12,28 @@
  * barrier passes. The control plane only names the service, once per
  * (client node, home node).
  *
- * Failures: the home hears of a client node's failure from lite.ko's peer
- * table (lite_sync_peer_down()) and of a client process's death from that
+ * Failures: the home hears of a client node's failure from the manager,
+ * through the agent (PEER_REMOVE or a new incarnation of the node:
+ * lite_sync_peer_failed()), and of a client process's death from that
  * node's lite.ko, which tells the home in the file's release
- * (SYNC_REQ_DIED). A caller that gives up (timeout, fatal signal) sends
- * SYNC_REQ_CANCEL, which the home answers by forgetting the wait, or by
- * releasing what it had granted meanwhile: either way nothing stays held
- * by a caller that is gone.
+ * (SYNC_REQ_DIED). lite.ko's own verdict that a peer is unreachable (its
+ * RC retries ran out: lite_sync_peer_down()) only drops that node's waits:
+ * a holder that was merely cut off keeps its lock, and no waiter enters
+ * while it may still be in its critical section. A caller that gives up
+ * (timeout, fatal signal) sends SYNC_REQ_CANCEL, which the home answers
+ * by forgetting the wait, or by releasing what it had granted meanwhile:
+ * either way nothing stays held by a caller that is gone.
  */
 #ifndef LITE_SYNC_H
 #define LITE_SYNC_H
 
 #include <linux/types.h>
 
+#include "lite_sync_rules.h"
+
 struct lite_file;
 
-/* ---- between lite.ko instances: a request and its reply, little-endian ---- */
-
-#define LITE_SYNC_WIRE_VERSION	1
-
-enum lite_sync_req_op {
-	LITE_SYNC_REQ_LOCK = 1,		/* the reply comes when granted */
-	LITE_SYNC_REQ_TRYLOCK = 2,	/* answered at once: 0 or EBUSY */
-	LITE_SYNC_REQ_UNLOCK = 3,	/* @token the holder's */
-	LITE_SYNC_REQ_BARRIER = 4,	/* the reply comes when the barrier passes */
-	/* @token's wait ends: forgotten, or released if already granted. */
-	LITE_SYNC_REQ_CANCEL = 5,
-	/*
-	 * File @file_id of the client node closed: every lock it holds is
-	 * released with the owner-died mark, the barriers it is part of
-	 * break (ECONNABORTED). @lmr_id 0.
-	 */
-	LITE_SYNC_REQ_DIED = 6,
-};
-
-struct lite_sync_req {
-	__le16 version;
-	__le16 op;			/* enum lite_sync_req_op */
-	__le32 count;			/* BARRIER */
-	__le64 lmr_id;
-	__le64 token;			/* this wait's, unique on the client node */
-	__le64 file_id;			/* the caller's file, unique on the client node */
-};
-
-struct lite_sync_reply {
-	__le32 err;			/* 0 or a positive errno */
-	__le32 result;			/* LITE_SYNC_OWNER_DIED */
-};
-
-/* ---- inside lite.ko ---- */
-
-/*
- * Request slots per client node at a home's service: its ring is this many
- * 64-byte slots, and each of sync_nodes client nodes has one (charged to
- * lmr_quota_mib like every RPC ring: 256 KiB with the default 64 nodes).
- */
-#define LITE_SYNC_DEPTH		64
+/* ---- inside lite.ko (the wire and its rules: lite_sync_rules.h) ---- */
 
 /* lite_sync_home.c */
 int lite_sync_init(void);
@@ -75,10 +41,17 @@ void lite_sync_exit(void);
 /* This node has an identity (again): serve its locks once the agent answers. */
 void lite_sync_node_set(u32 node_id);
 /*
- * Peer @node is down: release what it held, break its barriers. Process
- * context (lite_lock may be held); so for lite_sync_lmr_gone().
+ * Peer @node's connections are down (lite.ko's own verdict, or before
+ * lite_sync_peer_failed()): its waits are dropped unanswered, its ring went
+ * with them; what it holds stays held. Process context (lite_lock may be
+ * held); so for the other two.
  */
 void lite_sync_peer_down(u32 node);
+/*
+ * The manager failed @node's incarnation (PEER_REMOVE, or a new one
+ * replaced it): its locks pass on marked owner-died, its barriers break.
+ */
+void lite_sync_peer_failed(u32 node);
 /* The LMR @lmr_id hosted here is freed: its waiters get ESTALE. */
 void lite_sync_lmr_gone(u64 lmr_id);
 

@@ -8,10 +8,20 @@
  * What must reach the home even if the caller is gone (a CANCEL after a
  * timeout or a fatal signal, a DIED when a file closes) is sent from an
  * ordered workqueue: never killable, and a CANCEL queued before a DIED
- * arrives before it.
+ * arrives before it. A DIED, CANCEL or UNLOCK that finds the home
+ * unreachable is sent again over a new binding: the home keeps a cut-off
+ * node's locks (only the manager's verdict passes them on), so it must
+ * still hear that they are let go.
+ *
+ * File ids and tokens are random 64-bit values: the home releases a lock
+ * only for the (node, file, token) that holds it, and nobody can guess
+ * another file's (lite_sync_rules.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cred.h>
+#include <linux/moduleparam.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
@@ -23,34 +33,63 @@
 #include "lite_rpc_internal.h"
 #include "lite_sync.h"
 
-/*
- * LOCKs and BARRIERs one node leaves waiting at one home: fewer than the
- * home's request slots for this node, so that UNLOCK, TRYLOCK and CANCEL
- * always find one (a holder's UNLOCK stuck behind the waiters it would
- * wake would be a deadlock).
- */
-#define LITE_SYNC_WAIT_BUDGET	(LITE_SYNC_DEPTH - 16)
+/* One uid's share of a home's LITE_SYNC_WAIT_BUDGET (lite_sync_rules.h). */
+static unsigned int lite_sync_waits_per_uid = LITE_SYNC_WAITS_PER_UID_DEFAULT;
+
+static int lite_param_set_waits_per_uid(const char *val,
+					const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, LITE_SYNC_WAIT_BUDGET);
+}
+
+static const struct kernel_param_ops lite_sync_waits_per_uid_ops = {
+	.set = lite_param_set_waits_per_uid,
+	.get = param_get_uint,
+};
+
+module_param_cb(sync_waits_per_uid, &lite_sync_waits_per_uid_ops,
+		&lite_sync_waits_per_uid, 0644);
+MODULE_PARM_DESC(sync_waits_per_uid, "LOCKs and BARRIERs one uid may have waiting at one home node, 1..48 (default 16; the node has 48 per home); more fail with EDQUOT");
+
+/* How long a release is sent again while its home is unreachable. */
+#define LITE_SYNC_RETRY_MS		(10 * 60 * 1000)
 
 struct lite_sync_binding {
 	struct kref ref;		/* the table's and each user's */
 	struct rcu_head rcu;
 	u32 node;
 	struct lite_kclient *kc;
-	atomic_t waits;			/* LOCK and BARRIER out */
+	/*
+	 * Every LOCK and BARRIER that holds one of the binding's slots: from
+	 * before it is sent until its slot is free again (after a timeout or
+	 * a signal, until its CANCEL is answered, which comes after the
+	 * wait's own answer).
+	 */
+	spinlock_t budget_lock;
+	struct lite_sync_budget budget;
 	wait_queue_head_t budget_wait;
 };
 
 struct lite_sync_work {
-	struct work_struct work;
-	struct lite_sync_binding *b;	/* with a reference */
+	struct delayed_work work;
+	u32 node;			/* the home */
+	struct lite_sync_binding *b;	/* with a reference; NULL: open one */
 	struct lite_sync_req req;
+	/* A CANCEL's: the wait's budget, given back once it is answered. */
+	bool budget;
+	u32 uid;
+	unsigned long give_up;		/* its retries, until then */
+	unsigned int delay_ms;
+	struct list_head retry;		/* on lite_sync_retries while it waits */
 };
 
 static DEFINE_XARRAY(lite_sync_bindings);	/* home node id -> binding */
 static DEFINE_MUTEX(lite_sync_bind_mutex);	/* opening and dropping */
 static struct workqueue_struct *lite_sync_wq;
-static atomic64_t lite_sync_last_token;
-static atomic64_t lite_sync_last_file;
+/* Releases waiting to be sent again; none is queued again once stopping. */
+static DEFINE_SPINLOCK(lite_sync_retry_lock);
+static LIST_HEAD(lite_sync_retries);
+static bool lite_sync_stopping;
 
 static void lite_sync_binding_free(struct kref *ref)
 {
@@ -110,7 +149,7 @@ static struct lite_sync_binding *lite_sync_binding_get(u32 node)
 		goto out;
 	}
 	b->node = node;
-	atomic_set(&b->waits, 0);
+	spin_lock_init(&b->budget_lock);
 	init_waitqueue_head(&b->budget_wait);
 	kref_init(&b->ref);
 	ret = xa_err(xa_store(&lite_sync_bindings, node, b, GFP_KERNEL));
@@ -159,32 +198,129 @@ static int lite_sync_call(struct lite_sync_binding *b,
 	return -(int)le32_to_cpu(reply.err);
 }
 
+static void lite_sync_budget_give(struct lite_sync_binding *b, u32 uid)
+{
+	spin_lock(&b->budget_lock);
+	lite_sync_budget_put(&b->budget, uid);
+	spin_unlock(&b->budget_lock);
+	wake_up(&b->budget_wait);
+}
+
+/* The home could not be reached (or answer) over this binding. */
+static bool lite_sync_unreachable(int ret)
+{
+	return ret == -EHOSTDOWN || ret == -ECONNREFUSED || ret == -ETIMEDOUT;
+}
+
+/*
+ * A release (DIED, CANCEL, UNLOCK) the home did not get: again, over a new
+ * binding, with a backoff, until the home has it, its service is gone
+ * (ENOTCONN: it restarted or failed, and forgot the file), or
+ * LITE_SYNC_RETRY_MS is over. True if queued again.
+ */
+static bool lite_sync_again(struct lite_sync_work *w, int ret)
+{
+	bool again;
+
+	if (!lite_sync_unreachable(ret) || time_after(jiffies, w->give_up))
+		return false;
+	if (w->budget)
+		lite_sync_budget_give(w->b, w->uid);
+	w->budget = false;
+	if (w->b)
+		lite_sync_binding_put(w->b);
+	w->b = NULL;
+	w->delay_ms = min(2 * w->delay_ms + 100, 8000U);
+	spin_lock(&lite_sync_retry_lock);
+	again = !lite_sync_stopping;
+	if (again) {
+		if (list_empty(&w->retry))
+			list_add_tail(&w->retry, &lite_sync_retries);
+		queue_delayed_work(lite_sync_wq, &w->work,
+				   msecs_to_jiffies(w->delay_ms));
+	}
+	spin_unlock(&lite_sync_retry_lock);
+	return again;
+}
+
 static void lite_sync_work_fn(struct work_struct *work)
 {
-	struct lite_sync_work *w = container_of(work, struct lite_sync_work,
-						work);
-	int ret = lite_sync_call(w->b, &w->req, 0, NULL);
+	struct lite_sync_work *w = container_of(to_delayed_work(work),
+						struct lite_sync_work, work);
+	u16 op = le16_to_cpu(w->req.op);
+	struct lite_sync_binding *b;
+	int ret;
 
-	if (ret && ret != -EHOSTDOWN && ret != -ECONNREFUSED)
+	if (!w->b) {
+		b = lite_sync_binding_get(w->node);
+		if (!IS_ERR(b))
+			w->b = b;
+		ret = PTR_ERR_OR_ZERO(b);
+	}
+	if (w->b)
+		ret = lite_sync_call(w->b, &w->req, 0, NULL);
+	if (lite_sync_again(w, ret))
+		return;
+	if (ret && ret != -EHOSTDOWN && ret != -ECONNREFUSED && ret != -ENOTCONN &&
+	    ret != -EPERM)
 		pr_warn_ratelimited("sync: %s to node %u failed: %d\n",
-				    le16_to_cpu(w->req.op) == LITE_SYNC_REQ_DIED ?
-				    "a closed file's release" : "a cancel",
-				    w->b->node, ret);
-	lite_sync_binding_put(w->b);
+				    op == LITE_SYNC_REQ_DIED ? "a closed file's release" :
+				    op == LITE_SYNC_REQ_CANCEL ? "a cancel" : "an unlock",
+				    w->node, ret);
+	if (w->budget)
+		lite_sync_budget_give(w->b, w->uid);
+	spin_lock(&lite_sync_retry_lock);
+	list_del(&w->retry);
+	spin_unlock(&lite_sync_retry_lock);
+	if (w->b)
+		lite_sync_binding_put(w->b);
 	kfree(w);
 }
 
-/* Sends @req from the workqueue; takes a reference to @b. */
-static void lite_sync_queue(struct lite_sync_binding *b,
-			    const struct lite_sync_req *req)
+/*
+ * Sends @req to @node from the workqueue, over @b (referenced here) or, if
+ * NULL, a binding opened there. A CANCEL takes over its wait's budget
+ * (@uid's) when @budget.
+ */
+static void lite_sync_queue(u32 node, struct lite_sync_binding *b,
+			    const struct lite_sync_req *req, bool budget,
+			    u32 uid)
 {
 	struct lite_sync_work *w = kzalloc(sizeof(*w), GFP_KERNEL | __GFP_NOFAIL);
 
-	kref_get(&b->ref);
+	if (b)
+		kref_get(&b->ref);
+	w->node = node;
 	w->b = b;
 	w->req = *req;
-	INIT_WORK(&w->work, lite_sync_work_fn);
-	queue_work(lite_sync_wq, &w->work);
+	w->budget = budget;
+	w->uid = uid;
+	w->give_up = jiffies + msecs_to_jiffies(LITE_SYNC_RETRY_MS);
+	INIT_LIST_HEAD(&w->retry);
+	INIT_DELAYED_WORK(&w->work, lite_sync_work_fn);
+	queue_delayed_work(lite_sync_wq, &w->work, 0);
+}
+
+/* Random, never 0: nobody can name another file's locks or waits. */
+static u64 lite_sync_random_id(void)
+{
+	u64 id;
+
+	do {
+		id = get_random_u64();
+	} while (!id);
+	return id;
+}
+
+/* A token fits an xarray value entry (sync_held keeps it): 63 bits. */
+static u64 lite_sync_random_token(void)
+{
+	u64 token;
+
+	do {
+		token = get_random_u64() >> 1;
+	} while (!token);
+	return token;
 }
 
 static u64 lite_sync_file_id(struct lite_file *lf)
@@ -192,7 +328,7 @@ static u64 lite_sync_file_id(struct lite_file *lf)
 	u64 id = READ_ONCE(lf->sync_id);
 
 	if (!id) {
-		u64 next = atomic64_inc_return(&lite_sync_last_file);
+		u64 next = lite_sync_random_id();
 
 		id = cmpxchg(&lf->sync_id, 0, next) ?: next;
 	}
@@ -216,30 +352,37 @@ static int lite_sync_args(const struct lite_sync *s)
 	}
 }
 
-static bool lite_sync_budget_try(struct lite_sync_binding *b)
+/*
+ * Whether @uid may leave one more LOCK or BARRIER waiting at @b's home:
+ * 0 (taken), or -EDQUOT (its share is full); -EAGAIN (the node's budget is
+ * full) keeps the caller waiting.
+ */
+static int lite_sync_budget_try(struct lite_sync_binding *b, u32 uid)
 {
-	return atomic_add_unless(&b->waits, 1, LITE_SYNC_WAIT_BUDGET);
+	int ret;
+
+	spin_lock(&b->budget_lock);
+	ret = lite_sync_budget_take(&b->budget, uid,
+				    READ_ONCE(lite_sync_waits_per_uid));
+	spin_unlock(&b->budget_lock);
+	return ret;
 }
 
 /* Waits for a LOCK's or BARRIER's place in the budget, until @deadline. */
-static int lite_sync_budget_take(struct lite_sync_binding *b,
+static int lite_sync_budget_wait(struct lite_sync_binding *b, u32 uid,
 				 unsigned long deadline)
 {
 	long left = (long)(deadline - jiffies);
+	int ret;
 
 	if (left <= 0)
 		left = 1;
 	left = wait_event_killable_timeout(b->budget_wait,
-					   lite_sync_budget_try(b), left);
+					   (ret = lite_sync_budget_try(b, uid)) !=
+					   -EAGAIN, left);
 	if (left < 0)
 		return -EINTR;
-	return left ? 0 : -ETIMEDOUT;
-}
-
-static void lite_sync_budget_put(struct lite_sync_binding *b)
-{
-	atomic_dec(&b->waits);
-	wake_up(&b->budget_wait);
+	return left ? ret : -ETIMEDOUT;
 }
 
 /*
@@ -250,11 +393,12 @@ static int lite_sync_held(struct lite_file *lf, struct lite_sync_binding *b,
 			  struct lite_sync_req *req)
 {
 	int ret = xa_err(xa_store(&lf->sync_held, le64_to_cpu(req->lmr_id),
-				  xa_mk_value(1), GFP_KERNEL));
+				  xa_mk_value(le64_to_cpu(req->token)),
+				  GFP_KERNEL));
 
 	if (ret) {
 		req->op = cpu_to_le16(LITE_SYNC_REQ_UNLOCK);
-		lite_sync_queue(b, req);
+		lite_sync_queue(b->node, b, req, false, 0);
 	}
 	return ret;
 }
@@ -262,19 +406,27 @@ static int lite_sync_held(struct lite_file *lf, struct lite_sync_binding *b,
 /*
  * UNLOCK is a one-way message: the caller's wait ends when it is sent (its
  * send completes), not when the home has handled it; the home handles a
- * node's requests in order, so this file's next request finds it done.
+ * node's requests in order, so this file's next request finds it done. If
+ * it cannot be sent now, the workqueue sends it until the home has it (or
+ * is failed, and forgot the lock): the file does not hold it any more
+ * either way, and a late copy releases nothing (the hold's token).
  */
 static int lite_sync_unlock(struct lite_file *lf, struct lite_sync_binding *b,
-			    const struct lite_sync_req *req, u32 timeout_ms)
+			    struct lite_sync_req *req, u32 timeout_ms)
 {
+	void *held = xa_erase(&lf->sync_held, le64_to_cpu(req->lmr_id));
 	int ret;
 
-	if (!xa_erase(&lf->sync_held, le64_to_cpu(req->lmr_id)))
+	if (!held)
 		return -EPERM;
+	/* The hold's token: the home checks it with the file id. */
+	req->token = cpu_to_le64(xa_to_value(held));
 	ret = lite_kclient_send(b->kc, req, sizeof(*req), timeout_ms);
 	if (ret == -EHOSTDOWN || ret == -ECONNREFUSED)
 		lite_sync_binding_drop(b);
-	return ret;
+	if (ret)
+		lite_sync_queue(b->node, NULL, req, false, 0);
+	return 0;
 }
 
 static int lite_sync_run(struct lite_file *lf, struct lite_sync *s)
@@ -291,6 +443,8 @@ static int lite_sync_run(struct lite_file *lf, struct lite_sync *s)
 	struct lite_sync_req req = {};
 	struct lite_grant *grant;
 	u32 home, left_ms, result = 0;
+	u32 uid = from_kuid(&init_user_ns, current_euid());
+	bool budget = false;
 	u64 lmr_id;
 	int ret;
 
@@ -309,6 +463,7 @@ static int lite_sync_run(struct lite_file *lf, struct lite_sync *s)
 	b = lite_sync_binding_get(home);
 	if (IS_ERR(b))
 		return PTR_ERR(b);
+	req.file_id = cpu_to_le64(lite_sync_file_id(lf));
 	/* The home hears of this file when it closes. */
 	if (s->op != LITE_SYNC_UNLOCK) {
 		ret = xa_err(xa_store(&lf->sync_homes, home, xa_mk_value(1),
@@ -317,16 +472,16 @@ static int lite_sync_run(struct lite_file *lf, struct lite_sync *s)
 			goto out;
 	}
 	if (waits) {
-		ret = lite_sync_budget_take(b, deadline);
+		ret = lite_sync_budget_wait(b, uid, deadline);
 		if (ret)
 			goto out;
+		budget = true;
 	}
 	req.version = cpu_to_le16(LITE_SYNC_WIRE_VERSION);
 	req.op = cpu_to_le16(ops[s->op]);
 	req.count = cpu_to_le32(s->count);
 	req.lmr_id = cpu_to_le64(lmr_id);
-	req.token = cpu_to_le64(atomic64_inc_return(&lite_sync_last_token));
-	req.file_id = cpu_to_le64(lite_sync_file_id(lf));
+	req.token = cpu_to_le64(lite_sync_random_token());
 	left_ms = jiffies_to_msecs(max_t(long, 1, (long)(deadline - jiffies)));
 	if (s->op == LITE_SYNC_UNLOCK) {
 		ret = lite_sync_unlock(lf, b, &req, left_ms);
@@ -335,21 +490,32 @@ static int lite_sync_run(struct lite_file *lf, struct lite_sync *s)
 	ret = lite_sync_call(b, &req, left_ms, &result);
 	if (!ret && s->op != LITE_SYNC_BARRIER)
 		ret = lite_sync_held(lf, b, &req);
-	if (waits)
-		lite_sync_budget_put(b);
 	/*
 	 * Gave up with the request perhaps out: the home forgets the wait, or
 	 * lets go of what it granted meanwhile. After a timeout the caller
 	 * waits for that (its next call then finds the home without it);
-	 * a task being killed cannot wait, its workqueue sends it.
+	 * a task being killed cannot wait, its workqueue sends it. The
+	 * wait's slot is free once the CANCEL is answered (the home answers
+	 * the wait first): its budget is given back then, not before.
 	 */
-	if ((ret == -ETIMEDOUT || ret == -EINTR) && s->op != LITE_SYNC_UNLOCK) {
+	if (ret == -ETIMEDOUT || ret == -EINTR) {
+		int cancel = -EINTR;
+
 		req.op = cpu_to_le16(LITE_SYNC_REQ_CANCEL);
-		if (ret != -ETIMEDOUT || lite_sync_call(b, &req, 0, NULL) == -EINTR)
-			lite_sync_queue(b, &req);
+		req.count = 0;
+		if (ret == -ETIMEDOUT)
+			cancel = lite_sync_call(b, &req, 0, NULL);
+		if (cancel == -EINTR) {
+			lite_sync_queue(home, b, &req, budget, uid);
+			budget = false;
+		} else if (lite_sync_unreachable(cancel)) {
+			lite_sync_queue(home, NULL, &req, false, 0);
+		}
 	}
 	s->result = result;
 out:
+	if (budget)
+		lite_sync_budget_give(b, uid);
 	lite_sync_binding_put(b);
 	return ret;
 }
@@ -384,12 +550,15 @@ void lite_sync_file_release(struct lite_file *lf)
 	void *entry;
 
 	xa_for_each(&lf->sync_homes, node, entry) {
-		/* No binding: the home failed, and forgot the file itself. */
+		/*
+		 * No binding: the home failed (then its service is gone and
+		 * the work's open says so), or was cut off, and still holds
+		 * what the file held: the work opens a binding anew.
+		 */
 		b = lite_sync_binding_find(node);
-		if (!b)
-			continue;
-		lite_sync_queue(b, &req);
-		lite_sync_binding_put(b);
+		lite_sync_queue(node, b, &req, false, 0);
+		if (b)
+			lite_sync_binding_put(b);
 	}
 	xa_destroy(&lf->sync_homes);
 	xa_destroy(&lf->sync_held);
@@ -404,9 +573,18 @@ int lite_sync_client_init(void)
 void lite_sync_client_exit(void)
 {
 	struct lite_sync_binding *b;
+	struct lite_sync_work *w;
 	unsigned long node;
 
-	/* No file is open: what they queued is all there is. */
+	/*
+	 * No file is open: what they queued is all there is; DIEDs waiting
+	 * to be sent again are sent now, once.
+	 */
+	spin_lock(&lite_sync_retry_lock);
+	lite_sync_stopping = true;
+	list_for_each_entry(w, &lite_sync_retries, retry)
+		mod_delayed_work(lite_sync_wq, &w->work, 0);
+	spin_unlock(&lite_sync_retry_lock);
 	destroy_workqueue(lite_sync_wq);
 	xa_for_each(&lite_sync_bindings, node, b) {
 		xa_erase(&lite_sync_bindings, node);

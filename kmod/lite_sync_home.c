@@ -10,6 +10,14 @@
  * this service) until it is answered: the reply is the grant. The client
  * bounds how many it leaves waiting per home (lite_sync_client.c), so its
  * UNLOCKs always find a slot.
+ *
+ * Whoever sent a frame, every field is checked (lite_sync_req_check()),
+ * a lock is released only by the (node, file, token) that holds it, and a
+ * barrier remembers at most LITE_SYNC_MEMBERS_MAX participants. A holder
+ * loses its lock to the next waiter only when its file closes (DIED) or
+ * the manager fails its node (lite_sync_peer_failed()), never on this
+ * node's own verdict that the peer is unreachable: that verdict may be a
+ * cut link, with the holder still in its critical section.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -46,6 +54,7 @@ struct lite_sync_waiter {
 	struct lite_kreq req;
 	u64 token;
 	u64 file_id;
+	struct lite_sync_member *m;	/* a BARRIER's participant */
 };
 
 struct lite_sync_lock {
@@ -53,9 +62,7 @@ struct lite_sync_lock {
 	bool held;
 	/* The next grant says the previous holder died. */
 	bool owner_died;
-	u32 owner_node;
-	u64 owner_file;
-	u64 owner_token;
+	struct lite_sync_hold owner;
 };
 
 /* A file that arrived at a barrier once; or one still to hear it broke. */
@@ -64,17 +71,25 @@ struct lite_sync_member {
 	u32 client;
 	u64 file_id;
 	int err;			/* on the broken list: what it hears */
+	u32 waiting;			/* its arrivals this round */
+	/* A round passed with it: a participant, even if a later wait ends. */
+	bool passed;
 };
 
 struct lite_sync_barrier {
 	struct list_head waiting;	/* this round's arrivals */
 	struct list_head members;
 	struct list_head broken;	/* survivors of a break, not yet told */
+	u32 nr_members;			/* on members and broken */
 	u32 count;			/* this round's, 0 before its first */
 	u32 arrived;
 };
 
-enum lite_sync_event_kind { LITE_SYNC_EV_PEER_DOWN, LITE_SYNC_EV_LMR_GONE };
+enum lite_sync_event_kind {
+	LITE_SYNC_EV_PEER_DOWN,		/* its connections: drop its waits */
+	LITE_SYNC_EV_PEER_FAILED,	/* the manager's verdict: its holds too */
+	LITE_SYNC_EV_LMR_GONE,
+};
 
 struct lite_sync_event {
 	struct list_head node;
@@ -150,9 +165,9 @@ static void lite_sync_grant(struct lite_sync_lock *l, const struct lite_kreq *re
 			    u64 token, u64 file_id)
 {
 	l->held = true;
-	l->owner_node = req->client_node;
-	l->owner_file = file_id;
-	l->owner_token = token;
+	l->owner.node = req->client_node;
+	l->owner.file_id = file_id;
+	l->owner.token = token;
 	lite_sync_answer(req, 0, l->owner_died ? LITE_SYNC_OWNER_DIED : 0);
 	l->owner_died = false;
 }
@@ -215,8 +230,9 @@ static void lite_sync_unlock_req(const struct lite_kreq *req,
 	u64 lmr_id = le64_to_cpu(r->lmr_id);
 	struct lite_sync_lock *l = xa_load(&lite_sync_locks, lmr_id);
 
-	if (!l || !l->held || l->owner_node != req->client_node ||
-	    l->owner_file != le64_to_cpu(r->file_id)) {
+	if (!l || !l->held ||
+	    !lite_sync_hold_is(&l->owner, req->client_node,
+			       le64_to_cpu(r->file_id), le64_to_cpu(r->token))) {
 		lite_sync_answer(req, -EPERM, 0);
 		return;
 	}
@@ -265,6 +281,39 @@ static struct lite_sync_member *lite_sync_member_find(struct list_head *list,
 	return NULL;
 }
 
+static void lite_sync_member_free(struct lite_sync_barrier *b,
+				  struct lite_sync_member *m)
+{
+	list_del(&m->node);
+	b->nr_members--;
+	kfree(m);
+}
+
+/*
+ * An arrival's wait ends: cancelled by its caller (answered ECANCELED), or
+ * dropped unanswered (@err 0: its node's ring is gone). Either way it has
+ * not arrived. A file no round has passed with is no participant yet: its
+ * cancelled last wait forgets it (else every cancelled arrival would stay
+ * a member). A dropped one stays: its node may come back, or be failed,
+ * which breaks the barrier.
+ */
+static void lite_sync_arrival_end(struct lite_sync_barrier *b,
+				  struct lite_sync_waiter *w, int err)
+{
+	struct lite_sync_member *m = w->m;
+
+	if (err) {
+		lite_sync_waiter_end(w, err, 0);
+	} else {
+		list_del(&w->node);
+		kfree(w);
+	}
+	if (!--b->arrived)
+		b->count = 0;
+	if (!--m->waiting && !m->passed && err)
+		lite_sync_member_free(b, m);
+}
+
 static bool lite_sync_gone(u32 client, u64 file_id, u32 dead_node,
 			   u64 dead_file)
 {
@@ -283,19 +332,12 @@ static void lite_sync_barrier_break(struct lite_sync_barrier *b, int err,
 	struct lite_sync_member *m, *mn;
 
 	list_for_each_entry_safe(m, mn, &b->members, node) {
-		bool told = false;
-
-		list_for_each_entry(w, &b->waiting, node)
-			if (w->req.client_node == m->client &&
-			    w->file_id == m->file_id)
-				told = true;
-		list_del(&m->node);
-		if (told || lite_sync_gone(m->client, m->file_id, dead_node,
-					   dead_file)) {
-			kfree(m);
+		if (m->waiting || lite_sync_gone(m->client, m->file_id,
+						 dead_node, dead_file)) {
+			lite_sync_member_free(b, m);
 		} else {
 			m->err = err;
-			list_add_tail(&m->node, &b->broken);
+			list_move_tail(&m->node, &b->broken);
 		}
 	}
 	list_for_each_entry_safe(w, wn, &b->waiting, node)
@@ -312,11 +354,8 @@ static void lite_sync_barrier_req(const struct lite_kreq *req,
 	struct lite_sync_waiter *w, *wn;
 	struct lite_sync_barrier *b;
 	struct lite_sync_member *m;
+	int err = -ENOMEM;
 
-	if (!count || count > LITE_SYNC_COUNT_MAX) {
-		lite_sync_answer(req, -EINVAL, 0);
-		return;
-	}
 	b = lite_sync_barrier_get(lmr_id);
 	if (!b) {
 		lite_sync_answer(req, -ENOMEM, 0);
@@ -324,9 +363,8 @@ static void lite_sync_barrier_req(const struct lite_kreq *req,
 	}
 	m = lite_sync_member_find(&b->broken, req->client_node, file_id);
 	if (m) {
-		list_del(&m->node);
 		lite_sync_answer(req, m->err, 0);
-		kfree(m);
+		lite_sync_member_free(b, m);
 		lite_sync_barrier_put(lmr_id, b);
 		return;
 	}
@@ -334,87 +372,118 @@ static void lite_sync_barrier_req(const struct lite_kreq *req,
 		lite_sync_answer(req, -EINVAL, 0);
 		return;
 	}
-	w = kzalloc(sizeof(*w), GFP_KERNEL);
 	m = lite_sync_member_find(&b->members, req->client_node, file_id);
-	if (w && !m) {
-		m = kzalloc(sizeof(*m), GFP_KERNEL);
-		if (m) {
-			m->client = req->client_node;
-			m->file_id = file_id;
-			list_add_tail(&m->node, &b->members);
-		}
+	if (!m && b->nr_members >= LITE_SYNC_MEMBERS_MAX) {
+		err = -EUSERS;
+		goto refuse;
 	}
-	if (!w || !m) {
-		kfree(w);
-		lite_sync_answer(req, -ENOMEM, 0);
-		lite_sync_barrier_put(lmr_id, b);
-		return;
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		goto refuse;
+	if (!m) {
+		m = kzalloc(sizeof(*m), GFP_KERNEL);
+		if (!m) {
+			kfree(w);
+			goto refuse;
+		}
+		m->client = req->client_node;
+		m->file_id = file_id;
+		list_add_tail(&m->node, &b->members);
+		b->nr_members++;
 	}
 	w->req = *req;
 	w->token = le64_to_cpu(r->token);
 	w->file_id = file_id;
+	w->m = m;
+	m->waiting++;
 	list_add_tail(&w->node, &b->waiting);
 	b->count = count;
 	if (++b->arrived < count)
 		return;
-	list_for_each_entry_safe(w, wn, &b->waiting, node)
+	list_for_each_entry_safe(w, wn, &b->waiting, node) {
+		w->m->passed = true;
+		w->m->waiting--;
 		lite_sync_waiter_end(w, 0, 0);
+	}
 	b->arrived = 0;
 	b->count = 0;
+	return;
+refuse:
+	lite_sync_answer(req, err, 0);
+	lite_sync_barrier_put(lmr_id, b);
 }
 
 /* ---- the end of waits and of participants ---- */
+
+static bool lite_sync_waiter_is(const struct lite_sync_waiter *w, u32 node,
+				u64 file_id, u64 token)
+{
+	return w->req.client_node == node && w->file_id == file_id &&
+	       w->token == token;
+}
 
 /* @token's wait on @lmr_id ends: forgotten, or released if it was granted. */
 static void lite_sync_cancel_req(const struct lite_kreq *req,
 				 const struct lite_sync_req *r)
 {
 	u64 lmr_id = le64_to_cpu(r->lmr_id), token = le64_to_cpu(r->token);
+	u64 file_id = le64_to_cpu(r->file_id);
 	struct lite_sync_lock *l = xa_load(&lite_sync_locks, lmr_id);
 	struct lite_sync_barrier *b = xa_load(&lite_sync_barriers, lmr_id);
 	struct lite_sync_waiter *w, *wn;
+	u32 node = req->client_node;
 
 	if (l) {
-		if (l->held && l->owner_node == req->client_node &&
-		    l->owner_token == token) {
+		if (l->held && lite_sync_hold_is(&l->owner, node, file_id, token)) {
 			lite_sync_release(lmr_id, l, false);
 			goto out;
 		}
 		list_for_each_entry_safe(w, wn, &l->waiters, node)
-			if (w->req.client_node == req->client_node &&
-			    w->token == token)
+			if (lite_sync_waiter_is(w, node, file_id, token))
 				lite_sync_waiter_end(w, -ECANCELED, 0);
 	}
 	if (b) {
-		list_for_each_entry_safe(w, wn, &b->waiting, node) {
-			if (w->req.client_node == req->client_node &&
-			    w->token == token) {
-				lite_sync_waiter_end(w, -ECANCELED, 0);
-				b->arrived--;
-			}
-		}
+		list_for_each_entry_safe(w, wn, &b->waiting, node)
+			if (lite_sync_waiter_is(w, node, file_id, token))
+				lite_sync_arrival_end(b, w, -ECANCELED);
+		lite_sync_barrier_put(lmr_id, b);
 	}
 out:
 	lite_sync_answer(req, 0, 0);
 }
 
-/* A down node's waits: unanswered, its ring went with it. */
-static void lite_sync_drop_waiters(struct list_head *list, u32 node)
+/*
+ * @node's connections are down: its waits go unanswered (its ring went
+ * with them); it may come back, so what it holds stays held and its
+ * barriers stay whole.
+ */
+static void lite_sync_drop_node(u32 node)
 {
 	struct lite_sync_waiter *w, *wn;
+	struct lite_sync_barrier *b;
+	struct lite_sync_lock *l;
+	unsigned long id;
 
-	list_for_each_entry_safe(w, wn, list, node) {
-		if (w->req.client_node == node) {
-			list_del(&w->node);
-			kfree(w);
+	xa_for_each(&lite_sync_locks, id, l) {
+		list_for_each_entry_safe(w, wn, &l->waiters, node) {
+			if (w->req.client_node == node) {
+				list_del(&w->node);
+				kfree(w);
+			}
 		}
+	}
+	xa_for_each(&lite_sync_barriers, id, b) {
+		list_for_each_entry_safe(w, wn, &b->waiting, node)
+			if (w->req.client_node == node)
+				lite_sync_arrival_end(b, w, 0);
+		lite_sync_barrier_put(id, b);
 	}
 }
 
 /*
  * File @file_id of @node is gone (@file_id 0: the node, and with it every
- * file): its locks are released as died, its waits forgotten (unanswered
- * when the node is down: its ring went with it), its barriers broken.
+ * file; its waits were dropped already): its locks are released as died,
+ * its waits forgotten, its barriers broken.
  */
 static void lite_sync_forget(u32 node, u64 file_id, int err)
 {
@@ -424,28 +493,23 @@ static void lite_sync_forget(u32 node, u64 file_id, int err)
 	struct lite_sync_lock *l;
 	unsigned long id;
 
+	if (!file_id)
+		lite_sync_drop_node(node);
 	xa_for_each(&lite_sync_locks, id, l) {
-		if (!file_id)
-			lite_sync_drop_waiters(&l->waiters, node);
 		list_for_each_entry_safe(w, wn, &l->waiters, node)
 			if (lite_sync_gone(w->req.client_node, w->file_id,
 					   node, file_id))
 				lite_sync_waiter_end(w, -ECANCELED, 0);
-		if (l->held && lite_sync_gone(l->owner_node, l->owner_file,
+		if (l->held && lite_sync_gone(l->owner.node, l->owner.file_id,
 					      node, file_id))
 			lite_sync_release(id, l, true);
 	}
 	xa_for_each(&lite_sync_barriers, id, b) {
-		list_for_each_entry_safe(m, mn, &b->broken, node) {
-			if (lite_sync_gone(m->client, m->file_id, node, file_id)) {
-				list_del(&m->node);
-				kfree(m);
-			}
-		}
+		list_for_each_entry_safe(m, mn, &b->broken, node)
+			if (lite_sync_gone(m->client, m->file_id, node, file_id))
+				lite_sync_member_free(b, m);
 		list_for_each_entry(m, &b->members, node) {
 			if (lite_sync_gone(m->client, m->file_id, node, file_id)) {
-				if (!file_id)
-					lite_sync_drop_waiters(&b->waiting, node);
 				lite_sync_barrier_break(b, err, node, file_id);
 				break;
 			}
@@ -481,32 +545,40 @@ static void lite_sync_lmr_forget(u64 lmr_id)
 
 static void lite_sync_handle(const struct lite_kreq *req)
 {
+	struct lite_sync_fields f;
 	struct lite_sync_req r;
 	struct lite_lmr *lmr;
-	u16 op;
+	int err;
 
 	if (req->len != sizeof(r)) {
 		lite_sync_answer(req, -EPROTO, 0);
 		return;
 	}
 	memcpy(&r, req->data, sizeof(r));
-	op = le16_to_cpu(r.op);
-	if (le16_to_cpu(r.version) != LITE_SYNC_WIRE_VERSION) {
-		lite_sync_answer(req, -EPROTO, 0);
+	f.version = le16_to_cpu(r.version);
+	f.op = le16_to_cpu(r.op);
+	f.count = le32_to_cpu(r.count);
+	f.lmr_id = le64_to_cpu(r.lmr_id);
+	f.token = le64_to_cpu(r.token);
+	f.file_id = le64_to_cpu(r.file_id);
+	err = lite_sync_req_check(&f);
+	if (err) {
+		pr_warn_ratelimited("sync: node %u sent a malformed request (op %u)\n",
+				    req->client_node, f.op);
+		lite_sync_answer(req, err, 0);
 		return;
 	}
-	if (op == LITE_SYNC_REQ_DIED) {
-		lite_sync_forget(req->client_node, le64_to_cpu(r.file_id) ?: U64_MAX,
-				 -ECONNABORTED);
+	if (f.op == LITE_SYNC_REQ_DIED) {
+		lite_sync_forget(req->client_node, f.file_id, -ECONNABORTED);
 		lite_sync_answer(req, 0, 0);
 		return;
 	}
-	if (op == LITE_SYNC_REQ_CANCEL) {
+	if (f.op == LITE_SYNC_REQ_CANCEL) {
 		lite_sync_cancel_req(req, &r);
 		return;
 	}
 	/* Only LMRs this node hosts have locks and barriers here. */
-	lmr = lite_lmr_get(le64_to_cpu(r.lmr_id));
+	lmr = lite_lmr_get(f.lmr_id);
 	if (!lmr || lite_lmr_unhosted(lmr)) {
 		if (lmr)
 			lite_lmr_put(lmr);
@@ -514,19 +586,16 @@ static void lite_sync_handle(const struct lite_kreq *req)
 		return;
 	}
 	lite_lmr_put(lmr);
-	switch (op) {
+	switch (f.op) {
 	case LITE_SYNC_REQ_LOCK:
 	case LITE_SYNC_REQ_TRYLOCK:
-		lite_sync_lock_req(req, &r, op == LITE_SYNC_REQ_TRYLOCK);
+		lite_sync_lock_req(req, &r, f.op == LITE_SYNC_REQ_TRYLOCK);
 		break;
 	case LITE_SYNC_REQ_UNLOCK:
 		lite_sync_unlock_req(req, &r);
 		break;
-	case LITE_SYNC_REQ_BARRIER:
-		lite_sync_barrier_req(req, &r);
-		break;
 	default:
-		lite_sync_answer(req, -EPROTO, 0);
+		lite_sync_barrier_req(req, &r);
 	}
 }
 
@@ -545,6 +614,8 @@ static void lite_sync_run_events(void)
 	spin_unlock_bh(&lite_sync_events_lock);
 	list_for_each_entry_safe(ev, n, &list, node) {
 		if (ev->kind == LITE_SYNC_EV_PEER_DOWN)
+			lite_sync_drop_node(ev->id);
+		else if (ev->kind == LITE_SYNC_EV_PEER_FAILED)
 			lite_sync_forget(ev->id, 0, -EHOSTDOWN);
 		else
 			lite_sync_lmr_forget(ev->id);
@@ -686,6 +757,11 @@ static void lite_sync_event(enum lite_sync_event_kind kind, u64 id)
 void lite_sync_peer_down(u32 node)
 {
 	lite_sync_event(LITE_SYNC_EV_PEER_DOWN, node);
+}
+
+void lite_sync_peer_failed(u32 node)
+{
+	lite_sync_event(LITE_SYNC_EV_PEER_FAILED, node);
 }
 
 void lite_sync_lmr_gone(u64 lmr_id)
