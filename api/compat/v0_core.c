@@ -97,6 +97,23 @@ uint32_t v0_node_id(void) {
   return id;
 }
 
+int v0_map_on(struct lite_ctx *ctx, const char *what, const char *name,
+              uint32_t access, uint32_t home, lite_handle_t *handle,
+              struct lite_lmr_info *info) {
+  struct lite_lmr_info got;
+  int rc;
+
+  rc = lite_map(ctx, name, access, handle, &got);
+  if (rc < 0) return v0_from_lite(rc, what);
+  if (got.home_node_id != home) {
+    lite_unmap(ctx, *handle);
+    return v0_fail(EACCES, "%s: %s is on node %u, not node %u: refused", what,
+                   name, got.home_node_id, home);
+  }
+  if (info != NULL) *info = got;
+  return 0;
+}
+
 uint32_t v0_priority(int original) {
   switch (original) {
     case USERSPACE_HIGH_PRIORITY:

@@ -27,6 +27,15 @@ int v0_from_lite(int rc, const char *what);
 /* This node's id in the cluster (0 with errno set when it has none). */
 uint32_t v0_node_id(void);
 
+/* lite_map() of a compat name that must be on node `home` (the original's
+ * "lock i of node N" could only be on N; names are first-come, so anyone
+ * may have made it elsewhere first): 0, or -1 with errno and the message
+ * (starting with `what`) set: EACCES when it is homed on another node
+ * (nothing stays mapped), or lite_map's error. info may be NULL. */
+int v0_map_on(struct lite_ctx *ctx, const char *what, const char *name,
+              uint32_t access, uint32_t home, lite_handle_t *handle,
+              struct lite_lmr_info *info);
+
 /* The original's priority argument (NULL_PRIORITY, USERSPACE_HIGH_PRIORITY,
  * USERSPACE_LOW_PRIORITY) as libLITE's (0, LITE_PRIO_HIGH, LITE_PRIO_LOW). */
 uint32_t v0_priority(int original);

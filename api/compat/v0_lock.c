@@ -6,6 +6,8 @@
  * LMR, "v0/barrier", on the lowest-numbered node this node is connected to,
  * so every node picks the same home. Locks and the barrier outlive the
  * process that made them, as in the original: other processes use them.
+ * Each is used only if it is on the node its name says (v0_map_on): the
+ * names are first-come, and one made elsewhere first is refused.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -34,8 +36,10 @@ static int next_index(struct lite_ctx *ctx, uint32_t node) {
   snprintf(name, sizeof(name), V0_NAME_FMT_LOCK_COUNT, node);
   rc = lite_alloc(ctx, name, 4096, 0600, node, NULL);
   if (rc < 0 && rc != -EEXIST) return v0_from_lite(rc, "create_lock");
-  rc = lite_map(ctx, name, LITE_ACCESS_READ | LITE_ACCESS_WRITE, &h, NULL);
-  if (rc < 0) return v0_from_lite(rc, "create_lock");
+  /* Someone else's counter elsewhere would hand out its indexes. */
+  if (v0_map_on(ctx, "create_lock", name, LITE_ACCESS_READ | LITE_ACCESS_WRITE,
+                node, &h, NULL) < 0)
+    return -1;
   rc = lite_faa(ctx, h, 0, 1, &old);
   lite_unmap(ctx, h);
   if (rc < 0) return v0_from_lite(rc, "create_lock");
@@ -131,8 +135,12 @@ int userspace_liteapi_dist_barrier(unsigned int num) {
     } else {
       rc = lite_sync_create(ctx, V0_NAME_BARRIER, 0600, home);
       if (rc == -EEXIST) rc = 0;
-      if (rc == 0) rc = lite_sync_open(ctx, V0_NAME_BARRIER, &barrier);
       rc = v0_from_lite(rc, "dist_barrier");
+      /* lite_sync_open(), refusing a barrier made on another node. */
+      if (rc == 0)
+        rc = v0_map_on(ctx, "dist_barrier", V0_NAME_BARRIER,
+                       LITE_ACCESS_READ | LITE_ACCESS_WRITE, home, &barrier,
+                       NULL);
       opened = rc == 0;
     }
   }

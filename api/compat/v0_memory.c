@@ -109,15 +109,15 @@ int userspace_liteapi_alloc_remote_mem(unsigned int node_id, unsigned int size,
   return alloc_region(ctx, name, size, node_id, password, "alloc_remote_mem");
 }
 
-/* Reads the record of `name` into *rec: 0, or -1 (ENOENT when missing or
- * not yet ready). */
-static int read_record(struct lite_ctx *ctx, const char *name,
+/* Reads the record of `name`, which must be on node `home`, into *rec: 0,
+ * or -1 (ENOENT when missing or not yet ready, EACCES on another node). */
+static int read_record(struct lite_ctx *ctx, const char *name, uint32_t home,
                        struct record *rec, const char *what) {
   lite_handle_t h;
   int rc;
 
-  rc = lite_map(ctx, name, LITE_ACCESS_READ, &h, NULL);
-  if (rc < 0) return v0_from_lite(rc, what);
+  if (v0_map_on(ctx, what, name, LITE_ACCESS_READ, home, &h, NULL) < 0)
+    return -1;
   rc = lite_read(ctx, h, 0, rec, sizeof(*rec));
   lite_unmap(ctx, h);
   if (rc < 0) return v0_from_lite(rc, what);
@@ -129,10 +129,11 @@ static int read_record(struct lite_ctx *ctx, const char *name,
 }
 
 /* A record whose owner (a process of this node) is gone is freed. */
-static int take_over_stale(struct lite_ctx *ctx, const char *name) {
+static int take_over_stale(struct lite_ctx *ctx, const char *name,
+                           uint32_t node) {
   struct record rec;
 
-  if (read_record(ctx, name, &rec, "add_ask_mr_table") < 0) return -1;
+  if (read_record(ctx, name, node, &rec, "add_ask_mr_table") < 0) return -1;
   if (rec.owner_start != 0 &&
       start_time((pid_t)rec.owner_pid) == rec.owner_start)
     return v0_fail(EEXIST,
@@ -175,7 +176,7 @@ int userspace_liteapi_add_ask_mr_table(uint64_t identifier, uint64_t lmr,
 
   rc = lite_alloc(ctx, name, 4096, 0600, node, NULL);
   if (rc == -EEXIST) {
-    if (take_over_stale(ctx, name) < 0) return -1;
+    if (take_over_stale(ctx, name, node) < 0) return -1;
     rc = lite_alloc(ctx, name, 4096, 0600, node, NULL);
   }
   if (rc < 0) return v0_from_lite(rc, "add_ask_mr_table");
@@ -248,7 +249,8 @@ int userspace_liteapi_ask_lmr(int memory_node, uint64_t identifier,
   char name[LITE_NAME_MAX + 1];
   struct v0_region r = {0};
   struct record rec;
-  int rc;
+  unsigned home, seq;
+  int rc, end = 0;
 
   if (ctx == NULL) return -1;
   if (memory_node <= 0)
@@ -260,7 +262,7 @@ int userspace_liteapi_ask_lmr(int memory_node, uint64_t identifier,
                    permission);
   snprintf(name, sizeof(name), V0_NAME_FMT_RECORD, (unsigned)memory_node,
            (unsigned long long)identifier);
-  if (read_record(ctx, name, &rec, "ask_lmr") < 0) {
+  if (read_record(ctx, name, (uint32_t)memory_node, &rec, "ask_lmr") < 0) {
     if (errno == ENOENT)
       v0_fail(ENOENT,
               "ask_lmr: node %d has no LMR with identifier %" PRIu64
@@ -278,10 +280,19 @@ int userspace_liteapi_ask_lmr(int memory_node, uint64_t identifier,
                    "ask_lmr: identifier %" PRIu64 " allows %#" PRIx64
                    ", not %#" PRIx64 " (MR_ASK_UNPERMITTED)",
                    identifier, rec.permission, permission);
+  /* Only a region of this layer (alloc_remote_mem, wrap_alloc) on the node
+   * its name says: a record cannot send the caller to any other LMR it may
+   * map (its own "kvstore", say). */
+  if (sscanf(rec.name, "v0/%u/lmr/%*u.%*llu.%u%n", &home, &seq, &end) != 2 ||
+      rec.name[end] != '\0' || home == 0)
+    return v0_fail(EACCES,
+                   "ask_lmr: the record of identifier %" PRIu64
+                   " names \"%.40s\", not a region of this layer: refused",
+                   identifier, rec.name);
   r.access = access_of(permission);
   if (r.access == 0) r.access = LITE_ACCESS_READ;
-  rc = lite_map(ctx, rec.name, r.access, &r.handle, NULL);
-  if (rc < 0) return v0_from_lite(rc, "ask_lmr");
+  if (v0_map_on(ctx, "ask_lmr", rec.name, r.access, home, &r.handle, NULL) < 0)
+    return -1;
   r.size = rec.size;
   r.password_hash = v0_handler_password(password);
   snprintf(r.name, sizeof(r.name), "%s", rec.name);

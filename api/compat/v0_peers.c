@@ -4,6 +4,11 @@
  * opened lock. A small hash table under one mutex: the calls that use it
  * each make a round trip to another node, which costs a thousand times
  * more than the uncontended lock.
+ *
+ * Names are cluster-wide and first-come: anyone with /dev/lite on any node
+ * can register "v0/5/port/3" or allocate "v0/5/lock/0" before node 5 does.
+ * The original's port P of node N could only be on node N, so a service
+ * or lock LMR that is not on node N is refused (EACCES), never used.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -11,7 +16,6 @@
 #include <stdlib.h>
 
 #include "api/compat/v0_internal.h"
-#include "api/lite_sync.h"
 
 enum kind { KIND_PORT = 1, KIND_LOCK = 2 };
 
@@ -74,6 +78,7 @@ int v0_service_of(uint32_t node, unsigned port, lite_service_t *service) {
   struct lite_ctx *ctx = v0_ctx();
   uint64_t key = key_of(KIND_PORT, node, port);
   char name[LITE_NAME_MAX + 1];
+  struct lite_service_peer peer;
   lite_service_t s;
   int rc, kept;
 
@@ -82,10 +87,17 @@ int v0_service_of(uint32_t node, unsigned port, lite_service_t *service) {
     return v0_fail(EINVAL, "port %u is not 0 .. %d", port, IMM_MAX_PORT_V0 - 1);
   if (find(key, service)) return 0;
   snprintf(name, sizeof(name), V0_NAME_FMT_PORT, node, port);
-  rc = lite_rpc_open(ctx, name, &s, NULL);
+  rc = lite_rpc_open(ctx, name, &s, &peer);
   if (rc == -ENOENT)
     return v0_fail(ENOENT, "node %u has no application on port %u", node, port);
   if (rc < 0) return v0_from_lite(rc, name);
+  if (peer.node_id != node) {
+    lite_rpc_close(ctx, s);
+    return v0_fail(EACCES,
+                   "%s is served by node %u, not node %u: refused (not node "
+                   "%u's port %u)",
+                   name, peer.node_id, node, node, port);
+  }
   *service = keep(key, s, &kept);
   if (!kept && *service != s) lite_rpc_close(ctx, s);
   return 0;
@@ -96,16 +108,19 @@ int v0_lock_of(uint32_t node, int index, lite_handle_t *lock) {
   uint64_t key = key_of(KIND_LOCK, node, (uint32_t)index);
   char name[LITE_NAME_MAX + 1];
   lite_handle_t h;
-  int rc, kept;
+  int kept;
 
   if (ctx == NULL) return -1;
   if (index < 0) return v0_fail(EINVAL, "lock index %d", index);
   if (find(key, lock)) return 0;
   snprintf(name, sizeof(name), V0_NAME_FMT_LOCK, node, index);
-  rc = lite_sync_open(ctx, name, &h);
-  if (rc == -ENOENT)
-    return v0_fail(ENOENT, "node %u has no lock %d", node, index);
-  if (rc < 0) return v0_from_lite(rc, name);
+  /* lite_sync_open() with the home checked. */
+  if (v0_map_on(ctx, "lock", name, LITE_ACCESS_READ | LITE_ACCESS_WRITE, node,
+                &h, NULL) < 0) {
+    if (errno == ENOENT)
+      return v0_fail(ENOENT, "node %u has no lock %d", node, index);
+    return -1;
+  }
   *lock = keep(key, h, &kept);
   if (!kept && *lock != h) lite_unmap(ctx, h);
   return 0;

@@ -47,6 +47,7 @@ class MiniKernel {
         m->handle = next_handle_++;
         handles_[m->handle] = {m->name, m->access};
         m->size_bytes = lmrs_[m->name].size();
+        m->home_node_id = homes_[m->name] ? homes_[m->name] : kThisNode;
         return 0;
       }
       case LITE_IOC_UNMAP:
@@ -99,8 +100,16 @@ class MiniKernel {
         std::memcpy(bytes->data() + a->offset, &v, 8);
         return 0;
       }
-      case LITE_IOC_RPC_OPEN:
-        return -ENOENT;  // no application on any port
+      case LITE_IOC_RPC_OPEN: {
+        auto* o = static_cast<struct lite_rpc_open*>(data);
+        auto it = services.find(o->name);
+        if (it == services.end()) return -ENOENT;
+        o->node_id = it->second;
+        o->service = next_handle_++;
+        return 0;
+      }
+      case LITE_IOC_RPC_CLOSE:
+        return 0;
       default:
         return -ENOTTY;
     }
@@ -130,8 +139,15 @@ class MiniKernel {
       if (name.rfind(prefix, 0) == 0) out.push_back(name);
     return out;
   }
+  // Makes an LMR as another user on `home` would (not through the layer).
+  void Put(const std::string& name, std::vector<char> bytes, uint32_t home) {
+    std::lock_guard<std::mutex> lock(mu_);
+    lmrs_[name] = std::move(bytes);
+    homes_[name] = home;
+  }
   uint32_t last_priority = 0;
   bool identity = true;
+  std::map<std::string, uint32_t> services;  // name -> its server's node
 
  private:
   int Node(lite_node_info* n) {
@@ -317,6 +333,68 @@ TEST_F(V0Test, WrapAllocLeavesNothingWhenTheIdentifierIsTaken) {
   EXPECT_EQ(kernel_.Named("v0/7/lmr/").size(), before);
   ExpectFailed(userspace_liteapi_wrap_alloc(nullptr, 8, 6, 1), EINVAL,
                "needs data");
+}
+
+// Review cp-2026-11-28 M5: the names are first-come, so someone else may
+// have made "v0/3/..." on another node first. The layer uses a name only
+// where the original's (node, ...) could be: on that node.
+TEST_F(V0Test, NamesMadeOnAnotherNodeAreRefused) {
+  // A squatter's service "node 3, port 4", served by node 9.
+  kernel_.services["v0/3/port/4"] = 9;
+  ExpectFailed(userspace_liteapi_query_port(3, 4), EACCES,
+               "served by node 9, not node 3");
+  char buf[8] = "abc";
+  ExpectFailed(userspace_liteapi_send_reply_imm(3, 4, buf, 4, buf, 8), EACCES,
+               "served by node 9");
+  EXPECT_EQ(dev_.calls(LITE_IOC_RPC_CALL), 0);
+  // Node 3's own is used.
+  kernel_.services["v0/3/port/5"] = 3;
+  EXPECT_EQ(userspace_liteapi_query_port(3, 5), 0) << lite_v0_message();
+
+  // Lock 0 of node 3, made on node 9; node 3's lock counter, made on 9.
+  remote_spinlock_t lock;
+  kernel_.Put("v0/3/lock/0", std::vector<char>(4096), 9);
+  ExpectFailed(userspace_liteapi_ask_lock(3, 0, &lock), EACCES,
+               "v0/3/lock/0 is on node 9, not node 3");
+  kernel_.Put("v0/3/lock-count", std::vector<char>(4096), 9);
+  ExpectFailed(userspace_liteapi_create_lock(3, &lock), EACCES,
+               "create_lock: v0/3/lock-count is on node 9");
+  // The barrier belongs on node 3 (the lowest connected id), made on 9.
+  kernel_.Put("v0/barrier", std::vector<char>(4096), 9);
+  ExpectFailed(userspace_liteapi_dist_barrier(2), EACCES,
+               "dist_barrier: v0/barrier is on node 9, not node 3");
+  EXPECT_EQ(dev_.calls(LITE_IOC_SYNC), 0);
+  EXPECT_EQ(kernel_.MapsHeld(), 0u);
+}
+
+TEST_F(V0Test, AskTableRefusesRecordsOffTheirNodeOrPointingElsewhere) {
+  char data[32] = "the squatter's bytes";
+  // A genuine record of this node, copied to the name of node 3's
+  // identifier 77 on node 9: everything in it checks out but its home.
+  ASSERT_GE(userspace_liteapi_wrap_alloc(data, sizeof(data), 77, 4321), 1);
+  std::vector<char> rec = kernel_.Bytes("v0/7/id/77");
+  kernel_.Put("v0/3/id/77", rec, 9);
+  ExpectFailed(userspace_liteapi_ask_lmr(3, 77, MR_READ_FLAG, 4321), EACCES,
+               "ask_lmr: v0/3/id/77 is on node 9, not node 3");
+  // On node 3, but naming an LMR that is not a region of the layer (the
+  // record's name field follows its eight 64-bit fields).
+  std::vector<char> other = rec;
+  std::memset(other.data() + 64, 0, LITE_NAME_MAX + 1);
+  std::strcpy(other.data() + 64, "kvstore");
+  kernel_.Put("kvstore", std::vector<char>(64), 3);
+  kernel_.Put("v0/3/id/78", other, 3);
+  ExpectFailed(userspace_liteapi_ask_lmr(3, 78, MR_READ_FLAG, 4321), EACCES,
+               "names \"kvstore\", not a region of this layer");
+  // A region name whose LMR is on another node than the name says.
+  std::strcpy(other.data() + 64, "v0/3/lmr/1.2.3");
+  kernel_.Put("v0/3/lmr/1.2.3", std::vector<char>(64), 9);
+  kernel_.Put("v0/3/id/79", other, 3);
+  ExpectFailed(userspace_liteapi_ask_lmr(3, 79, MR_READ_FLAG, 4321), EACCES,
+               "v0/3/lmr/1.2.3 is on node 9, not node 3");
+  // The same record on its node, naming a region on its node: mapped.
+  kernel_.Put("v0/3/lmr/1.2.3", std::vector<char>(64), 3);
+  EXPECT_GE(userspace_liteapi_ask_lmr(3, 79, MR_READ_FLAG, 4321), 1)
+      << lite_v0_message();
 }
 
 TEST_F(V0Test, RpcArgumentsAreCheckedBeforeAnythingIsSent) {

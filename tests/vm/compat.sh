@@ -18,6 +18,12 @@
 #    100 critical sections each a non-atomic read-modify-write of a counter:
 #    exactly 1,200;
 #  - dist_barrier(3) across the three nodes, 30 rounds: nobody passes early;
+#  - squatting (review cp-2026-11-28 M5), as uid 1000 on node1: "node2,
+#    port 9" registered there first, node2's identifier 4545 (a copy of
+#    uid 1000's genuine record, pointing at its own 0666 LMR) and node3's
+#    lock 77 made there with modes that let everyone use them; root's
+#    compat calls on node3 and node2 refuse all three (EACCES), nothing is
+#    sent to the squatter's service;
 #  - the Python package (python/lite) with pytest in guest 1, LMRs on node2:
 #    python/tests/test_cluster.py;
 #  - cost (measured, not asserted): 8-byte read and fetch-and-add from node1
@@ -44,6 +50,37 @@ V0=${LITE_BIN-}/tests/vm
 
 # run_v0 PROGRAM ARGS...: one v0 program; its exit status is its failures.
 run_v0() { "$V0/$1" "${@:2}"; }
+
+LITEOP=${LITE_BIN-}/tools/liteop/liteop
+
+# The squatter, uid 1000 (review cp-2026-11-28 M5).
+# squatter_v0 PROGRAM ARGS...: a v0 program as uid 1000.
+squatter_v0() { as_user "$V0/$1" "${@:2}"; }
+# squatter_rpc NAME: uid 1000 serves NAME (echo, 0711) until it has
+# served one request ("served=1 ...") or is killed.
+squatter_rpc() { as_user "$LITEOP" rpc-serve "$1" --mode 0711 --count 1; }
+# squat_lmrs HERE N2 N3 ID: on this node (HERE), as uid 1000, with mode 0666:
+# node N2's identifier ID, a copy of uid 1000's genuine record of ID on
+# HERE (squatter_v0 v0_rw serve) that names uid 1000's own LMR
+# "v0/N2/lmr/1.2.3" instead; and node N3's lock 77.
+squat_lmrs() {
+	local rec=v0/$2/id/$4 mem=v0/$2/lmr/1.2.3
+	as_user "$LITEOP" alloc "$mem" 4096 --home "$1" --mode 0666 &&
+		as_user "$LITEOP" write "$mem" 8 --data squatter &&
+		as_user "$LITEOP" alloc "$rec" 4096 --home "$1" --mode 0666 &&
+		as_user "$LITEOP" memcpy "$rec" 0 "v0/$1/id/$4" 0 4096 &&
+		as_user "$LITEOP" memset "$rec" 64 129 0 &&
+		as_user "$LITEOP" write "$rec" 64 --data "$mem" &&
+		as_user "$LITEOP" alloc "v0/$3/lock/77" 4096 --home "$1" --mode 0666
+}
+squat_ok() { check "uid 1000 on node$GUEST made node $2's identifier $4 and node $3's lock 77 here" squat_lmrs "$@" > /dev/null; }
+# squat_free NAME...: uid 1000 frees its LMRs.
+squat_free() {
+	local name
+	for name in "$@"; do
+		check "uid 1000 frees $name" as_user "$LITEOP" free "$name"
+	done
+}
 
 # ---------------------------------------------------------------------------
 # Host side.
@@ -139,6 +176,24 @@ host_main() {
 	done
 	litevm exec -g 1 -t 60 -- "$LITE_BIN/tools/liteop/liteop free cost.lmr" > /dev/null ||
 		vm_fail "liteop free cost.lmr"
+
+	echo "== squatting (review cp-2026-11-28 M5): uid 1000 on node1 takes node2's port, identifier, node3's lock"
+	local sq sqrec
+	sq=$(vm_spawn 1 squatter_rpc "v0/$n2/port/9")
+	vm_wait_until 60 job_said 1 "$sq" '^serving=' || vm_fail "uid 1000's rpc-serve v0/$n2/port/9 did not start"
+	sqrec=$(vm_spawn 1 squatter_v0 v0_rw serve "$n1" 4545 99 4096 /tmp/v0.stop.squat)
+	v0_ready 1 "$sqrec" "uid 1000's v0_rw serve (its genuine record)"
+	guest 1 squat_ok "$n1" "$n2" "$n3" 4545
+	guest 3 run_v0 v0_rpc squatted "$n2" 9
+	guest 3 run_v0 v0_rw squatted "$n2" 4545 99
+	guest 2 run_v0 v0_lock squatted "$n3" 77
+	check "the squatter's service got no request (no 'served=' from rpc-serve --count 1)" \
+		bash -c "! grep -q '^served=' '$LITE_VM_STATE/g1/ctl/jobs/$sq.out'"
+	litevm kill -g 1 "$sq" || vm_fail "litevm kill (uid 1000's rpc-serve)"
+	litevm wait -g 1 -t 30 "$sq" > /dev/null 2>&1 || true
+	litevm exec -g 1 -t 20 -- "touch /tmp/v0.stop.squat"
+	vm_join 1 "$sqrec" "uid 1000's v0_rw serve"
+	guest 1 squat_free "v0/$n2/id/4545" "v0/$n2/lmr/1.2.3" "v0/$n3/lock/77"
 
 	echo "== the owners exit: their LMRs go with them"
 	litevm exec -g 1 -t 20 -- "touch /tmp/v0.stop.rw /tmp/v0.stop.lock /tmp/v0.stop.bar"

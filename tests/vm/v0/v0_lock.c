@@ -14,6 +14,9 @@
 //       v0_rw serve registers one), dist_barrier(COUNT),
 //       then the counter must be at least COUNT x rounds so far (nobody
 //       passed before all had arrived)
+//   v0_lock squatted NODE INDEX
+//       lock INDEX of node NODE was made on another node by another user
+//       (review cp-2026-11-28 M5): ask_lock refuses it (EACCES)
 //
 // Exit status: the number of failed checks (100: at most).
 #include "v0_check.h"
@@ -100,6 +103,15 @@ static int barrier(unsigned count, int rounds, int node, uint64_t id) {
   return v0_exit();
 }
 
+/* Lock `index` of `node` was made on another node by another user. */
+static int squatted(int node, int index) {
+  CHECK_FAILS(userspace_liteapi_ask_lock(node, index, &lock), EACCES,
+              "ask_lock(node %d, %d), made on another node by another user, "
+              "is refused",
+              node, index);
+  return v0_exit();
+}
+
 int main(int argc, char **argv) {
   if (argc == 6 && strcmp(argv[1], "create") == 0) {
     password = atoi(argv[4]);
@@ -116,6 +128,8 @@ int main(int argc, char **argv) {
     return barrier((unsigned)atoi(argv[2]), atoi(argv[3]), atoi(argv[4]),
                    strtoull(argv[5], NULL, 0));
   }
+  if (argc == 4 && strcmp(argv[1], "squatted") == 0)
+    return squatted(atoi(argv[2]), atoi(argv[3]));
   fprintf(stderr, "usage: see the comment at the top of v0_lock.c\n");
   return 100;
 }

@@ -12,6 +12,10 @@
 //       THREADS threads x CALLS send_reply_imm (sizes 1..200, every reply
 //       checked), then MESSAGES one-way userspace_liteapi_send; and
 //       query_port of a port nobody registered
+//   v0_rpc squatted NODE PORT
+//       another user on another node registered "node NODE, port PORT"
+//       first (review cp-2026-11-28 M5): query_port, send_reply_imm and
+//       send refuse it (EACCES) and send nothing
 //
 // Exit status: the number of failed checks (100: at most).
 #include "v0_check.h"
@@ -143,6 +147,22 @@ static int call(int threads) {
   return v0_exit();
 }
 
+/* Port `port` of `node` is served by another user on another node. */
+static int squatted(void) {
+  char req[8] = "secret", reply[64];
+
+  CHECK_FAILS(userspace_liteapi_query_port(node, port), EACCES,
+              "query_port(node %d, port %u), served on another node, is "
+              "refused",
+              node, port);
+  CHECK_FAILS(userspace_liteapi_send_reply_imm(node, port, req, sizeof(req),
+                                               reply, sizeof(reply)),
+              EACCES, "send_reply_imm to it is refused, nothing sent");
+  CHECK_FAILS(userspace_liteapi_send(node, port, req, sizeof(req)), EACCES,
+              "send to it is refused, nothing sent");
+  return v0_exit();
+}
+
 int main(int argc, char **argv) {
   if (argc == 6 && strcmp(argv[1], "serve") == 0) {
     port = (unsigned)atoi(argv[2]);
@@ -156,6 +176,11 @@ int main(int argc, char **argv) {
     total_calls = atoi(argv[5]);
     total_messages = atoi(argv[6]);
     return call(atoi(argv[4]));
+  }
+  if (argc == 4 && strcmp(argv[1], "squatted") == 0) {
+    node = atoi(argv[2]);
+    port = (unsigned)atoi(argv[3]);
+    return squatted();
   }
   fprintf(stderr, "usage: see the comment at the top of v0_rpc.c\n");
   return 100;

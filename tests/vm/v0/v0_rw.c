@@ -12,6 +12,9 @@
 //       back, a write through a read handler fails, and THREADS threads
 //       fetch_add 1000 times each on the first word
 //   v0_rw value NODE ID PASSWORD EXPECTED   the first word is EXPECTED
+//   v0_rw squatted NODE ID PASSWORD
+//       node NODE's identifier ID was made by another user on another
+//       node (review cp-2026-11-28 M5): ask_lmr refuses it (EACCES)
 //   v0_rw bench NODE ID PASSWORD ITERS
 //       times ITERS 8-byte rdma_read and fetch_add (p50, p99 in us, and the
 //       thread's CPU time per operation), printed as lite-bench's rows are
@@ -112,6 +115,15 @@ static int value(int node, uint64_t id, int password, unsigned long long want) {
   return v0_exit();
 }
 
+static int squatted(int node, uint64_t id, int password) {
+  CHECK_FAILS(userspace_liteapi_ask_lmr(node, id, MR_READ_FLAG, password),
+              EACCES,
+              "ask_lmr(node %d, %llu), a record made on another node by "
+              "another user, is refused",
+              node, (unsigned long long)id);
+  return v0_exit();
+}
+
 static int cmp_u64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
   return x < y ? -1 : x > y;
@@ -163,6 +175,8 @@ int main(int argc, char **argv) {
   if (argc == 6 && strcmp(argv[1], "value") == 0)
     return value(atoi(argv[2]), strtoull(argv[3], NULL, 0), atoi(argv[4]),
                  strtoull(argv[5], NULL, 0));
+  if (argc == 5 && strcmp(argv[1], "squatted") == 0)
+    return squatted(atoi(argv[2]), strtoull(argv[3], NULL, 0), atoi(argv[4]));
   if (argc == 6 && strcmp(argv[1], "bench") == 0)
     return bench(atoi(argv[2]), strtoull(argv[3], NULL, 0), atoi(argv[4]),
                  atoi(argv[5]));
