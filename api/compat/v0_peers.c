@@ -93,10 +93,8 @@ int v0_service_of(uint32_t node, unsigned port, lite_service_t *service) {
   if (rc < 0) return v0_from_lite(rc, name);
   if (peer.node_id != node) {
     lite_rpc_close(ctx, s);
-    return v0_fail(EACCES,
-                   "%s is served by node %u, not node %u: refused (not node "
-                   "%u's port %u)",
-                   name, peer.node_id, node, node, port);
+    return v0_fail(EACCES, "%s is served by node %u, not node %u: refused",
+                   name, peer.node_id, node);
   }
   *service = keep(key, s, &kept);
   if (!kept && *service != s) lite_rpc_close(ctx, s);

@@ -72,8 +72,8 @@ squat_lmrs() {
 		as_user "$LITEOP" memset "$rec" 64 129 0 &&
 		as_user "$LITEOP" write "$rec" 64 --data "$mem" &&
 		as_user "$LITEOP" alloc "v0/$3/lock/77" 4096 --home "$1" --mode 0666
-}
-squat_ok() { check "uid 1000 on node$GUEST made node $2's identifier $4 and node $3's lock 77 here" squat_lmrs "$@" > /dev/null; }
+} > /dev/null
+squat_ok() { check "uid 1000 on node$GUEST made node $2's identifier $4 and node $3's lock 77 here" squat_lmrs "$@"; }
 # squat_free NAME...: uid 1000 frees its LMRs.
 squat_free() {
 	local name
