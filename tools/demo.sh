@@ -167,6 +167,7 @@ if [[ ${1-} == --inside ]]; then
 
 	section "node1 frees an LMR while node1 and node3 write into it: a fenced free"
 	run 1 "$liteop" alloc demo.fence 4M --home node2 --mode 0666 > /dev/null
+	# In the guests' /tmp: each guest's own tmpfs, not the host's.
 	ready=/tmp/demo.fence.ready
 	# free_hammer write: 8 B .. 1 MiB WRITEs without pause; it stops 1.5 s
 	# after its first failure and prints what it saw.
@@ -330,13 +331,15 @@ if [[ -n ${LITE_BIN-} ]]; then
 	echo "demo: using the binaries in LITE_BIN=$LITE_BIN (no build)" >&2
 else
 	echo "demo: building lite.ko and tools (bazel)" >&2
+	build_log=$(mktemp /tmp/lite-demo-build.XXXXXX)
 	bazel build //kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl \
 		//tools/litenl //tools/liteop //tools/bench:lite-bench //tools/bench/grpc_echo \
 		//tools/bench:lite-qos-bench \
 		//tests/vm:peer_loop //tests/vm:free_hammer //tests/vm:sync_probe \
 		//tests/vm:v0_rw //api:liblite.so.0 \
-		2> /tmp/lite-demo-build.log ||
-		{ cat /tmp/lite-demo-build.log >&2; exit 1; }
+		2> "$build_log" ||
+		{ cat "$build_log" >&2; exit 1; }
+	rm -f "$build_log"
 	# The real output directory, not the bazel-bin symlink another build may repoint.
 	LITE_BIN=$(bazel info bazel-bin 2> /dev/null)
 fi

@@ -44,15 +44,16 @@ maintainer=${LITE_MAINTAINER:-$(git log -1 --format='%an <%ae>')}
 
 targets=(//controlplane:litemgr //agent:liteagent //tools/litectl //tools/liteop
 	//api:liblite.so.0)
-if [[ -z ${LITE_BIN-} ]]; then
-	say "building ${targets[*]}"
-	bazel build "${targets[@]}" > /tmp/lite-package-build.log 2>&1 ||
-		{ tail -30 /tmp/lite-package-build.log >&2; exit 1; }
-	LITE_BIN=$(bazel info bazel-bin 2> /dev/null)
-fi
-
 work=$(mktemp -d /tmp/lite-package.XXXXXX)
 trap 'rm -rf "$work"' EXIT
+if [[ -z ${LITE_BIN-} ]]; then
+	say "building ${targets[*]}"
+	# The log in the private work folder: a fixed /tmp name could be
+	# another user's symlink.
+	bazel build "${targets[@]}" > "$work/build.log" 2>&1 ||
+		{ tail -30 "$work/build.log" >&2; exit 1; }
+	LITE_BIN=$(bazel info bazel-bin 2> /dev/null)
+fi
 mkdir -p "$out"
 
 # stage PACKAGE: prints the folder that becomes PACKAGE's root.

@@ -68,12 +68,15 @@ done
 
 if ((${#missing[@]})); then
 	say "installing ${#missing[@]} Debian package(s): ${missing[*]}"
+	# A new file of our own (mktemp), not a fixed /tmp name another user
+	# could have made a symlink.
+	log=$(mktemp /tmp/lite-setup-apt.XXXXXX)
 	say "apt-get update (about a minute on a fresh machine)"
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q > /tmp/lite-setup-apt.log 2>&1 ||
-		{ cat /tmp/lite-setup-apt.log >&2; echo "setup: apt-get update failed" >&2; exit 1; }
-	say "apt-get install (a few minutes on a fresh machine; log: /tmp/lite-setup-apt.log)"
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >> /tmp/lite-setup-apt.log 2>&1 ||
-		{ tail -30 /tmp/lite-setup-apt.log >&2; echo "setup: apt-get install failed" >&2; exit 1; }
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q > "$log" 2>&1 ||
+		{ cat "$log" >&2; echo "setup: apt-get update failed" >&2; exit 1; }
+	say "apt-get install (a few minutes on a fresh machine; log: $log)"
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >> "$log" 2>&1 ||
+		{ tail -30 "$log" >&2; echo "setup: apt-get install failed" >&2; exit 1; }
 	say "packages installed"
 else
 	say "all ${#packages[@]} Debian packages already installed"
