@@ -58,6 +58,14 @@ if [[ ${1-} == --inside ]]; then
 	}
 
 	section "cluster: litemgr on the host, a liteagent + lite.ko on each of $nodes guests"
+	# The guests' /tmp shows the host's /tmp beneath their own writes, so
+	# the demo's go-ahead files live in a folder each guest makes new (mkdir
+	# fails on anything a host user made there first).
+	gtmp=/tmp/lite-demo.$$.$SRANDOM
+	for ((g = 1; g <= nodes; g++)); do
+		litevm exec -g "$g" -t 20 -- "mkdir -m 0700 $gtmp" ||
+			{ echo "demo: cannot make $gtmp in guest $g" >&2; exit 1; }
+	done
 	# shellcheck disable=SC2119  # litecluster.sh's default lease is meant
 	lc_start  # prints how the control plane runs (lc_tls_summary)
 	"$litectl" nodes | indent
@@ -167,8 +175,7 @@ if [[ ${1-} == --inside ]]; then
 
 	section "node1 frees an LMR while node1 and node3 write into it: a fenced free"
 	run 1 "$liteop" alloc demo.fence 4M --home node2 --mode 0666 > /dev/null
-	# In the guests' /tmp: each guest's own tmpfs, not the host's.
-	ready=/tmp/demo.fence.ready
+	ready=$gtmp/fence.ready
 	# free_hammer write: 8 B .. 1 MiB WRITEs without pause; it stops 1.5 s
 	# after its first failure and prints what it saw.
 	writers=()
@@ -248,7 +255,7 @@ if [[ ${1-} == --inside ]]; then
 	# tests/vm/v0: written only against api/compat/lite-lib.h, the way the
 	# first LITE's users wrote theirs (docs/compat.md).
 	v0=$LITE_BIN/tests/vm
-	stop=/tmp/demo.v0.stop
+	stop=$gtmp/v0.stop
 	job=$(litevm spawn -g 1 -t 300 -- "$v0/v0_rw serve $(lc_node_id 2) 4242 31337 65536 $stop")
 	for _ in $(seq 300); do
 		grep -q '^ready' "$LITE_VM_STATE/g1/ctl/jobs/$job.out" 2> /dev/null && break
@@ -283,11 +290,11 @@ if [[ ${1-} == --inside ]]; then
 	last=$(name "$nodes")
 	section "$last crashes (its QEMU killed) while node1 reads and adds on its memory"
 	run 1 "$liteop" alloc demo.crash 4096 --home "$last" --mode 0600 > /dev/null
-	ready=/tmp/demo.crash.ready
+	ready=$gtmp/crash.ready
 	# peer_loop: READ + FAA in a loop, every operation timed; it stops 1.5 s
-	# after the first failure (or at 60 s, or once /tmp/demo.crash.stop
+	# after the first failure (or at 60 s, or once $gtmp/crash.stop
 	# exists, which nobody creates here).
-	job=$(litevm spawn -g 1 -t 120 -- "$LITE_BIN/tests/vm/peer_loop demo.crash 60 1500 $ready /tmp/demo.crash.stop")
+	job=$(litevm spawn -g 1 -t 120 -- "$LITE_BIN/tests/vm/peer_loop demo.crash 60 1500 $ready $gtmp/crash.stop")
 	for _ in $(seq 300); do
 		litevm exec -g 1 -t 20 -- "test -e $ready" > /dev/null 2>&1 && break
 		sleep 0.2
