@@ -20,15 +20,19 @@
  * served in the order their requests reach the home (FIFO). A lock belongs
  * to the context (open file) that took it: any thread of it may unlock it,
  * a second lite_lock() through the same context waits like anyone else.
- * When the holder's process dies or its node fails, the lock passes to the
- * next waiter, whose lite_lock() returns -EOWNERDEAD.
+ * When the holder's process dies or the manager fails its node, the lock
+ * passes to the next waiter, whose lite_lock() returns -EOWNERDEAD (a node
+ * only cut off from the home keeps it: docs/locks.md, "Failures").
  *
  * Errors of every call here (besides those listed per call):
  *   -EBADF      unknown handle;  -EACCES  mapped without write access;
  *   -ESTALE     the LMR was freed;  -EHOSTDOWN  its home node is down;
  *   -ENOTCONN   its home serves no locks (its agent has not registered
  *               lite.sync.<node id> yet);
- *   -EINTR      a fatal signal arrived (nothing held, not arrived).
+ *   -EINTR      a fatal signal arrived (nothing held, not arrived);
+ *   -EDQUOT     (lite_lock, lite_barrier) this user has lite.ko's
+ *               sync_waits_per_uid (default 16) waits at that home from
+ *               this node already: refused at once, nothing held.
  */
 #ifndef LITE_API_LITE_SYNC_H_
 #define LITE_API_LITE_SYNC_H_

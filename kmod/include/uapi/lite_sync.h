@@ -22,7 +22,9 @@
  *
  * LITE_SYNC_UNLOCK releases a lock this file holds (EPERM otherwise). It
  * returns once the release is sent: the home handles a node's requests in
- * order, so the file's next request already finds the lock released.
+ * order, so the file's next request already finds the lock released. If
+ * the home cannot be reached now, lite.ko sends it again until it can (the
+ * lock is no longer this file's either way).
  *
  * LITE_SYNC_BARRIER waits until `count` callers (any nodes, files and
  * threads) have arrived at the LMR's barrier, then all return 0 together.
@@ -37,7 +39,10 @@
  * LITE_RPC_TIMEOUT_MAX_MS), ETIMEDOUT (waited timeout_ms; nothing held,
  * not counted as arrived), EINTR (a fatal signal; the same), ESTALE (the
  * LMR was freed), EHOSTDOWN (its home node is down), ENOTCONN (its home
- * serves no locks yet: its agent has not registered them).
+ * serves no locks yet: its agent has not registered them), EDQUOT (the
+ * caller's uid has lite.ko's sync_waits_per_uid LOCKs and BARRIERs waiting
+ * at that home already), EUSERS (a barrier's LITE_SYNC_COUNT_MAX
+ * participants are known already).
  */
 #ifndef _UAPI_LITE_SYNC_H
 #define _UAPI_LITE_SYNC_H
