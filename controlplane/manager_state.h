@@ -211,6 +211,11 @@ class ManagerState {
       const lite::v1::DrainNodeRequest& request);
   absl::StatusOr<lite::v1::EvictNodeResponse> EvictNode(
       const lite::v1::EvictNodeRequest& request);
+  // The node's certificate lost its role (manager_revocation.cc): fails
+  // the live incarnation of `node_name`, if any, as an eviction (cause
+  // EVICTED, `reason`), which closes its session with that status. False
+  // when no incarnation of the name is alive.
+  bool RevokeNode(const std::string& node_name, const std::string& reason);
   // A watcher gets every event with a sequence greater than since_revision
   // (from the history of the last options.watch_history events), then every
   // new one, with no gap and no duplicate; 0 means from now on. CloseWatch

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/grpc/status.h"
+#include "common/tls/identity.h"
 #include "controlplane/audit.h"
 #include "controlplane/stream_pump.h"
 #include "controlplane/unary_reply.h"
@@ -21,9 +22,11 @@ std::string NodeFields(uint32_t node_id, const std::string& node_name) {
 // One operator's Watch stream.
 class WatchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
-  // `outbox` is the watch OpenWatch registered.
-  WatchReactor(ManagerState* state, std::shared_ptr<Outbox> outbox)
-      : state_(state), outbox_(std::move(outbox)) {
+  // `outbox` is the watch OpenWatch registered; `hold` the caller's hold
+  // on role operator (released in OnDone).
+  WatchReactor(ManagerState* state, const tls::Authz* authz,
+               std::shared_ptr<Outbox> outbox, uint64_t hold)
+      : state_(state), authz_(authz), outbox_(std::move(outbox)), hold_(hold) {
     // Headers first (queued until gRPC binds this reactor), so that a client
     // knows the watch is registered before the first event.
     StartSendInitialMetadata();
@@ -41,6 +44,7 @@ class WatchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   }
 
   void OnDone() override {
+    authz_->Release(hold_);
     state_->CloseWatch(outbox_);
     pump_->Detach();
     delete this;
@@ -48,7 +52,9 @@ class WatchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
 
  private:
   ManagerState* const state_;
+  const tls::Authz* const authz_;
   std::shared_ptr<Outbox> outbox_;
+  const uint64_t hold_;
   std::shared_ptr<StreamPump<WatchReactor>> pump_;
 };
 
@@ -185,7 +191,21 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* ClusterOperatorService::Watch(
   absl::StatusOr<std::shared_ptr<Outbox>> opened =
       state_->OpenWatch(parsed.since_revision());
   if (!opened.ok()) return new RejectWatch(ToGrpcStatus(opened.status()));
-  return new WatchReactor(state_, *std::move(opened));
+  // The watch holds role operator while it lasts (authz.h): withdrawn from
+  // the authz file, or the certificate expired, the watch ends with the
+  // reason and is unregistered, so no further event reaches the caller.
+  std::shared_ptr<Outbox> outbox = *std::move(opened);
+  absl::StatusOr<uint64_t> hold = authz_->Hold(
+      caller, tls::Role::kOperator, tls::PeerNotAfter(*context->auth_context()),
+      [state = state_, outbox](const absl::Status& why) {
+        outbox->Close(why, /*drain=*/false);
+        state->CloseWatch(outbox);
+      });
+  if (!hold.ok()) {
+    state_->CloseWatch(outbox);
+    return new RejectWatch(ToGrpcStatus(hold.status()));
+  }
+  return new WatchReactor(state_, authz_, std::move(outbox), *hold);
 }
 
 }  // namespace lite::controlplane

@@ -1,5 +1,6 @@
 #include "controlplane/service.h"
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 #include "common/grpc/status.h"
 #include "common/log/log.h"
 #include "common/names/names.h"
+#include "common/tls/identity.h"
 #include "controlplane/audit.h"
 #include "controlplane/stream_pump.h"
 #include "controlplane/unary_reply.h"
@@ -93,6 +95,16 @@ class SessionReactor final
         authz_(authz),
         caller_(std::move(caller)),
         context_(context) {
+    // The stream holds role node while it lasts (authz.h): when the authz
+    // file withdraws it, or the certificate expires, Revoked ends it.
+    absl::StatusOr<uint64_t> hold = authz_->Hold(
+        caller_, tls::Role::kNode, tls::PeerNotAfter(*context->auth_context()),
+        [this](const absl::Status& why) { Revoked(why); });
+    if (!hold.ok()) {
+      Finish(ToGrpcStatus(hold.status()));
+      return;
+    }
+    hold_ = *hold;
     StartRead(&in_);
   }
 
@@ -151,12 +163,22 @@ class SessionReactor final
   void OnWriteDone(bool ok) override { pump_->OnWriteDone(ok); }
 
   void OnDone() override {
+    // First: once Release returns, Revoked is not running and never will.
+    authz_->Release(hold_);
     if (pump_ != nullptr) pump_->Detach();
     if (bound_) End(absl::CancelledError("the session ended"));
     delete this;
   }
 
  private:
+  // From the authz's holder thread, before OnDone. The node is failed by
+  // name (its session, if bound, ends with the reason, and it gets no
+  // further pair secrets); a stream not bound yet is cancelled.
+  void Revoked(const absl::Status& why) {
+    state_->RevokeNode(caller_, std::string(why.message()));
+    if (!opened_.load()) context_->TryCancel();
+  }
+
   void Open(const lite::v1::AgentMessage& message) {
     if (!message.has_heartbeat()) {
       Fail(absl::InvalidArgumentError(
@@ -181,6 +203,7 @@ class SessionReactor final
       return;
     }
     bound_ = true;
+    opened_.store(true);
     binding_ = opened->binding;
     pump_ = std::make_shared<StreamPump<SessionReactor>>(
         this, opened->outbox,
@@ -217,6 +240,8 @@ class SessionReactor final
   grpc::CallbackServerContext* const context_;
   grpc::ByteBuffer in_;
   bool bound_ = false;
+  std::atomic<bool> opened_{false};  // bound_, for Revoked's thread
+  uint64_t hold_ = 0;
   bool ended_ = false;
   SessionBinding binding_;
   std::shared_ptr<StreamPump<SessionReactor>> pump_;

@@ -8,11 +8,13 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/testing/status_matchers.h"
 #include "common/tls/identity.h"
@@ -210,6 +212,112 @@ TEST(Authz, LooksAtTheFileAtMostOncePerInterval) {
   // Within the interval the change is not seen yet.
   EXPECT_THAT((*authz)->Require(Verified("n2"), Role::kNode, nullptr),
               StatusIs(absl::StatusCode::kPermissionDenied));
+}
+
+TEST(Authz, ABadEditWithdrawsWhatItNoLongerListsAndAddsNothing) {
+  const std::string path =
+      WriteFile("withdraw_authz", "n1 node\nn7 node\nop operator\n");
+  absl::StatusOr<std::unique_ptr<Authz>> authz =
+      Authz::Load(path, absl::ZeroDuration());
+  ASSERT_THAT(authz.status(), IsOk());
+  EXPECT_EQ((*authz)->file_state().generation, 1u);
+  // n7 removed, a typo on op's line, and a new name n9: n7 loses its role,
+  // op (named on the bad line) keeps its, n9 gets nothing.
+  WriteFile("withdraw_authz", "n1 node\nop operatr\nn9 node\n");
+  EXPECT_FALSE((*authz)->Allows("n7", Role::kNode));
+  EXPECT_TRUE((*authz)->Allows("n1", Role::kNode));
+  EXPECT_TRUE((*authz)->Allows("op", Role::kOperator));
+  EXPECT_FALSE((*authz)->Allows("n9", Role::kNode));
+  const Authz::FileState state = (*authz)->file_state();
+  EXPECT_FALSE(state.valid);
+  EXPECT_THAT(state.error, HasSubstr(":2: unknown role \"operatr\""));
+  EXPECT_EQ(state.generation, 2u);
+  // Fixed: valid again, with exactly the file's roles.
+  WriteFile("withdraw_authz", "n1 node\nop operator\nn9 node\n");
+  EXPECT_TRUE((*authz)->Allows("n9", Role::kNode));
+  EXPECT_TRUE((*authz)->file_state().valid);
+  // A missing file keeps the roles (a file being replaced), but says so.
+  ASSERT_EQ(std::remove(path.c_str()), 0);
+  EXPECT_TRUE((*authz)->Allows("n1", Role::kNode));
+  EXPECT_FALSE((*authz)->file_state().valid);
+  EXPECT_THAT((*authz)->file_state().error, HasSubstr("cannot read"));
+}
+
+// Waits (bounded) for `done`.
+bool WaitFor(const std::function<bool()>& done) {
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (!done()) {
+    if (absl::Now() > deadline) return false;
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  return true;
+}
+
+TEST(Authz, HoldsEndWhenTheRoleIsWithdrawnOrTheCertificateExpires) {
+  const std::string path = WriteFile("hold_authz", "n1 node\nop operator\n");
+  absl::StatusOr<std::unique_ptr<Authz>> authz =
+      Authz::Load(path, absl::ZeroDuration());
+  ASSERT_THAT(authz.status(), IsOk());
+  absl::Mutex mu;
+  std::map<std::string, absl::Status> ended;
+  auto recorder = [&](const std::string& who) {
+    return [&, who](const absl::Status& why) {
+      absl::MutexLock lock(&mu);
+      ended[who] = why;
+    };
+  };
+  auto count = [&] {
+    absl::MutexLock lock(&mu);
+    return ended.size();
+  };
+  // No hold for a role the name lacks.
+  EXPECT_THAT(
+      (*authz)
+          ->Hold("n1", Role::kOperator, absl::InfiniteFuture(), recorder("bad"))
+          .status(),
+      StatusIs(absl::StatusCode::kPermissionDenied));
+  absl::StatusOr<uint64_t> node = (*authz)->Hold(
+      "n1", Role::kNode, absl::InfiniteFuture(), recorder("node"));
+  absl::StatusOr<uint64_t> op = (*authz)->Hold(
+      "op", Role::kOperator, absl::InfiniteFuture(), recorder("op"));
+  absl::StatusOr<uint64_t> expiring = (*authz)->Hold(
+      "op", Role::kOperator, absl::Now() + absl::Milliseconds(200),
+      recorder("expiring"));
+  absl::StatusOr<uint64_t> released = (*authz)->Hold(
+      "n1", Role::kNode, absl::InfiniteFuture(), recorder("released"));
+  ASSERT_TRUE(node.ok() && op.ok() && expiring.ok() && released.ok());
+  EXPECT_EQ((*authz)->holds(), 4u);
+  // The expiry, with nothing else changed.
+  ASSERT_TRUE(WaitFor([&] { return count() == 1; }));
+  {
+    absl::MutexLock lock(&mu);
+    EXPECT_THAT(ended["expiring"], StatusIs(absl::StatusCode::kUnauthenticated,
+                                            HasSubstr("expired")));
+  }
+  (*authz)->Release(*released);
+  // n1 withdrawn, with no call arriving: the holder thread reads the file.
+  WriteFile("hold_authz", "op operator\n");
+  ASSERT_TRUE(WaitFor([&] { return count() == 2; }));
+  absl::SleepFor(absl::Milliseconds(200));
+  // Not under `mu`: on_end takes it under the authz's lock.
+  EXPECT_EQ((*authz)->holds(), 1u);
+  (*authz)->Release(*op);
+  absl::MutexLock lock(&mu);
+  EXPECT_EQ(ended.size(), 2u);
+  EXPECT_THAT(
+      ended["node"],
+      StatusIs(absl::StatusCode::kPermissionDenied,
+               HasSubstr("certificate \"n1\" no longer has role node")));
+  EXPECT_FALSE(ended.contains("op"));
+  EXPECT_FALSE(ended.contains("released"));
+}
+
+TEST(Authz, InsecureHoldsNeverEnd) {
+  std::unique_ptr<Authz> authz = Authz::Insecure();
+  absl::StatusOr<uint64_t> hold =
+      authz->Hold("x", Role::kNode, absl::InfinitePast(), [](auto&) {});
+  ASSERT_THAT(hold.status(), IsOk());
+  authz->Release(*hold);
 }
 
 }  // namespace

@@ -1,6 +1,10 @@
 #include "common/tls/identity.h"
 
 #include <grpc/grpc_security_constants.h>
+#include <openssl/bio.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <time.h>
 
 #include <vector>
 
@@ -27,6 +31,22 @@ std::optional<std::string> PeerName(const grpc::AuthContext& context) {
   // Two CNs would make the identity ambiguous; an empty one names nobody.
   if (cn.size() != 1 || cn[0].empty()) return std::nullopt;
   return std::string(cn[0].data(), cn[0].size());
+}
+
+absl::Time PeerNotAfter(const grpc::AuthContext& context) {
+  if (!PeerName(context).has_value()) return absl::InfiniteFuture();
+  const std::vector<grpc::string_ref> pem =
+      context.FindPropertyValues(GRPC_X509_PEM_CERT_PROPERTY_NAME);
+  if (pem.size() != 1) return absl::InfiniteFuture();
+  BIO* bio = BIO_new_mem_buf(pem[0].data(), static_cast<int>(pem[0].size()));
+  if (bio == nullptr) return absl::InfiniteFuture();
+  X509* cert = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
+  BIO_free(bio);
+  if (cert == nullptr) return absl::InfiniteFuture();
+  struct tm tm = {};
+  const bool ok = ASN1_TIME_to_tm(X509_get0_notAfter(cert), &tm) == 1;
+  X509_free(cert);
+  return ok ? absl::FromTimeT(timegm(&tm)) : absl::InfiniteFuture();
 }
 
 }  // namespace lite::tls

@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "absl/time/time.h"
+
 namespace lite::tls {
 
 // The subject CN of the peer's certificate, only when the connection is TLS
@@ -16,6 +18,10 @@ namespace lite::tls {
 // nullopt otherwise (plaintext, no client certificate, or a certificate
 // carrying no CN or more than one).
 std::optional<std::string> PeerName(const grpc::AuthContext& context);
+
+// When the peer's verified certificate stops being valid (its notAfter);
+// InfiniteFuture when there is none or it cannot be read (plaintext).
+absl::Time PeerNotAfter(const grpc::AuthContext& context);
 
 }  // namespace lite::tls
 
