@@ -17,7 +17,12 @@
  * client node is down and its connections are torn down
  * (lite_conns_wait_closed()), or the module is unloading and no QP is
  * left. If the fence times out, the pages are kept until unload
- * (rpc_quarantined_bytes). Reply slots are written by the server's NIC: a
+ * (rpc_quarantined_bytes) and the port stays reserved. Posts check the
+ * binding or the service slot under the lock that GONE, RELEASED and peer
+ * down change, so nothing is posted after them. Memory a peer that is
+ * down only in this node's view may still reach is never handed back to
+ * the allocator while its key could (lite_rpc_peer_still()). Reply slots
+ * are written by the server's NIC: a
  * binding stays in the node's table, its memory allocated, until the
  * server sent GONE (after its last reply completed) or the server node is
  * down and its connections are torn down, even when no handle of it is

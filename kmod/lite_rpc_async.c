@@ -32,10 +32,20 @@ static bool lite_rpc_token_index(struct lite_file *lf, u64 token, u32 *idx)
 	return (u32)(token >> 32) == lf->tag && *idx;
 }
 
+/*
+ * The token is reserved (invisible to RPC_WAIT: xa_load() finds nothing)
+ * and written to the caller before the post, and the call is published
+ * only once it is posted: until then nobody but this submit can reach the
+ * slot or the binding's reference, so every failure is undone here once,
+ * with what it took (nothing posted: the whole slot; a failed post: the
+ * caller's hold). After the publish the call belongs to RPC_WAIT or the
+ * file's close, and nothing here touches it again.
+ */
 int lite_rpc_async_submit(struct lite_file *lf, struct lite_rpc_cslot *s,
 			  const struct lite_rpc_call *c, unsigned long deadline,
 			  u64 __user *token_out)
 {
+	void *old;
 	u32 idx;
 	int ret;
 
@@ -44,18 +54,27 @@ int lite_rpc_async_submit(struct lite_file *lf, struct lite_rpc_cslot *s,
 	s->async_deadline = deadline;
 	/* Before the post: the reply may come before it returns. */
 	s->async_wait = &lf->rpc_call_wait;
-	ret = xa_alloc_cyclic(&lf->rpc_calls, &idx, s, XA_LIMIT(1, U32_MAX),
+	ret = xa_alloc_cyclic(&lf->rpc_calls, &idx, NULL, XA_LIMIT(1, U32_MAX),
 			      &lf->rpc_call_next, GFP_KERNEL);
-	if (ret < 0)
+	if (ret < 0) {
+		lite_rpc_slot_untake(s);
 		return ret;
+	}
 	if (put_user(lite_rpc_token(lf, idx), token_out)) {
-		xa_erase(&lf->rpc_calls, idx);
+		xa_release(&lf->rpc_calls, idx);
+		lite_rpc_slot_untake(s);
 		return -EFAULT;
 	}
 	ret = lite_rpc_slot_post(s, c->req_len, false, deadline);
-	if (ret)
-		xa_erase(&lf->rpc_calls, idx);
-	return ret;
+	if (ret) {
+		xa_release(&lf->rpc_calls, idx);
+		lite_rpc_slot_finish(s);
+		return ret;
+	}
+	/* Into the reserved entry: no allocation, so it cannot fail. */
+	old = xa_store(&lf->rpc_calls, idx, s, GFP_KERNEL);
+	WARN_ON_ONCE(xa_is_err(old));
+	return 0;
 }
 
 /* Whether the call behind @idx can be collected now (or is gone). */

@@ -15,6 +15,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
+#include <linux/cred.h>
+#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -30,8 +32,14 @@ enum {
 	LITE_HOLD_ALL = 7,
 };
 
-/* How long GONE's answer waits for this node's requests in flight. */
-#define LITE_RPC_RELEASE_WAIT_MS	5000
+/*
+ * How long GONE's answer waits for this node's requests posted and not
+ * completed. Posted work completes or is flushed within the QPs' retry
+ * bounds, so this is a safety net: past it no RELEASED is sent, and the
+ * server's fence keeps the ring (it never hears a RELEASED that a late
+ * write could follow).
+ */
+#define LITE_RPC_RELEASE_WAIT_MS	30000
 
 /*
  * (server node, port) -> live binding; RCU reads. GONE takes one out in a
@@ -52,7 +60,14 @@ static void lite_rpc_binding_free_work(struct work_struct *work)
 	/* The server's NIC may still write until its connections are gone. */
 	if (b->dead != -ECONNREFUSED)
 		lite_conns_wait_closed();
-	lite_rpc_mem_free(&b->mem, false);
+	/*
+	 * Killed on this node's verdict alone (the server is still the same
+	 * peer): the server may hold its ring and answer later over new
+	 * connections, so the pages are never handed back to the allocator
+	 * while its key could reach them (lite_rpc_mem_free()).
+	 */
+	lite_rpc_mem_free(&b->mem, b->local_verdict);
+	lite_rpc_user_uncharge(b->owner, LITE_RPC_CHARGE_BINDING, 0);
 	bitmap_free(b->free_map);
 	lite_uncount(LITE_CNT_RPC_BINDINGS);
 	kfree_rcu(b, rcu);
@@ -92,13 +107,13 @@ struct lite_rpc_binding *lite_rpc_binding_find(u64 service_id, u32 node,
 
 static void lite_rpc_send_done(struct ib_cq *cq, struct ib_wc *wc);
 
-int lite_rpc_binding_create(const struct lite_rpc_open_ans *ans,
+int lite_rpc_binding_create(const struct lite_rpc_open_ans *ans, bool kernel,
 			    struct lite_rpc_binding **out)
 {
 	u32 need = max(ans->max_request, ans->max_reply);
 	struct lite_rpc_binding *b;
 	struct lite_device *ldev;
-	u32 slot_bytes, i;
+	u32 slot_bytes, i, owner;
 	int ret;
 
 	slot_bytes = max_t(u32, ALIGN(need, LITE_RPC_SLOT_ALIGN),
@@ -106,9 +121,17 @@ int lite_rpc_binding_create(const struct lite_rpc_open_ans *ans,
 	if (!ans->depth || ans->depth > LITE_RPC_DEPTH_MAX ||
 	    (u64)ans->depth * slot_bytes > LITE_RPC_RING_MAX)
 		return -EIO;
-	ret = lite_node_device_get(&ldev);
+	/* Its maker's, for as long as it lives (also past its handles). */
+	owner = kernel ? LITE_RPC_UID_NONE :
+			 from_kuid_munged(&init_user_ns, current_euid());
+	ret = lite_rpc_user_charge(owner, LITE_RPC_CHARGE_BINDING, 0);
 	if (ret)
 		return ret;
+	ret = lite_node_device_get(&ldev);
+	if (ret) {
+		lite_rpc_user_uncharge(owner, LITE_RPC_CHARGE_BINDING, 0);
+		return ret;
+	}
 	b = kzalloc(struct_size(b, slots, ans->depth), GFP_KERNEL_ACCOUNT);
 	if (b) {
 		struct lite_peer *peer;
@@ -121,19 +144,23 @@ int lite_rpc_binding_create(const struct lite_rpc_open_ans *ans,
 		if (!peer) {
 			kfree(b);
 			lite_device_put(ldev);
+			lite_rpc_user_uncharge(owner, LITE_RPC_CHARGE_BINDING, 0);
 			return -EHOSTDOWN;
 		}
 	}
 	if (!b) {
 		lite_device_put(ldev);
+		lite_rpc_user_uncharge(owner, LITE_RPC_CHARGE_BINDING, 0);
 		return -ENOMEM;
 	}
+	b->owner = owner;
+	b->kernel = kernel;
 	b->free_map = bitmap_zalloc(ans->depth, GFP_KERNEL_ACCOUNT);
 	if (!b->free_map) {
 		ret = -ENOMEM;
 		goto err;
 	}
-	ret = lite_rpc_mem_alloc(ldev, (size_t)ans->depth * slot_bytes,
+	ret = lite_rpc_mem_alloc(ldev, (size_t)ans->depth * slot_bytes, owner,
 				 &b->mem);
 	if (ret)
 		goto err;
@@ -164,6 +191,7 @@ err:
 	bitmap_free(b->free_map);
 	kfree(b);
 	lite_device_put(ldev);
+	lite_rpc_user_uncharge(owner, LITE_RPC_CHARGE_BINDING, 0);
 	return ret;
 }
 
@@ -284,7 +312,6 @@ int lite_rpc_slot_take(struct lite_rpc_binding *b, bool nonblock,
 			s->len = 0;
 			s->async_wait = NULL;
 			reinit_completion(&s->done);
-			atomic_inc(&b->posts_inflight);
 			*out = s;
 			break;
 		}
@@ -320,8 +347,6 @@ void lite_rpc_slot_untake(struct lite_rpc_cslot *s)
 {
 	struct lite_rpc_binding *b = s->b;
 
-	if (atomic_dec_and_test(&b->posts_inflight))
-		wake_up_all(&b->credit_wait);
 	spin_lock_bh(&b->lock);
 	lite_rpc_slot_let_go(s, LITE_HOLD_ALL);
 	spin_unlock_bh(&b->lock);
@@ -349,6 +374,14 @@ static void lite_rpc_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		wake_up_all(&b->credit_wait);
 }
 
+/*
+ * Posts under the binding's lock after checking that it is alive: GONE and
+ * peer down kill it under that lock, so once they have, nothing is posted
+ * from it any more, and GONE's answer (RELEASED) waits only for what was
+ * posted before (posts_inflight), which completes in bounded time. A
+ * request staged slowly (its user page faulting) is refused here, never
+ * written into a ring its server has let go.
+ */
 int lite_rpc_slot_post(struct lite_rpc_cslot *s, u32 len, bool oneway,
 		       unsigned long deadline)
 {
@@ -358,20 +391,42 @@ int lite_rpc_slot_post(struct lite_rpc_cslot *s, u32 len, bool oneway,
 
 	imm = lite_rpc_imm(oneway ? LITE_RPC_KIND_MSG : LITE_RPC_KIND_CALL,
 			   b->port, 0, s->index);
-	ret = lite_rpc_post_wait(b->node_id, b->incarnation,
-				 raw_smp_processor_id(), &s->cqe, &b->mem,
-				 b->mem.dma + (u64)s->index * b->slot_bytes,
-				 len,
-				 b->ring_addr + (u64)s->index * b->slot_bytes,
-				 b->ring_key, imm, deadline);
-	if (ret) {
-		if (atomic_dec_and_test(&b->posts_inflight))
-			wake_up_all(&b->credit_wait);
+	for (;;) {
 		spin_lock_bh(&b->lock);
-		lite_rpc_slot_let_go(s, LITE_HOLD_SEND | LITE_HOLD_PEER);
+		ret = b->dead;
+		if (!ret) {
+			atomic_inc(&b->posts_inflight);
+			ret = lite_rpc_post(b->node_id, b->incarnation,
+					    raw_smp_processor_id(), &s->cqe,
+					    &b->mem,
+					    b->mem.dma +
+					    (u64)s->index * b->slot_bytes, len,
+					    b->ring_addr +
+					    (u64)s->index * b->slot_bytes,
+					    b->ring_key, imm);
+			if (ret && atomic_dec_and_test(&b->posts_inflight))
+				wake_up_all(&b->credit_wait);
+		}
+		if (ret && ret != -EAGAIN)
+			lite_rpc_slot_let_go(s, LITE_HOLD_SEND | LITE_HOLD_PEER);
 		spin_unlock_bh(&b->lock);
-		return ret;
+		if (ret != -EAGAIN)
+			break;
+		/* Every entry of every QP to the node is in use: rare. */
+		if (time_after(jiffies, deadline))
+			ret = -ETIMEDOUT;
+		else if (fatal_signal_pending(current))
+			ret = -EINTR;
+		if (ret != -EAGAIN) {
+			spin_lock_bh(&b->lock);
+			lite_rpc_slot_let_go(s, LITE_HOLD_SEND | LITE_HOLD_PEER);
+			spin_unlock_bh(&b->lock);
+			break;
+		}
+		usleep_range(20, 100);
 	}
+	if (ret)
+		return ret;
 	lite_rpc_stat(oneway ? LITE_RPC_ST_MSGS : LITE_RPC_ST_CALLS);
 	return 0;
 }
@@ -512,11 +567,16 @@ static void lite_rpc_release_work(struct work_struct *work)
 	struct lite_rpc_binding *b =
 		container_of(work, typeof(*b), released_work);
 
-	wait_event_timeout(b->credit_wait, !atomic_read(&b->posts_inflight),
-			   msecs_to_jiffies(LITE_RPC_RELEASE_WAIT_MS));
-	lite_rpc_post_ctrl(b->node_id, b->incarnation, b->port,
-			   lite_rpc_imm(LITE_RPC_KIND_CTRL, b->port,
-					LITE_RPC_CTRL_RELEASED, 0));
+	/* Killed under its lock: nothing is posted from it after this. */
+	if (wait_event_timeout(b->credit_wait,
+			       !atomic_read(&b->posts_inflight),
+			       msecs_to_jiffies(LITE_RPC_RELEASE_WAIT_MS)))
+		lite_rpc_post_ctrl(b->node_id, b->incarnation, b->port,
+				   lite_rpc_imm(LITE_RPC_KIND_CTRL, b->port,
+						LITE_RPC_CTRL_RELEASED, 0));
+	else
+		pr_warn("binding to port %u of node %u: requests still posted after %u ms, no RELEASED (the server keeps the ring)\n",
+			b->port, b->node_id, LITE_RPC_RELEASE_WAIT_MS);
 	/* The table's reference; its free work reuses released_work. */
 	lite_rpc_binding_put(b);
 }
@@ -553,23 +613,64 @@ void lite_rpc_binding_gone(u32 node, u32 port)
 	rcu_read_unlock();
 }
 
+/*
+ * Whether @node is still the peer @inc, i.e. it is down only in this
+ * node's view (its QPs timed out): it was not removed nor replaced, and
+ * may still hold what it had of ours. Under lite_lock.
+ */
+bool lite_rpc_peer_still(u32 node, u64 inc)
+{
+	struct lite_peer *peer;
+	bool still;
+
+	rcu_read_lock();
+	peer = lite_peer_lookup_rcu(node);
+	still = peer && !peer->removed && peer->incarnation == inc;
+	rcu_read_unlock();
+	return still;
+}
+
+/*
+ * The next binding of the table from *@key on, referenced (the walks below
+ * sleep or run long: a binding GONE took out may be freed meanwhile), or
+ * NULL; *@key is its.
+ */
+static struct lite_rpc_binding *lite_rpc_binding_next(unsigned long *key)
+{
+	struct lite_rpc_binding *b;
+
+	rcu_read_lock();
+	for (;;) {
+		b = xa_find(&lite_rpc_bindings, key, ULONG_MAX, XA_PRESENT);
+		if (!b || kref_get_unless_zero(&b->ref))
+			break;
+		(*key)++;
+	}
+	rcu_read_unlock();
+	return b;
+}
+
 void lite_rpc_bindings_peer_down(u32 node)
 {
 	struct lite_rpc_binding *b;
 	unsigned long key;
 
-	xa_for_each(&lite_rpc_bindings, key, b) {
-		if (b->node_id != node)
+	for (key = 0; (b = lite_rpc_binding_next(&key)); key++) {
+		if (b->node_id != node) {
+			lite_rpc_binding_put(b);
 			continue;
+		}
 		spin_lock_bh(&b->lock);
 		if (!b->dead) {
 			lite_rpc_binding_kill_locked(b, -EHOSTDOWN);
 			lite_rpc_stat(LITE_RPC_ST_HOSTDOWN);
 		}
+		b->local_verdict = lite_rpc_peer_still(node, b->incarnation);
 		spin_unlock_bh(&b->lock);
 		if (xa_cmpxchg_bh(&lite_rpc_bindings, key, b, NULL,
 				  GFP_KERNEL) == b)
 			lite_rpc_binding_put(b);
+		lite_rpc_binding_put(b);
 	}
 }
 
@@ -579,9 +680,11 @@ void lite_rpc_bindings_device_removed(struct lite_device *ldev)
 	unsigned long key;
 
 	/* No connection on @ldev is left: the bindings die like peers. */
-	xa_for_each(&lite_rpc_bindings, key, b) {
-		if (b->mem.ldev != ldev)
+	for (key = 0; (b = lite_rpc_binding_next(&key)); key++) {
+		if (b->mem.ldev != ldev) {
+			lite_rpc_binding_put(b);
 			continue;
+		}
 		spin_lock_bh(&b->lock);
 		if (!b->dead)
 			lite_rpc_binding_kill_locked(b, -EHOSTDOWN);
@@ -591,6 +694,7 @@ void lite_rpc_bindings_device_removed(struct lite_device *ldev)
 		if (xa_cmpxchg_bh(&lite_rpc_bindings, key, b, NULL,
 				  GFP_KERNEL) == b)
 			lite_rpc_binding_put(b);
+		lite_rpc_binding_put(b);
 	}
 }
 

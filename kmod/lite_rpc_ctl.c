@@ -17,6 +17,8 @@
 
 /* ---- handles ---- */
 
+static void lite_rpc_handle_end(struct lite_rpc_handle *h);
+
 static bool lite_rpc_handle_index(struct lite_file *lf, u64 handle, u32 *idx)
 {
 	u32 low = (u32)handle;
@@ -32,19 +34,35 @@ static u64 lite_rpc_handle_value(struct lite_file *lf, u32 idx)
 	return (u64)lf->tag << 32 | (LITE_RPC_HANDLE_BASE + idx);
 }
 
+/*
+ * Publishes @h: from here a sibling thread may close it and free @h (and
+ * end what it held), so the caller reads nothing of either afterwards but
+ * the index returned in *@idx.
+ */
 static int lite_rpc_handle_add(struct lite_file *lf, struct lite_rpc_handle *h,
-			       u64 *handle)
+			       u32 *idx, u64 *handle)
 {
 	int ret;
 
-	ret = xa_alloc_cyclic(&lf->rpc_handles, &h->index, h,
+	ret = xa_alloc_cyclic(&lf->rpc_handles, idx, NULL,
 			      XA_LIMIT(0, LITE_HANDLES_MAX - 1), &lf->rpc_next,
 			      GFP_KERNEL);
 	if (ret < 0)
 		return ret == -EBUSY ? -EMFILE : ret;
+	h->index = *idx;
 	lite_count(LITE_CNT_HANDLES);
-	*handle = lite_rpc_handle_value(lf, h->index);
+	*handle = lite_rpc_handle_value(lf, *idx);
+	/* Into the reserved entry: no allocation. */
+	xa_store(&lf->rpc_handles, *idx, h, GFP_KERNEL);
 	return 0;
+}
+
+/* Ends the handle @idx this ioctl just made, unless a sibling closed it. */
+static void lite_rpc_handle_unmake(struct lite_file *lf, u32 idx,
+				   struct lite_rpc_handle *h)
+{
+	if (xa_cmpxchg(&lf->rpc_handles, idx, h, NULL, GFP_KERNEL) == h)
+		lite_rpc_handle_end(h);
 }
 
 /*
@@ -139,6 +157,23 @@ static long lite_ioctl_rpc_close(struct lite_file *lf, void __user *uarg)
 
 /* ---- REGISTER ---- */
 
+static bool lite_rpc_name_reserved(const char *name)
+{
+	return !strncmp(name, LITE_RPC_RESERVED_PREFIX,
+			strlen(LITE_RPC_RESERVED_PREFIX));
+}
+
+/* "lite." names are lite.ko's own services: no file registers or opens one. */
+static int lite_rpc_name_refuse(char __user *message)
+{
+	static const char why[] =
+		"names beginning with \"lite.\" are lite.ko's own";
+
+	if (copy_to_user(message, why, sizeof(why)))
+		return -EFAULT;
+	return -EPERM;
+}
+
 int lite_rpc_service_args_check(const struct lite_rpc_register *r,
 				struct lite_rpc_service_args *a)
 {
@@ -196,6 +231,7 @@ static long lite_ioctl_rpc_register(struct lite_file *lf,
 	struct lite_rpc_service *svc;
 	struct lite_rpc_handle *h;
 	struct lite_rpc_register r;
+	u32 idx = 0;
 	int ret;
 
 	if (copy_from_user(&r, uarg, sizeof(r)))
@@ -207,14 +243,8 @@ static long lite_ioctl_rpc_register(struct lite_file *lf,
 	 * "lite." names are lite.ko's own services (lite.sync.<node id>): a
 	 * process serving one would answer other nodes' lock requests.
 	 */
-	if (!strncmp(r.name, LITE_RPC_RESERVED_PREFIX,
-		     strlen(LITE_RPC_RESERVED_PREFIX))) {
-		if (copy_to_user(uarg->message,
-				 "names beginning with \"lite.\" are lite.ko's own",
-				 sizeof("names beginning with \"lite.\" are lite.ko's own")))
-			return -EFAULT;
-		return -EPERM;
-	}
+	if (lite_rpc_name_reserved(r.name))
+		return lite_rpc_name_refuse(uarg->message);
 	h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
 	if (!h)
 		return lite_early_error(uarg->message, -ENOMEM);
@@ -226,28 +256,26 @@ static long lite_ioctl_rpc_register(struct lite_file *lf,
 	}
 	h->serve = true;
 	h->svc = svc;
-	ret = lite_rpc_handle_add(lf, h, &r.service);
+	/* Read before the handle is published (lite_rpc_handle_add()). */
+	r.service_id = svc->service_id;
+	r.port = svc->port;
+	r.slot_bytes = svc->slot_bytes;
+	r.ring_bytes = svc->ring_bytes;
+	r.map_bytes = svc->ring_bytes * svc->nr_rings;
+	r.depth = args.depth;
+	r.max_clients = args.max_clients;
+	ret = lite_rpc_handle_add(lf, h, &idx, &r.service);
 	if (ret) {
 		h->index = 0;
 		lite_count(LITE_CNT_HANDLES);	/* lite_rpc_handle_end() */
 		lite_rpc_handle_end(h);
 		goto out;
 	}
-	r.service_id = svc->service_id;
-	r.port = svc->port;
-	r.slot_bytes = svc->slot_bytes;
-	r.ring_bytes = svc->ring_bytes;
-	r.map_offset = (u64)(h->index + 1) << 32;
-	r.map_bytes = svc->ring_bytes * svc->nr_rings;
-	r.depth = args.depth;
-	r.max_clients = args.max_clients;
+	r.map_offset = (u64)(idx + 1) << 32;
 out:
 	if (copy_to_user(uarg, &r, sizeof(r))) {
-		if (!ret) {
-			h = xa_erase(&lf->rpc_handles, h->index);
-			if (h)
-				lite_rpc_handle_end(h);
-		}
+		if (!ret)
+			lite_rpc_handle_unmake(lf, idx, h);
 		return -EFAULT;
 	}
 	return ret;
@@ -257,7 +285,8 @@ out:
 
 /* Under lite_rpc_bind_mutex: find the binding again, else make it. */
 static int lite_rpc_bind_locked(const struct lite_rpc_open_ans *ans,
-				struct lite_rpc_binding **out, char *message)
+				bool kernel, struct lite_rpc_binding **out,
+				char *message)
 {
 	struct lite_rpc_bind_ans ring = {};
 	struct lite_rpc_binding *b;
@@ -266,7 +295,7 @@ static int lite_rpc_bind_locked(const struct lite_rpc_open_ans *ans,
 	*out = lite_rpc_binding_find(ans->service_id, ans->node_id, ans->port);
 	if (*out)
 		return 0;
-	ret = lite_rpc_binding_create(ans, &b);
+	ret = lite_rpc_binding_create(ans, kernel, &b);
 	if (ret)
 		return ret;
 	ret = lite_upcall_rpc_bind(ans->service_id, &b->mem, b->slot_bytes,
@@ -290,7 +319,7 @@ static int lite_rpc_bind_locked(const struct lite_rpc_open_ans *ans,
 static DEFINE_MUTEX(lite_rpc_bind_mutex);
 
 /* This node's binding to the service @ans names: found, or made. */
-static int lite_rpc_bind(const struct lite_rpc_open_ans *ans,
+static int lite_rpc_bind(const struct lite_rpc_open_ans *ans, bool kernel,
 			 struct lite_rpc_binding **out, char *message)
 {
 	int ret;
@@ -300,17 +329,29 @@ static int lite_rpc_bind(const struct lite_rpc_open_ans *ans,
 		return 0;
 	if (mutex_lock_killable(&lite_rpc_bind_mutex))
 		return -EINTR;
-	ret = lite_rpc_bind_locked(ans, out, message);
+	ret = lite_rpc_bind_locked(ans, kernel, out, message);
 	mutex_unlock(&lite_rpc_bind_mutex);
 	return ret;
 }
 
+/*
+ * lite.ko's own services ("lite." names) are bound apart: their bindings
+ * are marked kernel, and neither kind of open is handed the other's, even
+ * if the manager resolved a name to the other's service.
+ */
 int lite_rpc_open_service(const char *name, struct lite_rpc_open_ans *ans,
 			  struct lite_rpc_binding **out, char *message)
 {
+	bool kernel = lite_rpc_name_reserved(name);
 	int ret = lite_upcall_rpc_open(name, ans, message);
 
-	return ret ?: lite_rpc_bind(ans, out, message);
+	if (!ret)
+		ret = lite_rpc_bind(ans, kernel, out, message);
+	if (!ret && (*out)->kernel != kernel) {
+		lite_rpc_binding_put(*out);
+		ret = -EPERM;
+	}
+	return ret;
 }
 
 static long lite_ioctl_rpc_open(struct lite_file *lf,
@@ -320,12 +361,19 @@ static long lite_ioctl_rpc_open(struct lite_file *lf,
 	struct lite_rpc_binding *b;
 	struct lite_rpc_handle *h;
 	struct lite_rpc_open o;
+	u32 idx = 0;
 	int ret;
 
 	if (copy_from_user(&o, uarg, sizeof(o)))
 		return -EFAULT;
 	if (o.flags || o.reserved || !lite_user_name_valid(o.name))
 		return lite_early_error(uarg->message, -EINVAL);
+	/*
+	 * The lock service (lite.sync.<node>) trusts its requests' fields: it
+	 * is spoken to only by lite.ko's sync client, never by a process.
+	 */
+	if (lite_rpc_name_reserved(o.name))
+		return lite_rpc_name_refuse(uarg->message);
 	h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
 	if (!h)
 		return lite_early_error(uarg->message, -ENOMEM);
@@ -336,22 +384,20 @@ static long lite_ioctl_rpc_open(struct lite_file *lf,
 		goto out;
 	}
 	h->b = b;
-	ret = lite_rpc_handle_add(lf, h, &o.service);
+	/* Read before the handle is published (lite_rpc_handle_add()). */
+	o.service_id = ans.service_id;
+	o.node_id = ans.node_id;
+	lite_rpc_binding_limits(b, &o.max_request, &o.max_reply, &o.depth);
+	ret = lite_rpc_handle_add(lf, h, &idx, &o.service);
 	if (ret) {
 		lite_rpc_binding_put(b);
 		kfree(h);
 		goto out;
 	}
-	o.service_id = ans.service_id;
-	o.node_id = ans.node_id;
-	lite_rpc_binding_limits(b, &o.max_request, &o.max_reply, &o.depth);
 out:
 	if (copy_to_user(uarg, &o, sizeof(o))) {
-		if (!ret) {
-			h = xa_erase(&lf->rpc_handles, h->index);
-			if (h)
-				lite_rpc_handle_end(h);
-		}
+		if (!ret)
+			lite_rpc_handle_unmake(lf, idx, h);
 		return -EFAULT;
 	}
 	return ret;
@@ -391,7 +437,12 @@ static void lite_rpc_vm_close(struct vm_area_struct *vma)
 static vm_fault_t lite_rpc_vm_fault(struct vm_fault *vmf)
 {
 	struct lite_rpc_service *svc = vmf->vma->vm_private_data;
-	u64 off = (u64)(vmf->pgoff - vmf->vma->vm_pgoff) << PAGE_SHIFT;
+	/*
+	 * From the service's base offset, not the VMA's start: after munmap
+	 * or mprotect split the mapping, a part's vm_pgoff moves with it.
+	 */
+	u64 off = (u64)(vmf->pgoff & ((1UL << (32 - PAGE_SHIFT)) - 1)) <<
+		  PAGE_SHIFT;
 	struct lite_rpc_ring *ring;
 	struct page *page = NULL;
 	u64 r = div64_u64(off, svc->ring_bytes);
@@ -437,6 +488,12 @@ int lite_rpc_mmap(struct lite_file *lf, struct vm_area_struct *vma)
 		lite_rpc_service_put(svc);
 		return -EINVAL;
 	}
+	/*
+	 * Fixed in size (mremap cannot grow it), and other users' requests
+	 * stay out of core dumps. A fork keeps it: the child shares the file
+	 * and may serve from it.
+	 */
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
 	/* The reference moves to the mapping (lite_rpc_vm_close()). */
 	vma->vm_private_data = svc;
 	vma->vm_ops = &lite_rpc_vm_ops;

@@ -45,11 +45,15 @@ struct lite_rpc_mem {
 	u64 addr;
 	u32 rkey;
 	u32 lkey;
+	u32 uid;			/* charged to (rpc_mib_per_uid) */
 	bool leak;			/* its region could not be ended */
 };
 
-/* -ENOSPC over lmr_quota_mib (shared with LMRs), -ENOMEM, MR errors. */
-int lite_rpc_mem_alloc(struct lite_device *ldev, size_t bytes,
+/*
+ * -EDQUOT over @uid's rpc_mib_per_uid, -ENOSPC over rpc_quota_mib,
+ * -ENOMEM, MR errors. The pages are charged to the active memory cgroup.
+ */
+int lite_rpc_mem_alloc(struct lite_device *ldev, size_t bytes, u32 uid,
 		       struct lite_rpc_mem *mem);
 /*
  * Invalidates its region, unmaps and frees it. @reachable: a peer may
@@ -63,6 +67,26 @@ void lite_rpc_mem_unmap(struct lite_rpc_mem *mem);
 /* The pages no peer may reach but that could not be freed (unload). */
 void lite_rpc_mem_exit(void);
 
+/* ---- Limits (lite_rpc_limits.c) ---- */
+
+/* The owner of lite.ko's own services and bindings: charged to nobody. */
+#define LITE_RPC_UID_NONE	U32_MAX
+/* Ports 1..LITE_RPC_KERNEL_PORTS are for lite.ko's own ("lite.") services. */
+#define LITE_RPC_KERNEL_PORTS	64
+
+enum lite_rpc_charge {
+	LITE_RPC_CHARGE_SERVICE,	/* rpc_services_per_uid */
+	LITE_RPC_CHARGE_BINDING,	/* rpc_bindings_per_uid */
+	LITE_RPC_CHARGE_BYTES,		/* rpc_mib_per_uid */
+};
+
+/* -EDQUOT over the uid's limit, -ENOMEM. Process context. */
+int lite_rpc_user_charge(u32 uid, enum lite_rpc_charge what, u64 n);
+void lite_rpc_user_uncharge(u32 uid, enum lite_rpc_charge what, u64 n);
+/* rpc_quota_mib, the node's: -ENOSPC beyond it. */
+int lite_rpc_quota_charge(u64 bytes);
+void lite_rpc_quota_uncharge(u64 bytes);
+
 /* ---- Sends (lite_rpc_wire.c) ---- */
 
 /*
@@ -75,11 +99,6 @@ void lite_rpc_mem_exit(void);
 int lite_rpc_post(u32 node, u64 inc, unsigned int pref, struct ib_cqe *cqe,
 		  const struct lite_rpc_mem *mem, u64 dma, u32 len, u64 raddr,
 		  u32 rkey, u32 imm);
-/* The same, waiting up to @deadline (jiffies) for a send queue entry. */
-int lite_rpc_post_wait(u32 node, u64 inc, unsigned int pref,
-		       struct ib_cqe *cqe, const struct lite_rpc_mem *mem,
-		       u64 dma, u32 len, u64 raddr, u32 rkey, u32 imm,
-		       unsigned long deadline);
 /* Gives the send queue entry and the connection back; 0 or an errno. */
 int lite_rpc_send_end(struct ib_cq *cq, struct ib_wc *wc);
 /* A control immediate with no bytes and no completion of interest. */
@@ -100,7 +119,8 @@ enum lite_rpc_rslot_state {
 	LITE_RSLOT_EMPTY,		/* the client's: it may write into it */
 	LITE_RSLOT_QUEUED,		/* a request arrived, not taken */
 	LITE_RSLOT_TAKEN,		/* a server thread has it */
-	LITE_RSLOT_REPLYING,		/* its reply or credit is being sent */
+	LITE_RSLOT_ANSWERING,		/* its answer is being staged */
+	LITE_RSLOT_REPLYING,		/* its reply or credit is posted */
 };
 
 /* One request slot of a ring. */
@@ -130,7 +150,7 @@ struct lite_rpc_ring {
 	bool keep;			/* the fence timed out: pages kept */
 	struct ib_cqe gone_cqe;
 	struct lite_rpc_mem mem;
-	struct lite_rpc_rslot *slots;	/* depth */
+	struct lite_rpc_rslot *slots;	/* depth, from its first bind on */
 };
 
 struct lite_rpc_service {
@@ -142,6 +162,8 @@ struct lite_rpc_service {
 	u32 slot_bytes;
 	u64 ring_bytes;
 	struct lite_device *ldev;	/* with a reference */
+	u32 owner;			/* charged to: args.uid or UID_NONE */
+	struct mem_cgroup *memcg;	/* its registrar's: its rings' pages */
 
 	spinlock_t lock;		/* the rest, and the rings' slots */
 	struct list_head queue;		/* QUEUED slots, oldest first */
@@ -153,6 +175,7 @@ struct lite_rpc_service {
 	u64 served;
 	bool published;
 	bool closing;
+	bool finished;			/* its fence is over (service_end.c) */
 	atomic_t replies_inflight;
 	struct delayed_work fence_work;
 	struct work_struct free_work;
@@ -195,17 +218,19 @@ struct lite_rpc_bind_ans {
 };
 
 /*
- * A new service with a free port and max_clients zeroed rings, mapped (and
- * registered) on the node's device, charged to lmr_quota_mib; peers reach
+ * A new service with a free port and max_clients ring headers (each ring's
+ * slots and pages come with its client's bind, charged to the registrar),
+ * charged to the registrar's rpc_services_per_uid (-EDQUOT); peers reach
  * it once published. One reference, the creator's.
  */
 int lite_rpc_service_create(const struct lite_rpc_service_args *args,
 			    struct lite_rpc_service **out);
 void lite_rpc_service_publish(struct lite_rpc_service *svc, u64 service_id);
 /*
- * Unregisters (idempotent): refuses what is queued or taken, wakes RECV
- * waiters with ECONNREFUSED, waits (bounded) for its replies in flight,
- * sends GONE and starts the fence (which holds its own reference).
+ * Unregisters (idempotent): refuses what is queued, taken or being
+ * answered, wakes RECV waiters with ECONNREFUSED, waits (bounded) for its
+ * replies posted, sends GONE and starts the fence (which holds its own
+ * reference).
  */
 void lite_rpc_service_close(struct lite_rpc_service *svc);
 void lite_rpc_service_get(struct lite_rpc_service *svc);
@@ -234,8 +259,13 @@ static inline u64 lite_rpc_req_id(const struct lite_rpc_rslot *s)
 /* lite_rpc_service.c for lite_rpc_service_end.c. */
 /* REPLY REFUSED to @node's call in @slot of its ring at @port: ECONNREFUSED. */
 void lite_rpc_refuse(u32 node, u32 port, u32 slot);
-/* The service's port is free again (its fence is over). */
-void lite_rpc_port_release(struct lite_rpc_service *svc);
+/*
+ * The service's port is free again (its fence is over), or with
+ * @quarantine reserved until unload (a client may still send to it).
+ */
+void lite_rpc_port_release(struct lite_rpc_service *svc, bool quarantine);
+/* Unload, every service ended: the reserved ports go. */
+void lite_rpc_ports_exit(void);
 /* The first service at port *@port or after it, referenced; *@port is its. */
 struct lite_rpc_service *lite_rpc_service_find_any(unsigned long *port);
 /* The fence of a closing service (lite_rpc_service_end.c). */
@@ -296,7 +326,11 @@ struct lite_rpc_binding {
 	u32 max_request, max_reply, depth, slot_bytes;
 	u64 ring_addr;
 	u32 ring_key;
+	u32 owner;			/* its maker's uid, or UID_NONE */
 	bool live;			/* installed (in lite_rpc_bindings) */
+	bool kernel;			/* opened by lite.ko's kernel API */
+	/* Killed while its server was still the same peer: pages kept. */
+	bool local_verdict;
 	struct lite_rpc_mem mem;	/* depth reply slots */
 	struct work_struct released_work;	/* GONE's answer */
 	struct work_struct free_work;		/* the last reference */
@@ -307,7 +341,8 @@ struct lite_rpc_binding {
 	/* 0 while usable, else what every call gets: ECONNREFUSED, EHOSTDOWN. */
 	int dead;
 	u32 free_slots;
-	atomic_t posts_inflight;	/* requests posted, not completed */
+	/* Requests posted (under lock, alive), their sends not completed. */
+	atomic_t posts_inflight;
 	struct lite_rpc_cslot slots[];
 };
 
@@ -326,7 +361,7 @@ struct lite_rpc_binding *lite_rpc_binding_find(u64 service_id, u32 node,
  * A new binding for @ans, not installed: its reply slots allocated and
  * reachable. -EHOSTDOWN if the server node is not a peer (nor this node).
  */
-int lite_rpc_binding_create(const struct lite_rpc_open_ans *ans,
+int lite_rpc_binding_create(const struct lite_rpc_open_ans *ans, bool kernel,
 			    struct lite_rpc_binding **out);
 /* Drops a binding never installed. */
 void lite_rpc_binding_discard(struct lite_rpc_binding *b);
@@ -350,6 +385,11 @@ void lite_rpc_binding_reply(u32 node, u32 port, u8 code, u32 slot, u32 len);
 /* CREDIT (@slot) or GONE from @node's service at @port. Softirq. */
 void lite_rpc_binding_credit(u32 node, u32 port, u32 slot);
 void lite_rpc_binding_gone(u32 node, u32 port);
+/*
+ * Whether @node is still the peer @inc (not removed nor replaced): down in
+ * this node's view only, so it may still hold our keys. Under lite_lock.
+ */
+bool lite_rpc_peer_still(u32 node, u64 inc);
 /* Peer @node is down: its bindings fail with EHOSTDOWN. Under lite_lock. */
 void lite_rpc_bindings_peer_down(u32 node);
 /*
@@ -441,7 +481,8 @@ long lite_rpc_ops_ioctl(struct lite_file *lf, unsigned int cmd,
  * lite_rpc_async.c. Submits the call staged in @s (its reply to c->reply):
  * its token to @token_out, and on success the call owns @s and the
  * binding's reference until LITE_IOC_RPC_WAIT collects it or the file
- * closes; on failure both are the caller's.
+ * closes; on failure @s is given back (nothing of it is left in flight)
+ * and the binding's reference is the caller's.
  */
 int lite_rpc_async_submit(struct lite_file *lf, struct lite_rpc_cslot *s,
 			  const struct lite_rpc_call *c, unsigned long deadline,

@@ -45,7 +45,7 @@ static int lite_rpc_mem_register(struct lite_rpc_mem *mem)
 	return 0;
 }
 
-int lite_rpc_mem_alloc(struct lite_device *ldev, size_t bytes,
+int lite_rpc_mem_alloc(struct lite_device *ldev, size_t bytes, u32 uid,
 		       struct lite_rpc_mem *mem)
 {
 	struct ib_device *ibdev = ldev->ibdev;
@@ -58,16 +58,24 @@ int lite_rpc_mem_alloc(struct lite_device *ldev, size_t bytes,
 	if (lite_key_mode == LITE_KEY_MODE_LMR &&
 	    (bytes >> PAGE_SHIFT) > ldev->max_fr_pages)
 		return -EINVAL;
-	ret = lite_lmr_quota_charge(bytes);
+	ret = lite_rpc_user_charge(uid, LITE_RPC_CHARGE_BYTES, bytes);
 	if (ret)
 		return ret;
-	/* Split into order-0 pages: each can be mapped into the server. */
-	mem->vaddr = alloc_pages_exact(bytes, GFP_KERNEL | __GFP_ZERO |
+	ret = lite_rpc_quota_charge(bytes);
+	if (ret)
+		goto err_user;
+	/*
+	 * Split into order-0 pages: each can be mapped into the server.
+	 * Charged to the active memory cgroup (the caller's, or the one the
+	 * caller made active: a service's registrar's).
+	 */
+	mem->vaddr = alloc_pages_exact(bytes, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
 					      __GFP_NOWARN);
 	if (!mem->vaddr) {
 		ret = -ENOMEM;
 		goto err_quota;
 	}
+	mem->uid = uid;
 	mem->bytes = bytes;
 	mem->dma = ib_dma_map_single(ibdev, mem->vaddr, bytes,
 				     DMA_BIDIRECTIONAL);
@@ -96,7 +104,9 @@ err_free:
 	free_pages_exact(mem->vaddr, bytes);
 	mem->vaddr = NULL;
 err_quota:
-	lite_lmr_quota_uncharge(bytes);
+	lite_rpc_quota_uncharge(bytes);
+err_user:
+	lite_rpc_user_uncharge(uid, LITE_RPC_CHARGE_BYTES, bytes);
 	return ret;
 }
 
@@ -128,14 +138,17 @@ void lite_rpc_mem_free(struct lite_rpc_mem *mem, bool reachable)
 	struct lite_rpc_leak *leak;
 	/*
 	 * A peer may still write: an invalidated region stops it
-	 * (key_mode=lmr); the global key cannot, so the pages stay.
+	 * (key_mode=lmr, also when lite_rpc_mem_unmap() ended it already);
+	 * the global key cannot, so the pages stay.
 	 */
-	bool keep = reachable && !mem->mr;
+	bool keep = reachable && lite_key_mode != LITE_KEY_MODE_LMR;
 
 	if (!mem->vaddr)
 		return;
 	if (!lite_rpc_mem_unmap_dev(mem) || mem->leak)
 		keep = true;
+	/* Kept pages stay on the node's quota, not on the user's. */
+	lite_rpc_user_uncharge(mem->uid, LITE_RPC_CHARGE_BYTES, mem->bytes);
 	if (keep) {
 		leak = kmalloc(sizeof(*leak), GFP_KERNEL | __GFP_NOFAIL);
 		leak->vaddr = mem->vaddr;
@@ -146,7 +159,7 @@ void lite_rpc_mem_free(struct lite_rpc_mem *mem, bool reachable)
 		lite_count_add(LITE_CNT_RPC_QUARANTINED_BYTES, mem->bytes);
 	} else {
 		free_pages_exact(mem->vaddr, mem->bytes);
-		lite_lmr_quota_uncharge(mem->bytes);
+		lite_rpc_quota_uncharge(mem->bytes);
 	}
 	mem->vaddr = NULL;
 }
@@ -159,7 +172,7 @@ void lite_rpc_mem_exit(void)
 	list_for_each_entry_safe(leak, tmp, &lite_rpc_leaks, entry) {
 		list_del(&leak->entry);
 		lite_count_add(LITE_CNT_RPC_QUARANTINED_BYTES, -(s64)leak->bytes);
-		lite_lmr_quota_uncharge(leak->bytes);
+		lite_rpc_quota_uncharge(leak->bytes);
 		free_pages_exact(leak->vaddr, leak->bytes);
 		kfree(leak);
 	}

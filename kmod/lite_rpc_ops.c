@@ -17,6 +17,8 @@
 
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/moduleparam.h>
 #include <linux/sched/signal.h>
 #include <linux/uaccess.h>
@@ -45,6 +47,46 @@ unsigned long lite_rpc_deadline(u32 timeout_ms)
 	if (!timeout_ms)
 		timeout_ms = READ_ONCE(lite_rpc_timeout_ms);
 	return jiffies + msecs_to_jiffies(timeout_ms);
+}
+
+/* Tries to stage a request without sleeping in a fault with a slot held. */
+#define LITE_RPC_STAGE_TRIES	4
+
+/*
+ * Takes a slot of @b (as lite_rpc_slot_take()) and stages @len bytes of
+ * the user's @src in it. The pages are faulted in before the slot is
+ * taken and copied with page faults off, so a request whose pages are slow
+ * to come (FUSE, swap) waits without holding a credit other callers of the
+ * node's binding need. Only if the pages keep going away does the copy
+ * fault with the slot held; that is safe too: the post checks that the
+ * binding is alive under its lock.
+ */
+static int lite_rpc_take_staged(struct lite_rpc_binding *b,
+				const void __user *src, u32 len, bool nonblock,
+				unsigned long deadline, u8 state,
+				struct lite_rpc_cslot **out)
+{
+	unsigned int tries;
+	void *slot;
+	int ret;
+
+	for (tries = 1; ; tries++) {
+		if (fault_in_readable((const char __user *)src, len))
+			return -EFAULT;
+		ret = lite_rpc_slot_take(b, nonblock, deadline, state, out);
+		if (ret)
+			return ret;
+		slot = b->mem.vaddr + (u64)(*out)->index * b->slot_bytes;
+		if (!copy_from_user_nofault(slot, src, len))
+			return 0;
+		if (tries == LITE_RPC_STAGE_TRIES)
+			break;
+		lite_rpc_slot_untake(*out);
+	}
+	if (!copy_from_user(slot, src, len))
+		return 0;
+	lite_rpc_slot_untake(*out);
+	return -EFAULT;
 }
 
 static long lite_ioctl_rpc_call(struct lite_file *lf,
@@ -79,22 +121,16 @@ static long lite_ioctl_rpc_call(struct lite_file *lf,
 	if (ret)
 		goto out;
 	deadline = lite_rpc_deadline(c.timeout_ms);
-	ret = lite_rpc_slot_take(b, c.flags & LITE_RPC_NONBLOCK, deadline,
-				 LITE_CSLOT_CALL, &s);
+	ret = lite_rpc_take_staged(b, u64_to_user_ptr(c.request), c.req_len,
+				   c.flags & LITE_RPC_NONBLOCK, deadline,
+				   LITE_CSLOT_CALL, &s);
 	if (ret)
 		goto out;
 	slot = b->mem.vaddr + (u64)s->index * b->slot_bytes;
-	if (copy_from_user(slot, u64_to_user_ptr(c.request), c.req_len)) {
-		lite_rpc_slot_untake(s);
-		ret = -EFAULT;
-		goto out;
-	}
 	if (c.flags & LITE_RPC_ASYNC) {
 		ret = lite_rpc_async_submit(lf, s, &c, deadline, &uarg->call);
-		if (ret) {
-			lite_rpc_slot_finish(s);
-			goto out;
-		}
+		if (ret)
+			goto out;	/* the submit gave the slot back */
 		/* The call keeps its slot and the binding until collected. */
 		return 0;
 	}
@@ -157,16 +193,11 @@ static long lite_ioctl_rpc_send(struct lite_file *lf,
 	if (ret)
 		goto out;
 	deadline = lite_rpc_deadline(m.timeout_ms);
-	ret = lite_rpc_slot_take(b, m.flags & LITE_RPC_NONBLOCK, deadline,
-				 LITE_CSLOT_MSG, &s);
+	ret = lite_rpc_take_staged(b, u64_to_user_ptr(m.msg), m.len,
+				   m.flags & LITE_RPC_NONBLOCK, deadline,
+				   LITE_CSLOT_MSG, &s);
 	if (ret)
 		goto out;
-	if (copy_from_user(b->mem.vaddr + (u64)s->index * b->slot_bytes,
-			   u64_to_user_ptr(m.msg), m.len)) {
-		lite_rpc_slot_untake(s);
-		ret = -EFAULT;
-		goto out;
-	}
 	ret = lite_rpc_slot_post(s, m.len, true, deadline);
 	if (ret) {
 		lite_rpc_slot_finish(s);

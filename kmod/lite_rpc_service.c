@@ -13,7 +13,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/memcontrol.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -25,7 +28,8 @@
 DEFINE_MUTEX(lite_rpc_mutex);
 /* port -> service, from registration until the fence is done. */
 static DEFINE_XARRAY_ALLOC1(lite_rpc_ports);
-static u32 lite_rpc_next_port;
+/* Cursors of the kernel's ports and of everyone else's. */
+static u32 lite_rpc_next_port, lite_rpc_next_kport;
 
 static void lite_rpc_service_free_rcu(struct rcu_head *rcu)
 {
@@ -34,7 +38,7 @@ static void lite_rpc_service_free_rcu(struct rcu_head *rcu)
 
 	for (i = 0; i < svc->nr_rings; i++)
 		kfree(svc->rings[i].slots);
-	kfree(svc);
+	kvfree(svc);
 }
 
 static void lite_rpc_service_free_work(struct work_struct *work)
@@ -48,6 +52,8 @@ static void lite_rpc_service_free_work(struct work_struct *work)
 		lite_rpc_mem_free(&svc->rings[i].mem, svc->rings[i].keep);
 	xa_destroy(&svc->by_node);
 	lite_device_put(svc->ldev);
+	mem_cgroup_put(svc->memcg);
+	lite_rpc_user_uncharge(svc->owner, LITE_RPC_CHARGE_SERVICE, 0);
 	/* Receive completions look at it under RCU. */
 	call_rcu(&svc->rcu, lite_rpc_service_free_rcu);
 }
@@ -73,28 +79,42 @@ void lite_rpc_service_put(struct lite_rpc_service *svc)
 int lite_rpc_service_create(const struct lite_rpc_service_args *args,
 			    struct lite_rpc_service **out)
 {
+	bool kernel = !strncmp(args->name, LITE_RPC_RESERVED_PREFIX,
+			       strlen(LITE_RPC_RESERVED_PREFIX));
 	u32 need = max(args->max_request, args->max_reply);
+	u32 owner = kernel ? LITE_RPC_UID_NONE : args->uid;
 	struct lite_rpc_service *svc;
 	struct lite_device *ldev;
-	u32 slot_bytes, i, j;
+	u32 slot_bytes, i;
 	int ret;
 
 	slot_bytes = max_t(u32, ALIGN(need, LITE_RPC_SLOT_ALIGN),
 			   LITE_RPC_SLOT_ALIGN);
 	if ((u64)args->depth * slot_bytes > LITE_RPC_RING_MAX)
 		return -EINVAL;
-	ret = lite_node_device_get(&ldev);
+	/* Before anything is allocated or the manager asked. */
+	ret = lite_rpc_user_charge(owner, LITE_RPC_CHARGE_SERVICE, 0);
 	if (ret)
 		return ret;
-	svc = kzalloc(struct_size(svc, rings, args->max_clients),
-		      GFP_KERNEL_ACCOUNT);
+	ret = lite_node_device_get(&ldev);
+	if (ret)
+		goto err_charge;
+	/*
+	 * The rings' headers only (about 150 bytes each); their slots and
+	 * pages come with the client node that binds each (lite_rpc_bind).
+	 */
+	svc = kvzalloc(struct_size(svc, rings, args->max_clients),
+		       GFP_KERNEL_ACCOUNT);
 	if (!svc) {
 		lite_device_put(ldev);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto err_charge;
 	}
 	kref_init(&svc->ref);
 	svc->args = *args;
 	svc->ldev = ldev;
+	svc->owner = owner;
+	svc->memcg = get_mem_cgroup_from_mm(current->mm);
 	svc->slot_bytes = slot_bytes;
 	svc->ring_bytes = PAGE_ALIGN((u64)args->depth * slot_bytes);
 	spin_lock_init(&svc->lock);
@@ -106,25 +126,20 @@ int lite_rpc_service_create(const struct lite_rpc_service_args *args,
 	INIT_WORK(&svc->free_work, lite_rpc_service_free_work);
 	svc->nr_rings = args->max_clients;
 	for (i = 0; i < svc->nr_rings; i++) {
-		struct lite_rpc_ring *ring = &svc->rings[i];
-
-		ring->svc = svc;
-		ring->index = i;
-		ring->slots = kcalloc(args->depth, sizeof(*ring->slots),
-				      GFP_KERNEL_ACCOUNT);
-		if (!ring->slots) {
-			ret = -ENOMEM;
-			goto err;
-		}
-		for (j = 0; j < args->depth; j++) {
-			ring->slots[j].ring = ring;
-			ring->slots[j].index = j;
-		}
+		svc->rings[i].svc = svc;
+		svc->rings[i].index = i;
 	}
+	/* lite.ko's own services have ports nobody else can take. */
 	mutex_lock(&lite_rpc_mutex);
-	ret = xa_alloc_cyclic(&lite_rpc_ports, &svc->port, svc,
-			      XA_LIMIT(1, LITE_RPC_PORT_MAX),
-			      &lite_rpc_next_port, GFP_KERNEL);
+	if (kernel)
+		ret = xa_alloc_cyclic(&lite_rpc_ports, &svc->port, svc,
+				      XA_LIMIT(1, LITE_RPC_KERNEL_PORTS),
+				      &lite_rpc_next_kport, GFP_KERNEL);
+	else
+		ret = xa_alloc_cyclic(&lite_rpc_ports, &svc->port, svc,
+				      XA_LIMIT(LITE_RPC_KERNEL_PORTS + 1,
+					       LITE_RPC_PORT_MAX),
+				      &lite_rpc_next_port, GFP_KERNEL);
 	mutex_unlock(&lite_rpc_mutex);
 	if (ret < 0) {
 		ret = ret == -EBUSY ? -ENOSPC : ret;
@@ -137,12 +152,45 @@ err:
 	/* Never published: no peer knows the rings (freed by the release). */
 	lite_rpc_service_put(svc);
 	return ret;
+err_charge:
+	lite_rpc_user_uncharge(owner, LITE_RPC_CHARGE_SERVICE, 0);
+	return ret;
 }
 
-void lite_rpc_port_release(struct lite_rpc_service *svc)
+/* A ring's request slots, with its first client (process context). */
+static struct lite_rpc_rslot *lite_rpc_ring_slots(struct lite_rpc_service *svc,
+						  struct lite_rpc_ring *ring)
+{
+	struct lite_rpc_rslot *slots;
+	u32 j;
+
+	slots = kcalloc(svc->args.depth, sizeof(*slots), GFP_KERNEL_ACCOUNT);
+	if (!slots)
+		return NULL;
+	for (j = 0; j < svc->args.depth; j++) {
+		slots[j].ring = ring;
+		slots[j].index = j;
+	}
+	return slots;
+}
+
+void lite_rpc_port_release(struct lite_rpc_service *svc, bool quarantine)
 {
 	mutex_lock(&lite_rpc_mutex);
-	xa_erase(&lite_rpc_ports, svc->port);
+	if (quarantine) {
+		/* NULL in an allocating xarray: reserved, found by nobody. */
+		xa_store(&lite_rpc_ports, svc->port, NULL, GFP_KERNEL);
+		pr_warn("port %u stays reserved until unload\n", svc->port);
+	} else {
+		xa_erase(&lite_rpc_ports, svc->port);
+	}
+	mutex_unlock(&lite_rpc_mutex);
+}
+
+void lite_rpc_ports_exit(void)
+{
+	mutex_lock(&lite_rpc_mutex);
+	xa_destroy(&lite_rpc_ports);
 	mutex_unlock(&lite_rpc_mutex);
 }
 
@@ -301,7 +349,8 @@ static struct lite_rpc_rslot *lite_rpc_slot_of(struct lite_rpc_service *svc,
 	struct lite_rpc_ring *ring;
 	struct lite_rpc_rslot *s;
 
-	if (r >= svc->nr_rings || slot >= svc->args.depth)
+	if (r >= svc->nr_rings || slot >= svc->args.depth ||
+	    !svc->rings[r].slots)
 		return ERR_PTR(-EINVAL);
 	ring = &svc->rings[r];
 	s = &ring->slots[slot];
@@ -314,6 +363,67 @@ static struct lite_rpc_rslot *lite_rpc_slot_of(struct lite_rpc_service *svc,
 	return s;
 }
 
+/*
+ * Posts @s's answer, under the service's lock, if the slot is still the
+ * one the server answers (ANSWERING, generation @gen, its ring still bound
+ * to the client) and the service is not closing: closing and GONE, peer
+ * down and a re-bind all change that under the same lock, so no answer
+ * follows them, and a ring's reply address is read with its binding. Only
+ * posted answers are counted in replies_inflight, which GONE waits for.
+ */
+static int lite_rpc_answer_post(struct lite_rpc_service *svc,
+				struct lite_rpc_rslot *s, u32 gen, u32 imm,
+				u64 off, u32 len, unsigned long deadline)
+{
+	struct lite_rpc_ring *ring = s->ring;
+	int ret;
+
+	for (;;) {
+		spin_lock_bh(&svc->lock);
+		if (s->state != LITE_RSLOT_ANSWERING || s->gen != gen ||
+		    !ring->node_id || svc->closing) {
+			ret = ring->node_id ? -ECONNREFUSED : -EHOSTDOWN;
+			spin_unlock_bh(&svc->lock);
+			return ret;
+		}
+		s->state = LITE_RSLOT_REPLYING;
+		lite_rpc_service_get(svc);
+		atomic_inc(&svc->replies_inflight);
+		ret = lite_rpc_post(ring->node_id, ring->incarnation, svc->port,
+				    &s->cqe, &ring->mem, ring->mem.dma + off,
+				    len, ring->reply_addr +
+				    (u64)s->index * ring->reply_slot_bytes,
+				    ring->reply_key, imm);
+		if (ret) {
+			/* Again (EAGAIN), or its client is unreachable. */
+			s->state = ret == -EAGAIN ? LITE_RSLOT_ANSWERING :
+						    LITE_RSLOT_EMPTY;
+			atomic_dec(&svc->replies_inflight);
+		}
+		spin_unlock_bh(&svc->lock);
+		if (!ret)
+			return 0;
+		/* The reference taken for the completion that never comes. */
+		lite_rpc_service_put(svc);
+		wake_up(&svc->fence_wait);
+		if (ret != -EAGAIN)
+			return -EHOSTDOWN;
+		/* Every entry of every QP to the node is in use: rare. */
+		if (time_after(jiffies, deadline))
+			ret = -ETIMEDOUT;
+		else if (fatal_signal_pending(current))
+			ret = -EINTR;
+		if (ret != -EAGAIN) {
+			spin_lock_bh(&svc->lock);
+			if (s->state == LITE_RSLOT_ANSWERING && s->gen == gen)
+				s->state = LITE_RSLOT_EMPTY;
+			spin_unlock_bh(&svc->lock);
+			return ret;
+		}
+		usleep_range(20, 100);
+	}
+}
+
 int lite_rpc_service_answer(struct lite_rpc_service *svc, u64 id,
 			    const void __user *data, const void *kdata,
 			    u32 len, u32 flags, unsigned long deadline)
@@ -321,9 +431,9 @@ int lite_rpc_service_answer(struct lite_rpc_service *svc, u64 id,
 	bool release = flags & LITE_RPC_REPLY_RELEASE;
 	struct lite_rpc_rslot *s;
 	struct lite_rpc_ring *ring;
-	u64 base, off, dma;
-	u32 imm, node;
-	u64 inc;
+	u64 base, off;
+	u32 imm, gen;
+	void *to;
 	int ret;
 
 	spin_lock_bh(&svc->lock);
@@ -355,26 +465,23 @@ int lite_rpc_service_answer(struct lite_rpc_service *svc, u64 id,
 		}
 		off = base + (at - map);
 	}
-	s->state = LITE_RSLOT_REPLYING;
-	node = ring->node_id;
-	inc = ring->incarnation;
-	/* Counted from here: unregistering waits for the copy too. */
-	lite_rpc_service_get(svc);
-	atomic_inc(&svc->replies_inflight);
+	/* Nobody else answers it, nor may its client write it, meanwhile. */
+	s->state = LITE_RSLOT_ANSWERING;
+	gen = s->gen;
+	/* The ring's pages stay while the service lives (the caller's ref). */
+	to = ring->mem.vaddr + off;
 	spin_unlock_bh(&svc->lock);
 
 	if (len && !(flags & LITE_RPC_REPLY_IN_PLACE) && kdata) {
-		memcpy(ring->mem.vaddr + off, kdata, len);
+		memcpy(to, kdata, len);
 	} else if (len && !(flags & LITE_RPC_REPLY_IN_PLACE) &&
-		   copy_from_user(ring->mem.vaddr + off, data, len)) {
+		   copy_from_user(to, data, len)) {
 		spin_lock_bh(&svc->lock);
-		if (s->state == LITE_RSLOT_REPLYING)
+		if (s->state == LITE_RSLOT_ANSWERING && s->gen == gen)
 			s->state = LITE_RSLOT_TAKEN;
 		spin_unlock_bh(&svc->lock);
-		ret = -EFAULT;
-		goto err;
+		return -EFAULT;
 	}
-	dma = ring->mem.dma + off;
 	if (release)
 		imm = lite_rpc_imm(LITE_RPC_KIND_CTRL, svc->port,
 				   LITE_RPC_CTRL_CREDIT, s->index);
@@ -382,32 +489,15 @@ int lite_rpc_service_answer(struct lite_rpc_service *svc, u64 id,
 		imm = lite_rpc_imm(LITE_RPC_KIND_REPLY, svc->port,
 				   LITE_RPC_STATUS_OK, s->index);
 	s->cqe.done = lite_rpc_reply_done;
-	ret = lite_rpc_post_wait(node, inc, svc->port, &s->cqe, &ring->mem,
-				 dma, len,
-				 ring->reply_addr +
-				 (u64)s->index * ring->reply_slot_bytes,
-				 ring->reply_key, imm, deadline);
-	if (ret) {
-		/* The client is unreachable: the request is dropped. */
-		spin_lock_bh(&svc->lock);
-		if (s->state == LITE_RSLOT_REPLYING)
-			s->state = LITE_RSLOT_EMPTY;
-		spin_unlock_bh(&svc->lock);
-		if (ret != -ETIMEDOUT && ret != -EINTR)
-			ret = -EHOSTDOWN;
-		goto err;
-	}
+	ret = lite_rpc_answer_post(svc, s, gen, imm, off, len, deadline);
+	if (ret)
+		return ret;
 	spin_lock_bh(&svc->lock);
 	svc->served++;
 	spin_unlock_bh(&svc->lock);
 	if (!release)
 		lite_rpc_stat(LITE_RPC_ST_REPLIES_SENT);
 	return 0;
-err:
-	if (atomic_dec_and_test(&svc->replies_inflight))
-		wake_up(&svc->fence_wait);
-	lite_rpc_service_put(svc);
-	return ret;
 }
 
 /* ---- LITE_CMD_RPC_BIND ---- */
@@ -473,16 +563,31 @@ int lite_rpc_service_bind(const struct lite_rpc_bind_req *req,
 	 * by lite_rpc_mutex, so nobody else takes this ring meanwhile).
 	 */
 	if (!ring->mem.vaddr) {
+		struct mem_cgroup *old_memcg;
+		struct lite_rpc_rslot *slots;
 		struct lite_rpc_mem mem;
 
 		spin_unlock_bh(&svc->lock);
-		ret = lite_rpc_mem_alloc(svc->ldev, svc->ring_bytes, &mem);
+		/*
+		 * Charged to the service's registrar (its memory cgroup and
+		 * rpc_mib_per_uid), not to the agent this comes through; a
+		 * registrar over its share is a node with no room for this
+		 * client's ring (ENOSPC, as over rpc_quota_mib).
+		 */
+		old_memcg = set_active_memcg(svc->memcg);
+		slots = lite_rpc_ring_slots(svc, ring);
+		ret = slots ? lite_rpc_mem_alloc(svc->ldev, svc->ring_bytes,
+						 svc->owner, &mem) : -ENOMEM;
+		set_active_memcg(old_memcg);
 		if (ret) {
+			kfree(slots);
 			mutex_unlock(&lite_rpc_mutex);
+			ret = ret == -EDQUOT ? -ENOSPC : ret;
 			goto out;
 		}
 		/* Under the lock: the server's page faults read it. */
 		spin_lock_bh(&svc->lock);
+		ring->slots = slots;
 		ring->mem = mem;
 	}
 	/* A ring used before: its last client's writes may be in flight. */
@@ -564,12 +669,22 @@ void lite_rpc_services_peer_down(u32 node)
 	struct lite_rpc_ring *ring;
 	unsigned long port;
 
-	xa_for_each(&lite_rpc_ports, port, svc) {
+	/* Referenced: a service whose fence just ended may go meanwhile. */
+	for (port = 0; (svc = lite_rpc_service_find_any(&port)); port++) {
 		spin_lock_bh(&svc->lock);
 		ring = xa_load(&svc->by_node, node);
-		if (ring)
+		if (ring) {
+			/*
+			 * Down in this node's view only: the client still has
+			 * the ring's key and may write, so its pages are never
+			 * handed back while that key could reach them.
+			 */
+			if (lite_rpc_peer_still(node, ring->incarnation))
+				ring->keep = true;
 			lite_rpc_ring_drop_locked(svc, ring);
+		}
 		spin_unlock_bh(&svc->lock);
+		lite_rpc_service_put(svc);
 	}
 }
 

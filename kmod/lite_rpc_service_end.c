@@ -18,7 +18,7 @@
 /* How long unregistering waits for RELEASED before keeping the rings. */
 #define LITE_RPC_FENCE_MS	10000
 #define LITE_RPC_FENCE_POLL_MS	50
-/* How long it waits for its replies in flight. */
+/* How long it waits for its replies posted (not those being staged). */
 #define LITE_RPC_DRAIN_MS	5000
 
 /* ---- unregistering and the fence ---- */
@@ -32,14 +32,27 @@
 static void lite_rpc_service_finish(struct lite_rpc_service *svc,
 				    bool timed_out)
 {
-	bool waited = false;
+	bool waited = false, kept = false;
 	u32 i;
 
+	/*
+	 * Once: the fence work, or device removal and unload after cancelling
+	 * it (a running fence that re-queued itself is cancelled without
+	 * finishing, whatever cancel_delayed_work_sync() returned).
+	 */
+	spin_lock_bh(&svc->lock);
+	if (svc->finished) {
+		spin_unlock_bh(&svc->lock);
+		return;
+	}
+	svc->finished = true;
+	spin_unlock_bh(&svc->lock);
 	for (i = 0; i < svc->nr_rings; i++) {
 		struct lite_rpc_ring *ring = &svc->rings[i];
 
 		if (timed_out && ring->node_id && !ring->released) {
 			ring->keep = true;
+			kept = true;
 			continue;
 		}
 		/* A client that went down: its connections end first. */
@@ -52,7 +65,12 @@ static void lite_rpc_service_finish(struct lite_rpc_service *svc,
 	if (timed_out)
 		pr_warn("service %s (port %u): clients did not release their rings in %u ms\n",
 			svc->args.name, svc->port, LITE_RPC_FENCE_MS);
-	lite_rpc_port_release(svc);
+	/*
+	 * A client that never answered GONE may still hold a live binding to
+	 * this port: its requests must never be routed to a later service
+	 * there, so the port is never reused (it stays reserved).
+	 */
+	lite_rpc_port_release(svc, kept);
 	lite_uncount(LITE_CNT_RPC_SERVICES);
 	lite_rpc_service_put(svc);
 }
@@ -94,6 +112,7 @@ void lite_rpc_fence_work(struct work_struct *work)
 void lite_rpc_service_close(struct lite_rpc_service *svc)
 {
 	struct lite_rpc_rslot *s;
+	long drained;
 	u32 i, j;
 
 	spin_lock_bh(&svc->lock);
@@ -113,8 +132,10 @@ void lite_rpc_service_close(struct lite_rpc_service *svc)
 			continue;
 		for (j = 0; j < svc->args.depth; j++) {
 			s = &ring->slots[j];
+			/* An answer being staged is not posted after this. */
 			if ((s->state == LITE_RSLOT_QUEUED ||
-			     s->state == LITE_RSLOT_TAKEN) && !s->oneway)
+			     s->state == LITE_RSLOT_TAKEN ||
+			     s->state == LITE_RSLOT_ANSWERING) && !s->oneway)
 				lite_rpc_refuse(ring->node_id, svc->port, j);
 			if (s->state != LITE_RSLOT_REPLYING)
 				s->state = LITE_RSLOT_EMPTY;
@@ -126,12 +147,20 @@ void lite_rpc_service_close(struct lite_rpc_service *svc)
 		lite_rpc_service_finish(svc, false);
 		return;
 	}
-	/* GONE only after the last reply: it must not overtake one. */
-	wait_event_timeout(svc->fence_wait,
-			   !atomic_read(&svc->replies_inflight),
-			   msecs_to_jiffies(LITE_RPC_DRAIN_MS));
+	/*
+	 * GONE only after the last reply posted (closing is set: no other
+	 * follows): it must not overtake one. Posted sends complete or are
+	 * flushed in bounded time; if they did not, no GONE is sent and the
+	 * fence keeps the rings its clients may still write.
+	 */
+	drained = wait_event_timeout(svc->fence_wait,
+				     !atomic_read(&svc->replies_inflight),
+				     msecs_to_jiffies(LITE_RPC_DRAIN_MS));
+	if (!drained)
+		pr_warn("service %s (port %u): replies still posted after %u ms: no GONE, its rings are kept\n",
+			svc->args.name, svc->port, LITE_RPC_DRAIN_MS);
 	spin_lock_bh(&svc->lock);
-	for (i = 0; i < svc->nr_rings; i++) {
+	for (i = 0; i < svc->nr_rings && drained; i++) {
 		struct lite_rpc_ring *ring = &svc->rings[i];
 
 		if (!ring->node_id)
@@ -163,8 +192,8 @@ void lite_rpc_services_device_removed(struct lite_device *ldev)
 		if (svc->ldev == ldev) {
 			lite_rpc_service_close(svc);
 			/* Frees the rings now if the fence did not yet. */
-			if (cancel_delayed_work_sync(&svc->fence_work))
-				lite_rpc_service_finish(svc, false);
+			cancel_delayed_work_sync(&svc->fence_work);
+			lite_rpc_service_finish(svc, false);
 		}
 		lite_rpc_service_put(svc);
 		port++;
@@ -178,8 +207,11 @@ void lite_rpc_services_exit(void)
 
 	/* Every file is closed, so every service is fencing: end them. */
 	for (port = 0; (svc = lite_rpc_service_find_any(&port)); port++) {
-		if (cancel_delayed_work_sync(&svc->fence_work))
+		cancel_delayed_work_sync(&svc->fence_work);
+		if (READ_ONCE(svc->closing))
 			lite_rpc_service_finish(svc, false);
 		lite_rpc_service_put(svc);
 	}
+	/* No QP is left: the ports kept reserved are free. */
+	lite_rpc_ports_exit();
 }

@@ -13,7 +13,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/delay.h>
 #include <linux/jiffies.h>
 
 #include "lite_ops_internal.h"
@@ -111,27 +110,6 @@ err:
 	lite_conn_ops_put(conn);
 	lite_rpc_stat(LITE_RPC_ST_SEND_ERRORS);
 	return ret;
-}
-
-int lite_rpc_post_wait(u32 node, u64 inc, unsigned int pref,
-		       struct ib_cqe *cqe, const struct lite_rpc_mem *mem,
-		       u64 dma, u32 len, u64 raddr, u32 rkey, u32 imm,
-		       unsigned long deadline)
-{
-	int ret;
-
-	for (;;) {
-		ret = lite_rpc_post(node, inc, pref, cqe, mem, dma, len, raddr,
-				    rkey, imm);
-		if (ret != -EAGAIN)
-			return ret;
-		/* Every entry of every QP to the node is in use: rare. */
-		if (time_after(jiffies, deadline))
-			return -ETIMEDOUT;
-		if (fatal_signal_pending(current))
-			return -EINTR;
-		usleep_range(20, 100);
-	}
 }
 
 static void lite_rpc_ctrl_done(struct ib_cq *cq, struct ib_wc *wc)

@@ -9,7 +9,8 @@
 // asynchronous calls and collect them (and wait for invented, repeated
 // and too many tokens); and map the device at random offsets. Every call is
 // predicted like the others: what the uapi says must fail fails, with a
-// documented errno.
+// documented errno. At set-up, two fixed cases of asynchronous calls:
+// a token that cannot be written back, and submits raced by WAITs.
 #define _GNU_SOURCE
 #include "tests/vm/fuzz_ioctl.h"
 
@@ -75,6 +76,178 @@ static void *server_main(void *arg) {
   return NULL;
 }
 
+// All RPC_DEPTH credits of the open handle are there: RPC_DEPTH
+// asynchronous calls with LITE_RPC_NONBLOCK are all posted at once, and
+// all come back with their echo. `what` says after what.
+static void rpc_credits_all_back(const char *what) {
+  static char req[RPC_DEPTH][64], rep[RPC_DEPTH][64];
+  struct lite_rpc_result res[RPC_DEPTH];
+  struct lite_rpc_wait wt = {.results = (uintptr_t)res,
+                             .count = 0,
+                             .flags = LITE_RPC_WAIT_ALL,
+                             .timeout_ms = 10000};
+  int i, tries;
+
+  for (i = 0; i < RPC_DEPTH; i++) {
+    struct lite_rpc_call c = {.service = open_handle,
+                              .request = (uintptr_t)req[i],
+                              .reply = (uintptr_t)rep[i],
+                              .req_len = sizeof(req[i]),
+                              .reply_max = sizeof(rep[i]),
+                              .timeout_ms = 10000,
+                              .flags = LITE_RPC_ASYNC | LITE_RPC_NONBLOCK};
+
+    snprintf(req[i], sizeof(req[i]), "credit %d of process %d", i, proc_idx);
+    // A late reply of an abandoned call may still hold a slot a moment.
+    for (tries = 0; tries < 50; tries++) {
+      if (!ioctl(main_fd, LITE_IOC_RPC_CALL, &c) || errno != EAGAIN) break;
+      usleep(20000);
+    }
+    if (tries == 50 || c.call == 0) {
+      fail("%s: asynchronous call %d of %d: %s (a credit was lost)", what,
+           i + 1, RPC_DEPTH, strerror(errno));
+      break;
+    }
+    res[i] = (struct lite_rpc_result){.call = c.call};
+    wt.count++;
+  }
+  if (!wt.count) return;
+  if (ioctl(main_fd, LITE_IOC_RPC_WAIT, &wt)) {
+    fail("%s: RPC_WAIT of %u calls: %s", what, wt.count, strerror(errno));
+    return;
+  }
+  for (i = 0; i < (int)wt.count; i++)
+    if (res[i].error || memcmp(req[i], rep[i], sizeof(req[i])))
+      fail("%s: call %d: error %d, reply '%.40s' for '%.40s'", what, i,
+           res[i].error, rep[i], req[i]);
+  if (wt.done != wt.count)
+    fail("%s: %u of %u calls collected", what, wt.done, wt.count);
+}
+
+// An asynchronous CALL whose struct lite_rpc_call lies on a read-only page:
+// lite.ko reads it but cannot write the token back, so the call fails
+// EFAULT and nothing of it may stay behind. Repeated RPC_DEPTH + 1 times
+// with LITE_RPC_NONBLOCK: every one must fail EFAULT, never EAGAIN (a
+// credit lost each time, as before the fix, leaves the last none), and all
+// RPC_DEPTH credits are there afterwards.
+static void rpc_async_token_unwritable(void) {
+  static char req[64] = "token on a read-only page", rep[64];
+  struct lite_rpc_call c = {.service = open_handle,
+                            .request = (uintptr_t)req,
+                            .reply = (uintptr_t)rep,
+                            .req_len = sizeof(req),
+                            .reply_max = sizeof(rep),
+                            .timeout_ms = 5000,
+                            .flags = LITE_RPC_ASYNC | LITE_RPC_NONBLOCK};
+  char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  int i, err;
+
+  if (page == MAP_FAILED) die_rpc("mmap of a page", errno, NULL);
+  memcpy(page, &c, sizeof(c));
+  if (mprotect(page, 4096, PROT_READ)) die_rpc("mprotect", errno, NULL);
+  for (i = 0; i <= RPC_DEPTH; i++) {
+    err = ioctl(main_fd, LITE_IOC_RPC_CALL, page) ? errno : 0;
+    if (err != EFAULT)
+      fail(
+          "asynchronous CALL %d of %d with its struct on a read-only page: "
+          "%s, not EFAULT",
+          i + 1, RPC_DEPTH + 1, err ? strerror(err) : "success");
+  }
+  munmap(page, 4096);
+  rpc_credits_all_back("after RPC_DEPTH + 1 tokens that could not be written");
+}
+
+// Submits racing a thread that waits for the tokens the submits are about
+// to get (a token is the file's tag, which every handle shows, and a
+// cyclic index): RPC_WAIT must not find a call before its submit is over.
+// Calls have a 1 ms deadline, so a WAIT collects them at once when it can;
+// whichever thread collects a call owns it, the other hears EINVAL (not a
+// token of the file: not yet, or no longer) or EALREADY. Afterwards every
+// credit is back, and the kernel log is clean (a call collected by both
+// put its binding twice and freed a slot another call held).
+static _Atomic int race_stop;
+static _Atomic uint64_t race_last;
+static _Atomic long race_stolen;
+
+static void *race_waiter(void *arg) {
+  uint64_t tag = open_handle >> 32;
+
+  (void)arg;
+  while (!atomic_load(&race_stop)) {
+    uint32_t next = (uint32_t)atomic_load(&race_last);
+
+    for (uint32_t k = 1; k <= 3; k++) {
+      struct lite_rpc_result r = {.call = tag << 32 | (uint32_t)(next + k)};
+      struct lite_rpc_wait wt = {
+          .results = (uintptr_t)&r, .count = 1, .timeout_ms = 0};
+      int err = ioctl(main_fd, LITE_IOC_RPC_WAIT, &wt) ? errno : 0;
+
+      if (err && err != EINVAL)
+        fail("RPC_WAIT of a guessed token %#llx: %s",
+             (unsigned long long)r.call, strerror(err));
+      else if (!err && wt.done == 1)
+        atomic_fetch_add(&race_stolen, 1);
+    }
+  }
+  return NULL;
+}
+
+static void rpc_async_submit_wait_race(int rounds) {
+  static char req[64] = "raced", rep[64];
+  pthread_t waiter;
+  long ours = 0, refused = 0;
+
+  atomic_store(&race_stop, 0);
+  pthread_create(&waiter, NULL, race_waiter, NULL);
+  for (int i = 0; i < rounds; i++) {
+    struct lite_rpc_call c = {.service = open_handle,
+                              .request = (uintptr_t)req,
+                              .reply = (uintptr_t)rep,
+                              .req_len = sizeof(req),
+                              .reply_max = sizeof(rep),
+                              .timeout_ms = 1,
+                              .flags = LITE_RPC_ASYNC};
+    int err = ioctl(main_fd, LITE_IOC_RPC_CALL, &c) ? errno : 0;
+
+    if (err) {
+      if (err != ETIMEDOUT && err != EAGAIN)
+        fail("asynchronous CALL (racing a WAIT): %s", strerror(err));
+      refused++;
+      continue;
+    }
+    atomic_store(&race_last, c.call);
+    for (;;) {
+      struct lite_rpc_result r = {.call = c.call};
+      struct lite_rpc_wait wt = {
+          .results = (uintptr_t)&r, .count = 1, .timeout_ms = 100};
+
+      err = ioctl(main_fd, LITE_IOC_RPC_WAIT, &wt) ? errno : 0;
+      if (err == EINVAL) break;  // the other thread collected it
+      if (err) {
+        fail("RPC_WAIT of its own token (racing): %s", strerror(err));
+        break;
+      }
+      if (wt.done == 1) {
+        ours++;
+        break;
+      }
+      if (r.error == -EALREADY) break;
+      if (r.error != -EINPROGRESS) {
+        fail("RPC_WAIT of its own token (racing): result %d", r.error);
+        break;
+      }
+    }
+  }
+  atomic_store(&race_stop, 1);
+  pthread_join(waiter, NULL);
+  printf(
+      "fuzz_ioctl: process %d: %d submits raced by a WAIT: %ld collected "
+      "by the submitter, %ld by the other thread, %ld without a credit\n",
+      proc_idx, rounds, ours, atomic_load(&race_stolen), refused);
+  rpc_credits_all_back("after submits raced by WAITs");
+}
+
 void rpc_setup_process(void) {
   struct lite_rpc_open o = {0};
 
@@ -98,6 +271,8 @@ void rpc_setup_process(void) {
   open_handle = o.service;
   atomic_store(&server_busy.tid, 0);
   pthread_create(&server, NULL, server_main, NULL);
+  rpc_async_token_unwritable();
+  rpc_async_submit_wait_race(2000);
 }
 
 void rpc_teardown_process(void) {

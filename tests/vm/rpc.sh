@@ -34,6 +34,22 @@
 #    its 20 s timeout); the service is gone from the manager and opening it
 #    again gets ENOENT;
 #  - the server's node dies (its QEMU killed): EHOSTDOWN;
+#  - lite.ko's lock service (lite.sync.<node>): uid 1000 opening it gets
+#    EPERM (so does any "lite." name);
+#  - the fence (tests/vm/rpc_stall.c, userfaultfd holding a page 8 s, as
+#    uid 1000): a CALL whose request is still faulting in when its server
+#    is killed ends ECONNREFUSED and nothing is posted after RELEASED (no
+#    send error, no QP reset on the client); a REPLY still being copied
+#    when the server closes its service is not sent (ECONNREFUSED, no send
+#    error), RPC_CLOSE does not wait for it and its caller is refused at
+#    the close;
+#  - limits, each set low and put back: uid 1000's third service with
+#    rpc_services_per_uid 2 is EDQUOT (root's is served); its second
+#    binding with rpc_bindings_per_uid 1 is EDQUOT, one root made is
+#    shared free; 2 MiB of reply slots with rpc_mib_per_uid 1 is EDQUOT;
+#    a 2 MiB ring on a server node with rpc_quota_mib 1, or of a uid 1000
+#    service with rpc_mib_per_uid 1 there, is ENOSPC; lite.sync.1 has a
+#    port of lite.ko's own (1..64), user services ports above;
 #  - rmmod lite after all of it is clean; litevm's teardown fails the run
 #    on any BUG/WARNING/Oops line.
 # Usage: tests/vm/rpc.sh [--state DIR]    (needs root and tools/setup.sh)
@@ -44,7 +60,7 @@ VM_SUITE=rpc
 VM_GUESTS=3
 VM_TIMEOUT=900
 VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
-	//tools/litenl //tools/liteop)
+	//tools/litenl //tools/liteop //tests/vm:rpc_stall)
 VM_GUEST_SECS=300
 
 # ---------------------------------------------------------------------------
@@ -63,6 +79,14 @@ serve() {
 	done
 }
 
+serve_as_user() {  # NAME READY ARGS...: serve, as uid 1000
+	local name=$1 ready=$2
+	shift 2
+	as_user "$LITEOP" rpc-serve "$name" "$@" | while IFS= read -r line; do
+		echo "$line"
+		[[ $line == serving=* ]] && touch "$ready"
+	done
+}
 async_calls() {  # NAME WINDOW COUNT: asynchronous calls, every reply checked
 	local out
 	out=$("$LITEOP" rpc-call "$1" --async "$2" --count "$3" --threads 2 \
@@ -282,6 +306,131 @@ hostdown() {  # NAME
 		fails_with EHOSTDOWN "$LITEOP" rpc-call "$1" --timeout-ms 20000
 }
 file_exists() { test -e "$1"; }
+reserved_open() {  # NAME: lite.ko's own lock service, opened by a user
+	check "uid 1000 opening $1 (lite.ko's lock service): EPERM before any upcall" \
+		fails_with EPERM as_user "$LITEOP" rpc-call "$1"
+	check "uid 1000 opening lite.anything: EPERM" \
+		fails_with EPERM as_user "$LITEOP" rpc-call lite.anything
+}
+RPC_STALL=${LITE_BIN-}/tests/vm/rpc_stall
+# The fence against a buffer slow to fault in (H4 of the 2026-11-28
+# review): userfaultfd holds the page 8 s as a FUSE daemon could; root lets
+# users have it for the test (vm.unprivileged_userfaultfd), the attacker
+# is uid 1000. Send errors would be a late WRITE hitting a ring or reply
+# slots already let go (key_mode=lmr: a remote access error that resets
+# the QP; key_mode=global: freed pages).
+stall_call() {  # NAME READY: a CALL whose request page is held 8 s
+	local out e0 d0
+	counter rpc/send_errors
+	e0=$COUNTER
+	counter disconnects
+	d0=$COUNTER
+	sysctl -qw vm.unprivileged_userfaultfd=1
+	out=$(as_user "$RPC_STALL" call "$1" 8 "$2" 2>&1)
+	echo "$out" | indent
+	check "node$GUEST: the stalled call ends ECONNREFUSED (its service closed during the stall)" \
+		has_text "$out" "result=ECONNREFUSED"
+	sleep 1
+	counter rpc/send_errors
+	check "node$GUEST: nothing was posted after RELEASED (rpc/send_errors $e0 -> $COUNTER)" \
+		test "$COUNTER" -eq "$e0"
+	counter disconnects
+	check "node$GUEST: no QP was reset (disconnects $d0 -> $COUNTER)" test "$COUNTER" -eq "$d0"
+}
+stall_serve() {  # NAME READY: serves NAME; its reply's page is held 8 s
+	local out e0
+	counter rpc/send_errors
+	e0=$COUNTER
+	sysctl -qw vm.unprivileged_userfaultfd=1
+	out=$(as_user "$RPC_STALL" serve "$1" 8 "$2" 2>&1)
+	echo "$out" | indent
+	check "node$GUEST: the reply copied during RPC_CLOSE is not sent (ECONNREFUSED)" \
+		has_text "$out" "result=ECONNREFUSED"
+	local ms
+	ms=$(grep -o 'close_ms=[0-9]*' <<< "$out" | tr -dc 0-9)
+	check "node$GUEST: RPC_CLOSE did not wait for the stalled copy (${ms:-?} ms)" \
+		test "${ms:-99999}" -lt 2000
+	sleep 1
+	counter rpc/send_errors
+	check "node$GUEST: nothing was posted after GONE (rpc/send_errors $e0 -> $COUNTER)" \
+		test "$COUNTER" -eq "$e0"
+}
+# Limits (docs/rpc.md "Limits"), each set low for its check and put back.
+PARAMS=/sys/module/lite/parameters
+set_param() { echo "$2" > "$PARAMS/$1"; }
+services_limit() {  # uid 1000 serves 2 services here; a third is refused
+	local pids=() n out
+	check "rpc_services_per_uid set to 2" set_param rpc_services_per_uid 2
+	for n in 1 2; do
+		rm -f "/tmp/rpc-lim$n.out"
+		# setpriv execs liteop: $! is the server itself, for the kill.
+		setpriv --reuid=1000 --regid=1000 --clear-groups \
+			"$LITEOP" rpc-serve "rpc.lim$n" --mode 0777 > "/tmp/rpc-lim$n.out" 2>&1 &
+		pids+=($!)
+	done
+	for _ in $(seq 200); do
+		grep -q serving= /tmp/rpc-lim1.out && grep -q serving= /tmp/rpc-lim2.out && break
+		sleep 0.1
+	done
+	check "uid 1000 serves 2 services on node$GUEST" eval 'grep -q serving= /tmp/rpc-lim1.out && grep -q serving= /tmp/rpc-lim2.out'
+	check "uid 1000's third service (rpc_services_per_uid 2): EDQUOT before any upcall" \
+		fails_with EDQUOT as_user "$LITEOP" rpc-serve rpc.lim3 --mode 0777
+	out=$(timeout 5 "$LITEOP" rpc-serve rpc.lim4 2>&1 || true)
+	check "root's service meanwhile: its own share, served" has_text "$out" serving=
+	kill "${pids[@]}"
+	wait "${pids[@]}" 2> /dev/null || true
+	out=$(timeout 5 setpriv --reuid=1000 --regid=1000 --clear-groups \
+		"$LITEOP" rpc-serve rpc.lim3 --mode 0777 2>&1 || true)
+	echo "        ${out:0:200}"
+	check "once uid 1000's services are closed, its next one is served" has_text "$out" serving=
+	set_param rpc_services_per_uid 64
+}
+bindings_limit() {  # A B: services no node$GUEST process opened yet
+	check "rpc_bindings_per_uid set to 1" set_param rpc_bindings_per_uid 1
+	check "uid 1000 opens $1 (its first binding on this node) and calls it" \
+		as_user "$LITEOP" rpc-call "$1"
+	check "uid 1000 opening $2 (a second binding, rpc_bindings_per_uid 1): EDQUOT" \
+		fails_with EDQUOT as_user "$LITEOP" rpc-call "$2"
+	# Root has bindings of its own here already: its limit goes up.
+	set_param rpc_bindings_per_uid 64
+	check "root opens $2: the node's binding to it is made, charged to root" \
+		"$LITEOP" rpc-call "$2"
+	set_param rpc_bindings_per_uid 1
+	check "uid 1000 calls $2 now (rpc_bindings_per_uid 1 again): the binding exists, nothing charged" \
+		as_user "$LITEOP" rpc-call "$2"
+	set_param rpc_bindings_per_uid 64
+}
+bytes_limit() {  # NAME: a service with 2 MiB of reply slots per client node
+	check "rpc_mib_per_uid set to 1" set_param rpc_mib_per_uid 1
+	check "uid 1000 opening $1, whose reply slots are 2 MiB (rpc_mib_per_uid 1): EDQUOT" \
+		fails_with EDQUOT as_user "$LITEOP" rpc-call "$1"
+	set_param rpc_mib_per_uid 256
+	check "... with rpc_mib_per_uid 256: opened and called" as_user "$LITEOP" rpc-call "$1"
+}
+ring_refused() {  # NAME: its ring (2 MiB) has no room on the server's node
+	# The server's lite.ko refuses the bind with ENOSPC; the manager gives
+	# the opener EUSERS ("gave no ring") with that errno in its message.
+	check "opening $1 whose server's node has no room for a 2 MiB ring: refused, ENOSPC at the server" \
+		fails_with ENOSPC "$LITEOP" rpc-call "$1"
+}
+ports_apart() {  # USER: lite.ko's lock service here has a port of its own
+	local out k u
+	out=$("$LITENL" services)
+	k=$(awk '$2 ~ /^lite\.sync\./ { print $3 }' <<< "$out")
+	u=$(awk -v n="$1" '$2 == n { print $3 }' <<< "$out")
+	check "node$GUEST: the lock service has port ${k:-?} (1..64, lite.ko's own), $1 port ${u:-?} (above 64)" \
+		test "${k:-0}" -ge 1 -a "${k:-0}" -le 64 -a "${u:-0}" -gt 64
+}
+refused_soon() {  # NAME: one call, refused well before the 8 s stall ends
+	local out ms
+	out=$("$LITEOP" rpc-call "$1" --timeout-ms 30000 2>&1)
+	echo "        node$GUEST: ${out:0:300}"
+	check "node$GUEST: a call whose service closes while its reply is copied: ECONNREFUSED" \
+		has_text "$out" ECONNREFUSED
+	ms=$(grep -o 'after [0-9]* ms' <<< "$out" | head -n 1 | tr -dc 0-9)
+	check "node$GUEST: ... at the close, not after a drain timeout (${ms:-?} ms)" \
+		test "${ms:-99999}" -lt 4000
+}
 
 # ---------------------------------------------------------------------------
 # Host side.
@@ -368,6 +517,45 @@ host_main() {
 	slow_job=$(start_server 3 rpc.kill --depth 2 --hold-ms 4000)
 	guest 1 killed_caller rpc.kill
 	litevm kill -g 3 "$slow_job" > /dev/null 2>&1 || true
+
+	echo "== lite.ko's own services: a user cannot open them"
+	out=$(litectl services -o json | tr -d '\n ' | grep -o '"name":"lite\.sync\.[0-9]*"' | head -n 1 | cut -d'"' -f4)
+	check "the manager lists a lock service (${out:-none})" test -n "$out"
+	guest 1 reserved_open "${out:-lite.sync.1}"
+
+	echo "== the fence: a request slow to fault in while its service closes"
+	job=$(start_server 3 rpc.stall)
+	job3=$(vm_spawn 1 stall_call rpc.stall /tmp/rpc-stall.ready)
+	vm_wait_until 90 litevm exec -g 1 -t 20 -- "test -e /tmp/rpc-stall.ready" > /dev/null 2>&1 ||
+		echo "        (the call did not stall within 90 s)"
+	litevm kill -g 3 "$job" > /dev/null 2>&1 || true
+	vm_join 1 "$job3" stall_call
+	echo "== the fence: a reply slow to fault in while its service closes"
+	job=$(vm_spawn 3 stall_serve rpc.stall2 /tmp/rpc-stall2.ready)
+	vm_wait_until 60 lists_service rpc.stall2 > /dev/null 2>&1 || true
+	guest 1 refused_soon rpc.stall2
+	vm_join 3 "$job" stall_serve
+
+	echo "== limits: services, bindings and memory per uid, RPC's own quota, ports"
+	guest 2 services_limit
+	start_server 3 rpc.b1 --mode 0777 > /dev/null
+	start_server 3 rpc.b2 --mode 0777 > /dev/null
+	guest 1 bindings_limit rpc.b1 rpc.b2
+	start_server 3 rpc.big --mode 0777 --max-request 65536 --max-reply 65536 --depth 32 > /dev/null
+	guest 1 bytes_limit rpc.big
+	start_server 3 rpc.big2 --mode 0777 --max-request 65536 --max-reply 65536 --depth 32 > /dev/null
+	litevm exec -g 3 -- "echo 1 > /sys/module/lite/parameters/rpc_quota_mib"
+	guest 2 ring_refused rpc.big2
+	litevm exec -g 3 -- "echo 1024 > /sys/module/lite/parameters/rpc_quota_mib"
+	job=$(vm_spawn 3 serve_as_user rpc.big3 /tmp/rpc-big3.ready --mode 0777 --max-request 65536 --max-reply 65536 --depth 32)
+	vm_wait_until 60 lists_service rpc.big3 > /dev/null 2>&1 || true
+	litevm exec -g 3 -- "echo 1 > /sys/module/lite/parameters/rpc_mib_per_uid"
+	echo "        (uid 1000 serves rpc.big3 on node3, rpc_mib_per_uid 1 there: its rings are its own)"
+	guest 2 ring_refused rpc.big3
+	litevm exec -g 3 -- "echo 256 > /sys/module/lite/parameters/rpc_mib_per_uid"
+	guest 2 call_ok rpc.big3 2 64
+	litevm kill -g 3 "$job" > /dev/null 2>&1 || true
+	guest 3 ports_apart rpc.b1
 
 	echo "== the server process killed mid-load: ECONNREFUSED at once"
 	calls1=$(rpc_calls 1)

@@ -103,8 +103,12 @@ struct lite_query {
  * An application opens LITE_DEVICE_PATH and works with handles. A handle is
  * one map of one LMR (LITE_IOC_MAP): it is valid only in the open file that
  * made it (another process, or another open of /dev/lite, gets EBADF for
- * it), is never reused while the file is open, and carries the access the
- * map granted. Closing the file unmaps every handle it holds.
+ * it) and carries the access the map granted. Handles are numbered
+ * cyclically within the file: a value is reused only after
+ * LITE_HANDLES_MAX (65,536) later maps (or RPC registers and opens, which
+ * have their own numbering), so a program that keeps a handle after
+ * unmapping it must not use it again. Closing the file unmaps every
+ * handle it holds.
  *
  * Control calls (ALLOC, MAP, UNMAP, FREE) go to the node agent (liteagent)
  * and through it to the cluster manager, with the caller's effective uid and

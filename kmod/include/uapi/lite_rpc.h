@@ -81,15 +81,18 @@
  *      PROT_READ | PROT_WRITE, MAP_SHARED, fd, map_offset) maps the rings,
  *      ring r at r * ring_bytes, its slot s at s * slot_bytes in it
  *      (lite_rpc_request.offset says where each request is); message.
- *      A ring's memory (ring_bytes, zeroed, counted against the
- *      lmr_quota_mib module parameter) is allocated when its client node
- *      first opens the service; its pages appear in the mapping then
- *      (reading a ring no client has yet raises SIGBUS). A client node
- *      over the quota is refused at open (ENOSPC).
+ *      A ring's memory (ring_bytes, zeroed, charged to the registrar:
+ *      its memory cgroup and the rpc_mib_per_uid module parameter, and to
+ *      the node's rpc_quota_mib) is allocated when its client node first
+ *      opens the service; its pages appear in the mapping then (reading a
+ *      ring no client has yet raises SIGBUS). A client node over either
+ *      is refused at open (ENOSPC).
  * Errors: EINVAL   bad name, mode, size, depth or max_clients, or
  *                  depth * slot_bytes > LITE_RPC_RING_MAX;
  *         EEXIST   a service with this name exists;
- *         ENOSPC   this node has 16383 services;
+ *         ENOSPC   this node has no port left for users (65..16383);
+ *         EDQUOT   the caller's uid serves rpc_services_per_uid services
+ *                  on this node (module parameter, default 64);
  *         EPERM    the name begins with LITE_RPC_RESERVED_PREFIX, which
  *                  lite.ko keeps for its own services (locks and
  *                  barriers: "lite.sync.<node id>");
@@ -125,12 +128,18 @@ struct lite_rpc_register {
  * Out: service (handle); service_id; node_id (the server's); max_request,
  *      max_reply; depth (the node's credits); message.
  * Errors: EINVAL   bad name;
+ *         EPERM    the name begins with LITE_RPC_RESERVED_PREFIX: lite.ko's
+ *                  own services (the lock service) are not for processes;
  *         ENOENT   no such service;
  *         EACCES   the mode bits deny the caller;
  *         EHOSTDOWN the server's node is not connected to this one;
  *         EUSERS   the service has max_clients client nodes already;
  *         ENOSPC   the server's node has no quota left for this node's
- *                  ring (lmr_quota_mib there);
+ *                  ring (rpc_quota_mib, or its registrar's
+ *                  rpc_mib_per_uid there);
+ *         EDQUOT   this open would make the node's binding to the service
+ *                  and the caller's uid has rpc_bindings_per_uid bindings
+ *                  or no rpc_mib_per_uid left for its reply slots;
  *         EMFILE   the file holds LITE_HANDLES_MAX handles;
  *         ENOMEM, ENOTCONN, EAGAIN, EDQUOT, ETIMEDOUT, EINTR as for
  *         LITE_IOC_ALLOC.
@@ -150,7 +159,8 @@ struct lite_rpc_open {
 
 /*
  * LITE_IOC_RPC_CLOSE: drop a handle of REGISTER (unregisters the service:
- * see above; returns once no reply of it is in flight) or of OPEN (calls
+ * see above; returns once no reply of it is posted and unsent; a reply
+ * still being copied is not sent) or of OPEN (calls
  * running on it go on; later ones on it get EBADF).
  * Errors: EBADF  unknown handle.
  */
@@ -262,7 +272,10 @@ enum lite_rpc_reply_flags {
  *                   RELEASE or a call with it): nothing is sent;
  *         EMSGSIZE  len > max_reply (nothing sent; the request stays
  *                   unanswered);
- *         EHOSTDOWN the caller's node failed (the request is gone).
+ *         EHOSTDOWN the caller's node failed (the request is gone);
+ *         ECONNREFUSED the service was unregistered while the reply was
+ *                   being copied: nothing is sent (its caller got
+ *                   ECONNREFUSED).
  */
 struct lite_rpc_reply {
 	__u64 service;			/* in: REGISTER handle */
