@@ -211,8 +211,8 @@ static void lite_conn_refused_locked(struct rdma_cm_id *id,
 
 /*
  * A connection request on the node's listener; @id is the new id. A
- * refused request changes nothing but the challenge of its slot: the QP
- * connected there stays.
+ * refused request changes nothing but, when none was outstanding, the
+ * challenge of its slot (lite_wire.h): the QP connected there stays.
  */
 int lite_conn_request(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {

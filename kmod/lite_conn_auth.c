@@ -135,13 +135,17 @@ int lite_conn_check_req2_locked(struct rdma_cm_id *id,
 
 	challenge = &peer->challenges[req.qp_index];
 	now = ktime_to_ms(ktime_get());
+	/* What a forged request can and cannot do here: lite_wire.h. */
 	if (!req.challenge) {
-		lite_cm_challenge_issue(challenge, get_random_u64(), now);
+		lite_cm_challenge_for_first(challenge, get_random_u64(), now);
 		return LITE_REJ_CHALLENGE;
 	}
-	if (!lite_cm_challenge_consume(challenge, req.challenge, now))
+	if (!lite_cm_challenge_matches(challenge, req.challenge, now))
 		return LITE_REJ_AUTH;
-	return lite_cm_verify_req2(data, self, lite_peer_mac, peer->mac_tfm);
+	why = lite_cm_verify_req2(data, self, lite_peer_mac, peer->mac_tfm);
+	if (!why)
+		lite_cm_challenge_consume(challenge);
+	return why;
 }
 
 /*

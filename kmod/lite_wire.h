@@ -651,8 +651,16 @@ static inline u64 lite_cm_rej_challenge(const void *data, size_t len)
 
 /*
  * The acceptor's outstanding challenge for one (peer, QP index): at most
- * one, used once, answerable for LITE_CM_CHALLENGE_TTL_MS. Times are the
- * acceptor's own monotonic milliseconds; nothing depends on clocks agreeing.
+ * one, answerable for LITE_CM_CHALLENGE_TTL_MS, used by one verified
+ * answer. Times are the acceptor's own monotonic milliseconds; nothing
+ * depends on clocks agreeing.
+ *
+ * A first request carries no MAC, so anyone who can send one (raw RoCE
+ * UDP reaches rxe from any sender, docs/kernel-peers.md) must not be able
+ * to change or void the challenge the real initiator is answering: every
+ * first request gets the same outstanding challenge until it expires (it
+ * is no secret), and only an answer whose MAC verifies consumes it
+ * (review 2026-11-28 L4). A replayed answer still finds it consumed.
  */
 struct lite_cm_challenge {
 	u64 value;			/* 0: none outstanding */
@@ -672,18 +680,32 @@ static inline u64 lite_cm_challenge_issue(struct lite_cm_challenge *c,
 }
 
 /*
- * True if @got is the outstanding challenge and has not expired at
- * @now_ms. The challenge is consumed either way: a second answer, right or
- * wrong, finds none.
+ * The challenge for a first request at @now_ms: the outstanding one while
+ * it has not expired, else a new one from @random.
  */
-static inline bool lite_cm_challenge_consume(struct lite_cm_challenge *c,
+static inline u64 lite_cm_challenge_for_first(struct lite_cm_challenge *c,
+					      u64 random, u64 now_ms)
+{
+	if (c->value && now_ms < c->expires_ms)
+		return c->value;
+	return lite_cm_challenge_issue(c, random, now_ms);
+}
+
+/*
+ * True if @got is the outstanding challenge and has not expired at
+ * @now_ms. Nothing is consumed: lite_cm_challenge_consume() does, once the
+ * answer's MAC has verified.
+ */
+static inline bool lite_cm_challenge_matches(const struct lite_cm_challenge *c,
 					     u64 got, u64 now_ms)
 {
-	bool ok = c->value && got == c->value && now_ms < c->expires_ms;
+	return c->value && got == c->value && now_ms < c->expires_ms;
+}
 
+static inline void lite_cm_challenge_consume(struct lite_cm_challenge *c)
+{
 	c->value = 0;
 	c->expires_ms = 0;
-	return ok;
 }
 
 #endif /* LITE_WIRE_H */

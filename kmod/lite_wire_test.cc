@@ -204,9 +204,11 @@ int Accept2(const lite_cm_req2& req, lite_cm_challenge* table,
   int why = lite_cm_check_req2(&req, sizeof(req), &self, kQps, &info);
   if (why) return why;
   if (!info.challenge) return LITE_REJ_CHALLENGE;
-  if (!lite_cm_challenge_consume(&table[info.qp_index], info.challenge, now))
-    return LITE_REJ_AUTH;
-  return lite_cm_verify_req2(&req, &self, OpenSslMac, Key(secret));
+  lite_cm_challenge* c = &table[info.qp_index];
+  if (!lite_cm_challenge_matches(c, info.challenge, now)) return LITE_REJ_AUTH;
+  why = lite_cm_verify_req2(&req, &self, OpenSslMac, Key(secret));
+  if (!why) lite_cm_challenge_consume(c);
+  return why;
 }
 
 TEST(WireV2Test, SizesFitRdmaCmPrivateData) {
@@ -347,12 +349,18 @@ TEST(WireV2Test, ReplayedChallengeIsRefused) {
   EXPECT_EQ(Accept2(req, table), LITE_REJ_AUTH);  // the same request again
 }
 
-TEST(WireV2Test, ChallengeIsSingleUseEvenWhenWrong) {
+// Review 2026-11-28 L4: a forged answer (another challenge, or the right
+// one without the pair's secret) must not void the challenge the real
+// initiator is answering; only a verified answer consumes it.
+TEST(WireV2Test, ForgedAnswersDoNotConsumeTheChallenge) {
   lite_cm_challenge table[kQps] = {};
   lite_cm_challenge_issue(&table[1], kChallenge, kNow);
   EXPECT_EQ(Accept2(Request2(kChallenge + 1), table), LITE_REJ_AUTH);
-  // The right answer after a wrong one finds nothing outstanding.
-  EXPECT_EQ(Accept2(Request2(), table), LITE_REJ_AUTH);
+  EXPECT_EQ(Accept2(Request2(kChallenge, kOtherSecret), table),
+            LITE_REJ_AUTH);
+  EXPECT_EQ(Accept2(Request2(), table, kNow + 1), 0);
+  // Used by the verified answer: the same answer again finds none.
+  EXPECT_EQ(Accept2(Request2(), table, kNow + 2), LITE_REJ_AUTH);
 }
 
 TEST(WireV2Test, ChallengeIsPerQueuePair) {
@@ -362,11 +370,27 @@ TEST(WireV2Test, ChallengeIsPerQueuePair) {
   EXPECT_EQ(Accept2(Request2(kChallenge, kSecret, 0), table), 0);
 }
 
-TEST(WireV2Test, NewChallengeReplacesTheOutstandingOne) {
+// Review 2026-11-28 L4: forged first requests, however many, get the
+// challenge already outstanding and leave it answerable; a new one comes
+// only once it has expired (or was used).
+TEST(WireV2Test, FirstRequestsGetTheOutstandingChallenge) {
   lite_cm_challenge table[kQps] = {};
-  lite_cm_challenge_issue(&table[1], kChallenge, kNow);
-  lite_cm_challenge_issue(&table[1], kChallenge + 1, kNow);
-  EXPECT_EQ(Accept2(Request2(kChallenge), table), LITE_REJ_AUTH);
+  EXPECT_EQ(lite_cm_challenge_for_first(&table[1], kChallenge, kNow),
+            kChallenge);
+  for (uint64_t i = 1; i <= 100; i++) {
+    EXPECT_EQ(lite_cm_challenge_for_first(&table[1], kChallenge + i, kNow + i),
+              kChallenge);
+  }
+  EXPECT_EQ(Accept2(Request2(kChallenge), table, kNow + 101), 0);
+  EXPECT_EQ(lite_cm_challenge_for_first(&table[1], kChallenge + 1, kNow + 102),
+            kChallenge + 1);
+  EXPECT_EQ(lite_cm_challenge_for_first(
+                &table[1], kChallenge + 2,
+                kNow + 102 + LITE_CM_CHALLENGE_TTL_MS),
+            kChallenge + 2);
+  EXPECT_EQ(Accept2(Request2(kChallenge + 1), table,
+                    kNow + 103 + LITE_CM_CHALLENGE_TTL_MS),
+            LITE_REJ_AUTH);
 }
 
 TEST(WireV2Test, ExpiredChallengeIsRefused) {
