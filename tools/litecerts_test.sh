@@ -110,6 +110,9 @@ expect_fail "existing node refused" "refusing to overwrite" "$certs" "$d" node n
 expect_fail "existing name of another kind refused" "refusing to overwrite" "$certs" "$d" operator node1
 expect_fail "existing CA refused" "refusing to overwrite the CA" "$certs" "$d" ca
 expect_fail "bad name refused" "is not 1..64 characters" "$certs" "$d" node "a/b"
+expect_fail "upper case refused" "is not 1..64 characters" "$certs" "$d" node "Node1"
+expect_fail "upper-case manager refused" "is not 1..64 characters" "$certs" "$d" manager "LITEMGR"
+expect_fail "trailing dot refused" "is not 1..64 characters" "$certs" "$d" manager "litemgr."
 expect_fail "name ca refused" "CA's file name" "$certs" "$d" node ca
 expect_fail "node without name refused" "needs exactly one NAME" "$certs" "$d" node
 expect_fail "unknown kind refused" "unknown kind" "$certs" "$d" admin x

@@ -13,17 +13,22 @@ size_t lite_name_max(enum lite_name_kind kind) {
 }
 
 const char *lite_name_chars(enum lite_name_kind kind) {
-  return kind == LITE_NAME_KIND_NODE ? "[A-Za-z0-9._-]" : "[A-Za-z0-9._:/-]";
+  return kind == LITE_NAME_KIND_NODE ? "[a-z0-9._-]" : "[A-Za-z0-9._:/-]";
 }
 
-/* Not isalnum(): names must not depend on the caller's locale. */
-static int is_alnum(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9');
+/*
+ * Not isalnum(): names must not depend on the caller's locale. Node names
+ * are lower case only: a node's name is its certificate's name, and
+ * "Node1" beside "node1" (or "node1.") would be two identities that read
+ * as one (review cp-2026-11-28 L1).
+ */
+static int is_alnum(enum lite_name_kind kind, unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+         (kind == LITE_NAME_KIND_LMR && c >= 'A' && c <= 'Z');
 }
 
 static int is_name_char(enum lite_name_kind kind, unsigned char c) {
-  if (is_alnum(c) || c == '.' || c == '_' || c == '-') return 1;
+  if (is_alnum(kind, c) || c == '.' || c == '_' || c == '-') return 1;
   return kind == LITE_NAME_KIND_LMR && (c == ':' || c == '/');
 }
 
@@ -67,10 +72,10 @@ int lite_name_check(enum lite_name_kind kind, const char *field,
                field, quoted, len, max);
     return -EINVAL;
   }
-  if (!is_alnum((unsigned char)name[0])) {
+  if (!is_alnum(kind, (unsigned char)name[0])) {
     if (msg_size > 0)
-      snprintf(msg, msg_size, "%s %s must start with a letter or digit", field,
-               quoted);
+      snprintf(msg, msg_size, "%s %s must start with a %sletter or digit",
+               field, quoted, kind == LITE_NAME_KIND_NODE ? "lower-case " : "");
     return -EINVAL;
   }
   for (i = 1; i < len; i++) {
@@ -81,6 +86,12 @@ int lite_name_check(enum lite_name_kind kind, const char *field,
       snprintf(msg, msg_size,
                "%s %s has character 0x%02x at offset %zu; only %s are allowed",
                field, quoted, c, i, chars);
+    return -EINVAL;
+  }
+  /* "node1." is "node1" to DNS and to gRPC's host name check. */
+  if (kind == LITE_NAME_KIND_NODE && name[len - 1] == '.') {
+    if (msg_size > 0)
+      snprintf(msg, msg_size, "%s %s must not end with '.'", field, quoted);
     return -EINVAL;
   }
   return 0;

@@ -5,7 +5,8 @@
  * lite.ko's ABI header (kmod/include/uapi/lite.h).
  *
  * LMR names:  1..LITE_NAME_MAX (128) characters from [A-Za-z0-9._:/-].
- * Node names: 1..LITE_NODE_NAME_MAX (64) characters from [A-Za-z0-9._-].
+ * Node names: 1..LITE_NODE_NAME_MAX (64) characters from [a-z0-9._-] (lower
+ * case only), not ending with '.'.
  * Both start with a letter or digit.
  */
 #ifndef LITE_COMMON_NAMES_NAME_RULES_H_
@@ -34,7 +35,7 @@ const char *lite_name_chars(enum lite_name_kind kind);
  * @msg_size > 0 the reason in @msg, NUL-terminated and cut to fit, naming
  * @field, the value (quoted, at most 80 characters, unprintable ones as
  * '?') and what would be accepted, e.g.
- *   node_name "a/b" has character 0x2f at offset 1; only [A-Za-z0-9._-] are
+ *   node_name "a/b" has character 0x2f at offset 1; only [a-z0-9._-] are
  *   allowed
  */
 int lite_name_check(enum lite_name_kind kind, const char *field,

@@ -30,8 +30,8 @@ extern const int kMaxSupplementaryGroups;  // LITE_GROUPS_MAX: 256
 // the bad value and what would be accepted.
 absl::Status ValidateLmrName(absl::string_view field, absl::string_view name);
 
-// 1..kMaxNodeNameLength characters from [A-Za-z0-9._-], the first a letter
-// or digit; errors as above.
+// 1..kMaxNodeNameLength characters from [a-z0-9._-] (lower case only), the
+// first a letter or digit, the last not '.'; errors as above.
 absl::Status ValidateNodeName(absl::string_view field, absl::string_view name);
 
 }  // namespace lite::names

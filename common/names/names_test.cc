@@ -40,6 +40,16 @@ TEST(ValidationTest, NodeNames) {
   EXPECT_THAT(ValidateNodeName("n", "-lead"), StatusIs(kInvalid));
   EXPECT_THAT(ValidateNodeName("n", "has space"), StatusIs(kInvalid));
   EXPECT_THAT(ValidateNodeName("n", "a/b"), StatusIs(kInvalid));
+  // Lower case only, no trailing dot: "Node1" and "node1." are not "node1".
+  EXPECT_THAT(ValidateNodeName("n", "Node1"),
+              StatusIs(kInvalid, HasSubstr("must start with a lower-case")));
+  EXPECT_THAT(ValidateNodeName("n", "nodE1"),
+              StatusIs(kInvalid, HasSubstr("only [a-z0-9._-] are allowed")));
+  EXPECT_THAT(ValidateNodeName("n", "node1."),
+              StatusIs(kInvalid, HasSubstr("must not end with '.'")));
+  EXPECT_THAT(ValidateNodeName("n", "node1.rack"), IsOk());
+  // LMR names keep upper case.
+  EXPECT_THAT(ValidateLmrName("n", "KV/Store."), IsOk());
 }
 
 // From agent/validation_test.cc.
@@ -86,12 +96,12 @@ TEST(ValidationTest, EveryMessageNamesFieldValueAndRule) {
                                            "limit is 64")));
   EXPECT_THAT(ValidateNodeName("node_name", "_x"),
               StatusIs(kInvalid,
-                       "node_name \"_x\" must start with a letter "
-                       "or digit"));
+                       "node_name \"_x\" must start with a lower-case "
+                       "letter or digit"));
   EXPECT_THAT(ValidateNodeName("node_name", "a:b"),
               StatusIs(kInvalid,
                        "node_name \"a:b\" has character 0x3a at "
-                       "offset 1; only [A-Za-z0-9._-] are allowed"));
+                       "offset 1; only [a-z0-9._-] are allowed"));
 }
 
 TEST(ValidationTest, LongAndUnprintableValuesAreShownSafely) {

@@ -10,13 +10,16 @@
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -79,6 +82,26 @@ absl::StatusOr<std::string> ReadFile(absl::string_view flag,
   return text.str();
 }
 
+// The key is the identity: readable by its owner only, as the pair key
+// (controlplane/pair_secrets.cc) and as tools/litecerts writes it (review
+// cp-2026-11-28 L3). stat() follows a symbolic link: the mode that matters
+// is the key's.
+absl::Status CheckKeyMode(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        Label("tls_key", path), ": cannot stat: ", strerror(errno)));
+  }
+  if ((st.st_mode & 077) != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s has mode %04o: its group or others may read the private key this "
+        "certificate's identity rests on; chmod 600 %s (and chown it to the "
+        "daemon's user)",
+        Label("tls_key", path), st.st_mode & 07777, path));
+  }
+  return absl::OkStatus();
+}
+
 // Every PEM certificate in the text, in order.
 absl::StatusOr<std::vector<X509Ptr>> ParseCertificates(absl::string_view flag,
                                                        const std::string& path,
@@ -126,6 +149,52 @@ absl::Time NotAfter(X509* cert) {
   return absl::FromTimeT(timegm(&tm));
 }
 
+// The server's certificate must carry exactly the expected name: its CN,
+// and its SAN DNS names (if any) must include it, byte for byte. gRPC's
+// HostNameCertificateVerifier folds case and ignores a trailing dot, so a
+// CA-issued "Litemgr" or "litemgr." would pass as "litemgr"; a LITE name is
+// an identity compared exactly everywhere else (authz, Join), and here too.
+class ExactNameVerifier final
+    : public grpc::experimental::ExternalCertificateVerifier {
+ public:
+  bool Verify(grpc::experimental::TlsCustomVerificationCheckRequest* request,
+              std::function<void(grpc::Status)> /*callback*/,
+              grpc::Status* sync_status) override {
+    *sync_status = Check(request);
+    return true;  // answered synchronously
+  }
+  void Cancel(grpc::experimental::TlsCustomVerificationCheckRequest*) override {
+  }
+
+ private:
+  static grpc::Status Check(
+      grpc::experimental::TlsCustomVerificationCheckRequest* request) {
+    const std::string want = ExpectedServerName(absl::string_view(
+        request->target_name().data(), request->target_name().size()));
+    const std::string cn(request->common_name().data(),
+                         request->common_name().size());
+    if (want.empty() || cn != want) {
+      return grpc::Status(
+          grpc::StatusCode::UNAUTHENTICATED,
+          absl::StrCat("the server's certificate is \"", absl::CHexEscape(cn),
+                       "\", not the expected \"", absl::CHexEscape(want),
+                       "\" (names are compared exactly)"));
+    }
+    const std::vector<grpc::string_ref> dns = request->dns_names();
+    bool listed = dns.empty();
+    for (const grpc::string_ref& name : dns) {
+      listed = listed || absl::string_view(name.data(), name.size()) == want;
+    }
+    if (!listed) {
+      return grpc::Status(
+          grpc::StatusCode::UNAUTHENTICATED,
+          absl::StrCat("the server's certificate does not list \"",
+                       absl::CHexEscape(want), "\" among its DNS names"));
+    }
+    return grpc::Status::OK;
+  }
+};
+
 std::unique_ptr<grpc::experimental::FileWatcherCertificateProvider> Provider(
     const TlsFiles& files, absl::Duration reload_interval) {
   const int64_t seconds =
@@ -135,6 +204,21 @@ std::unique_ptr<grpc::experimental::FileWatcherCertificateProvider> Provider(
 }
 
 }  // namespace
+
+std::string ExpectedServerName(absl::string_view target) {
+  // "[v6]:port" and "host:port" lose the port; a bare name stays.
+  if (!target.empty() && target.front() == '[') {
+    const size_t close = target.find(']');
+    return close == absl::string_view::npos
+               ? std::string(target)
+               : std::string(target.substr(1, close - 1));
+  }
+  const size_t colon = target.rfind(':');
+  if (colon != absl::string_view::npos && target.find(':') == colon) {
+    return std::string(target.substr(0, colon));
+  }
+  return std::string(target);
+}
 
 absl::Status CheckTlsFlags(const TlsFiles& files, bool insecure,
                            absl::string_view program) {
@@ -204,6 +288,9 @@ absl::StatusOr<CertificateInfo> CheckFiles(const TlsFiles& files) {
   if (!cert_pem.ok()) return cert_pem.status();
   absl::StatusOr<std::string> key_pem = ReadFile("tls_key", files.key);
   if (!key_pem.ok()) return key_pem.status();
+  if (absl::Status private_key = CheckKeyMode(files.key); !private_key.ok()) {
+    return private_key;
+  }
   absl::StatusOr<std::string> ca_pem = ReadFile("tls_ca", files.ca);
   if (!ca_pem.ok()) return ca_pem.status();
 
@@ -295,10 +382,11 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ChannelCredentials(
   options.watch_identity_key_cert_pairs();
   options.set_verify_server_certs(true);
   // Stated rather than left to gRPC's default: the server's certificate must
-  // carry the expected name, or any certificate of the CA (a node's) could
-  // pose as the manager.
+  // carry exactly the expected name, or another certificate of the CA (a
+  // node's, or one named "Litemgr") could pose as the manager.
   options.set_certificate_verifier(
-      std::make_shared<grpc::experimental::HostNameCertificateVerifier>());
+      grpc::experimental::ExternalCertificateVerifier::Create<
+          ExactNameVerifier>());
   std::shared_ptr<grpc::ChannelCredentials> creds =
       grpc::experimental::TlsCredentials(options);
   if (creds == nullptr) {

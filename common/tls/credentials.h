@@ -68,7 +68,9 @@ std::string InsecureWarning(absl::string_view program);
 
 // Reads and checks the files the way gRPC will use them, so that a start
 // with a bad file fails with a message naming the file rather than later
-// with a handshake error: each readable and PEM; the certificate's key is
+// with a handshake error: each readable and PEM; the key file readable by
+// its owner only (no group or other bits: INVALID_ARGUMENT naming the mode
+// and the chmod); the certificate's key is
 // the key file's; the certificate is signed by the CA (chain in the
 // certificate file after the leaf, if any) and valid now; it has a CN.
 // INVALID_ARGUMENT or NOT_FOUND with the file's flag and path otherwise.
@@ -84,6 +86,13 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(
 // SetServerName (without it, the host part of the target).
 absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ChannelCredentials(
     const TlsFiles& files, absl::Duration reload_interval);
+
+// The name a server's certificate must carry for a channel to `target` (the
+// SetServerName override, or the target's host): "litemgr" stays,
+// "host:7420" is "host", "[::1]:7420" is "::1". The certificate's CN must be
+// exactly this name, and its SAN DNS names (if any) must include it: no case
+// folding, no trailing-dot equivalence.
+std::string ExpectedServerName(absl::string_view target);
 
 // The name the server's certificate must carry (its CN/SAN DNS name, e.g.
 // --manager_tls_name's "litemgr") when the target is an address.

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "common/testing/status_matchers.h"
 #include "grpc/health/v1/health.grpc.pb.h"
@@ -152,6 +153,33 @@ TEST(CheckFiles, UnreadableFileIsNamed) {
                        HasSubstr("Permission denied")));
 }
 
+// A key its group or others may read is refused, as the pair key is
+// (review cp-2026-11-28 L3); 0600 and 0400 pass.
+TEST(CheckFiles, KeyReadableByOthersIsRefused) {
+  const std::string dir = Tmp() + "/modes";
+  ASSERT_EQ(std::system(("rm -rf " + dir + " && mkdir -p " + dir + " && cp " +
+                         Certs::Dir() + "/node1.key " + dir + "/node1.key")
+                            .c_str()),
+            0);
+  TlsFiles f = Files("node1");
+  f.key = dir + "/node1.key";
+  for (mode_t mode : {0640, 0604, 0644, 0660}) {
+    ASSERT_EQ(chmod(f.key.c_str(), mode), 0);
+    EXPECT_THAT(
+        CheckFiles(f).status(),
+        StatusIs(absl::StatusCode::kInvalidArgument,
+                 HasSubstr(absl::StrFormat("%s has mode %04o: its group or "
+                                           "others may read the private key",
+                                           f.key, mode))));
+    EXPECT_THAT(ServerCredentials(f, absl::Seconds(1)).status(),
+                StatusIs(absl::StatusCode::kInvalidArgument));
+  }
+  for (mode_t mode : {0600, 0400}) {
+    ASSERT_EQ(chmod(f.key.c_str(), mode), 0);
+    EXPECT_THAT(CheckFiles(f).status(), IsOk());
+  }
+}
+
 TEST(CheckFiles, NotPemIsRefused) {
   const std::string path = Tmp() + "/garbage.pem";
   std::ofstream(path) << "not a certificate\n";
@@ -162,6 +190,7 @@ TEST(CheckFiles, NotPemIsRefused) {
                        HasSubstr("--tls_ca " + path + ": no PEM certificate")));
   f = Files("node1");
   f.key = path;
+  chmod(path.c_str(), 0600);  // a key's mode, so that the content is read
   EXPECT_THAT(CheckFiles(f).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("no unencrypted PEM private key")));
@@ -347,6 +376,87 @@ TEST_F(TlsPairTest, ServerMustCarryTheExpectedName) {
   EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAVAILABLE) << s.error_message();
   EXPECT_EQ(service_.calls, 0);
   ASSERT_TRUE(Call(Client("node1"), "litemgr").ok());
+}
+
+// A certificate of the cluster CA named `cn` (SAN DNS:`san`), made with
+// openssl directly: litecerts refuses such names now, but a CA run by other
+// tools might not.
+TlsFiles Forged(const std::string& file, const std::string& cn,
+                const std::string& san) {
+  const std::string dir = Tmp() + "/forged";
+  const std::string base = dir + "/" + file;
+  const std::string ca = Certs::Dir() + "/ca";
+  mkdir(dir.c_str(), 0700);
+  std::ofstream(base + ".ext") << "subjectAltName=DNS:" << san
+                               << "\nextendedKeyUsage=serverAuth,clientAuth\n";
+  const std::string cmd = absl::StrCat(
+      "umask 077 && openssl genpkey -algorithm EC ",
+      "-pkeyopt ec_paramgen_curve:P-256 -out ", base, ".key 2>/dev/null && ",
+      "openssl req -new -key ", base, ".key -subj '/CN=", cn, "' -out ", base,
+      ".csr && openssl x509 -req -in ", base, ".csr -CA ", ca, ".crt -CAkey ",
+      ca, ".key -CAcreateserial -CAserial ", base, ".srl -days 2 -extfile ",
+      base, ".ext -out ", base, ".crt 2>/dev/null");
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  return {.cert = base + ".crt",
+          .key = base + ".key",
+          .ca = Certs::Dir() + "/ca.crt"};
+}
+
+TEST(ExpectedServerName, TheOverrideOrTheTargetsHost) {
+  EXPECT_EQ(ExpectedServerName("litemgr"), "litemgr");
+  EXPECT_EQ(ExpectedServerName("mgr.example:7420"), "mgr.example");
+  EXPECT_EQ(ExpectedServerName("[::1]:7420"), "::1");
+  EXPECT_EQ(ExpectedServerName("::1"), "::1");
+}
+
+// A server whose certificate's name differs from the expected one only in
+// case or by a trailing dot is refused (review cp-2026-11-28 L1): gRPC's
+// own host name check accepted all three.
+TEST(ExactServerName, CaseAndTrailingDotDoNotMatch) {
+  struct Case {
+    const char* file;
+    const char* cn;
+    const char* san;
+  } cases[] = {
+      {"upper", "Litemgr", "Litemgr"},
+      {"dot", "litemgr.", "litemgr."},
+      {"cn_upper", "LITEMGR", "litemgr"},
+      {"exact", "litemgr", "litemgr"},
+  };
+  for (const Case& c : cases) {
+    const TlsFiles files = Forged(c.file, c.cn, c.san);
+    absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> server_creds =
+        ServerCredentials(files, absl::Seconds(60));
+    ASSERT_THAT(server_creds.status(), IsOk());
+    ProbeService service;
+    int port = 0;
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", *server_creds, &port);
+    builder.RegisterService(&service);
+    std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+    ASSERT_NE(server, nullptr);
+    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> client =
+        ChannelCredentials(Files("node1"), absl::Seconds(60));
+    ASSERT_THAT(client.status(), IsOk());
+    grpc::ChannelArguments args;
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    SetServerName(&args, "litemgr");
+    auto stub = Health::NewStub(grpc::CreateCustomChannel(
+        absl::StrCat("127.0.0.1:", port), *client, args));
+    grpc::ClientContext ctx;
+    ctx.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
+    HealthCheckResponse resp;
+    const grpc::Status s = stub->Check(&ctx, HealthCheckRequest(), &resp);
+    if (std::string(c.file) == "exact") {
+      EXPECT_TRUE(s.ok()) << c.cn << ": " << s.error_message();
+      EXPECT_EQ(service.calls, 1);
+    } else {
+      EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAVAILABLE)
+          << "a server named \"" << c.cn << "\" passed as litemgr";
+      EXPECT_EQ(service.calls, 0);
+    }
+    server->Shutdown();
+  }
 }
 
 TEST_F(TlsPairTest, RenewedCertificateIsServedWithoutRestart) {
