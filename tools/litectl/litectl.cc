@@ -54,7 +54,8 @@ constexpr char kFooter[] =
     "--tls_* are not given\n"
     "  LITE_AGENT_TLS_NAME   the agent's certificate name when "
     "--agent_tls_name is not given\n"
-    "  LITE_INSECURE  1: plaintext, as --insecure\n\n"
+    "  LITE_INSECURE  1: plaintext, as --insecure, with a warning; refused "
+    "when LITE_TLS_* are set\n\n"
     "JSON (-o json) is protobuf's mapping of the lite.v1 messages: proto "
     "field names,\n64-bit integers (incarnations, LMR and grant ids, times) "
     "as strings.\n\n"
@@ -87,9 +88,25 @@ absl::StatusOr<Context> MakeContext(const cli::Args& args,
     }
     ctx.timeout = d;
   }
-  ctx.insecure = args.Has("insecure") || env.lite_insecure == "1";
-  // Plaintext ignores $LITE_TLS_*, so that LITE_INSECURE=1 or --insecure
-  // works in a shell set up for TLS; --tls_* flags with it are an error.
+  // $LITE_INSECURE=1 does not downgrade a shell set up for TLS: with any
+  // $LITE_TLS_* set it is refused (a leftover from a demo would otherwise
+  // talk plaintext to whoever answers at $LITE_MANAGER, review
+  // cp-2026-11-28 L5), and plaintext it chose is said on stderr. The
+  // --insecure flag is typed for this one call: it ignores $LITE_TLS_*;
+  // --tls_* flags with it are an error.
+  const bool env_insecure = env.lite_insecure == "1" && !args.Has("insecure");
+  if (env_insecure && (!env.lite_tls_cert.empty() ||
+                       !env.lite_tls_key.empty() || !env.lite_tls_ca.empty())) {
+    return cli::UsageError(
+        "LITE_INSECURE=1 and LITE_TLS_CERT/LITE_TLS_KEY/LITE_TLS_CA exclude "
+        "each other: unset LITE_INSECURE for mutual TLS, or unset the "
+        "LITE_TLS_* variables (or pass --insecure) for plaintext");
+  }
+  ctx.insecure = args.Has("insecure") || env_insecure;
+  if (env_insecure) {
+    args.err() << "litectl: warning: plaintext (LITE_INSECURE=1): the "
+                  "manager is not authenticated and nothing is encrypted\n";
+  }
   ctx.tls = ctx.insecure
                 ? tls::TlsFiles{.cert = args.Get("tls_cert"),
                                 .key = args.Get("tls_key"),

@@ -131,10 +131,25 @@ TEST_F(LitectlTlsTest, OperatorCertificateFromEnvironment) {
                   .lite_tls_ca = f.ca};
   ASSERT_EQ(Run({"nodes"}, env), 0) << err_.str();
   EXPECT_TRUE(absl::StrContains(out_.str(), "ops")) << out_.str();
-  // $LITE_INSECURE=1 beats $LITE_TLS_*: plaintext, refused by the server.
+  // $LITE_INSECURE=1 does not silently downgrade a shell set up for TLS
+  // (review cp-2026-11-28 L5): refused as bad usage, nothing dialled.
   env.lite_insecure = "1";
-  EXPECT_EQ(Run({"nodes"}, env), 1);
+  EXPECT_EQ(Run({"nodes"}, env), 2);
+  EXPECT_TRUE(absl::StrContains(err_.str(),
+                                "LITE_INSECURE=1 and LITE_TLS_CERT/"
+                                "LITE_TLS_KEY/LITE_TLS_CA exclude each other"))
+      << err_.str();
+  // The flag is explicit: plaintext for this call, refused by the server.
+  EXPECT_EQ(Run({"--insecure", "nodes"}, env), 1);
   EXPECT_TRUE(absl::StrContains(err_.str(), "UNAVAILABLE")) << err_.str();
+}
+
+TEST_F(LitectlTlsTest, PlaintextFromTheEnvironmentIsSaid) {
+  Environment env{.lite_manager = "127.0.0.1:1", .lite_insecure = "1"};
+  EXPECT_EQ(Run({"--timeout", "200ms", "nodes"}, env), 1);
+  EXPECT_TRUE(absl::StrContains(
+      err_.str(), "litectl: warning: plaintext (LITE_INSECURE=1)"))
+      << err_.str();
 }
 
 TEST_F(LitectlTlsTest, RefusesToRunWithoutTlsOrInsecure) {
