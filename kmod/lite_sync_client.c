@@ -404,12 +404,15 @@ static int lite_sync_held(struct lite_file *lf, struct lite_sync_binding *b,
 }
 
 /*
- * UNLOCK is a one-way message: the caller's wait ends when it is sent (its
- * send completes), not when the home has handled it; the home handles a
- * node's requests in order, so this file's next request finds it done. If
- * it cannot be sent now, the workqueue sends it until the home has it (or
- * is failed, and forgot the lock): the file does not hold it any more
- * either way, and a late copy releases nothing (the hold's token).
+ * UNLOCK is a call: the holder hears whether the home still counted it as
+ * the holder (EPERM if not: its node was failed meanwhile, or the LMR
+ * freed). Once the home has it, the file's next request finds the lock
+ * released. If the home cannot be reached now (or the call's time ran
+ * out), the workqueue sends it again until the home has it (or is failed,
+ * and forgot the lock): the file does not hold it any more either way, and
+ * a late copy releases nothing (it names this hold's token). It is not a
+ * one-way message: one that found the home without this node's ring (the
+ * home's own "unreachable" verdict drops it) would be lost unseen.
  */
 static int lite_sync_unlock(struct lite_file *lf, struct lite_sync_binding *b,
 			    struct lite_sync_req *req, u32 timeout_ms)
@@ -421,12 +424,12 @@ static int lite_sync_unlock(struct lite_file *lf, struct lite_sync_binding *b,
 		return -EPERM;
 	/* The hold's token: the home checks it with the file id. */
 	req->token = cpu_to_le64(xa_to_value(held));
-	ret = lite_kclient_send(b->kc, req, sizeof(*req), timeout_ms);
-	if (ret == -EHOSTDOWN || ret == -ECONNREFUSED)
-		lite_sync_binding_drop(b);
-	if (ret)
+	ret = lite_sync_call(b, req, timeout_ms, NULL);
+	if (lite_sync_unreachable(ret) || ret == -EINTR) {
 		lite_sync_queue(b->node, NULL, req, false, 0);
-	return 0;
+		ret = 0;
+	}
+	return ret;
 }
 
 static int lite_sync_run(struct lite_file *lf, struct lite_sync *s)

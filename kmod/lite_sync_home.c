@@ -119,7 +119,7 @@ static void lite_sync_answer(const struct lite_kreq *req, int err, u32 result)
 	};
 	int ret;
 
-	/* A one-way UNLOCK: its client checked it; nobody to tell otherwise. */
+	/* A one-way request (lite.ko sends none today): nobody to tell. */
 	if (req->oneway) {
 		if (err)
 			pr_warn_ratelimited("sync: a one-way request from node %u failed: %d\n",

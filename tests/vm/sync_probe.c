@@ -30,7 +30,24 @@
 //       held, try-lock busy, relock through the same context, barrier count
 //       mismatch, a "lite." RPC service name refused
 //   sync_probe stale LOCK                a waiter gets ESTALE when LOCK is
-//   freed sync_probe bench LOCK N ROUNDS
+//                                        freed
+//   sync_probe hold-until LOCK READY_FILE RELEASE_FILE
+//       takes the lock, creates READY_FILE, and unlocks once RELEASE_FILE
+//       exists (the unlock must succeed)
+//   sync_probe waiters LOCK N TIMEOUT_MS WAITED READY_FILE
+//       N threads, each its own context (all opened first), lock LOCK
+//       (held elsewhere) with TIMEOUT_MS: WAITED of them must wait it out
+//       (ETIMEDOUT), the rest be refused at once with EDQUOT (the uid's
+//       share of the home); READY_FILE is made once all have asked
+//   sync_probe forge RPC_NAME LMR_ID
+//       the attack of review H2: opens the kernel lock service RPC_NAME
+//       (lite.sync.<home>) as an application, which must fail EPERM; if it
+//       opens anyway, sends hand-made UNLOCK, CANCEL, DIED and BARRIER
+//       frames for LMR_ID with guessed file ids and tokens 1..512 (the
+//       victim's counter run then shows whether one released its lock;
+//       no BARRIER: a forged arrival would keep a slot of the node's
+//       binding, which only the refusal prevents)
+//   sync_probe bench LOCK N ROUNDS
 //       uncontended lock+unlock vs one fetch-and-add on the same LMR, in
 //       ROUNDS interleaved rounds of N each: p50/p99 and CPU per operation
 //
@@ -459,6 +476,131 @@ static void stale(void) {
   lite_close(ctx);
 }
 
+// ---- review H2 and M3: the attacks ----
+
+static void hold_until(const char *ready, const char *release) {
+  struct lite_ctx *ctx;
+  lite_handle_t h;
+  int err, fd;
+
+  open_lock(&ctx, &h);
+  err = lite_lock(ctx, h, 60000);
+  if (err) die("lock", -err);
+  fd = open(ready, O_CREAT | O_WRONLY, 0644);
+  if (fd < 0) die("ready file", errno);
+  close(fd);
+  while (access(release, F_OK)) usleep(100000);
+  err = lite_unlock(ctx, h);
+  check(err == 0, "the holder unlocked after its release file (%s)",
+        ename(err));
+  lite_close(ctx);
+}
+
+struct waiter_arg {
+  struct lite_ctx *ctx;
+  lite_handle_t h;
+  uint32_t timeout_ms;
+  int err;
+  uint64_t ns;
+};
+
+static void *waiter_thread(void *p) {
+  struct waiter_arg *a = p;
+  uint64_t t0 = mono_ns();
+
+  a->err = lite_lock(a->ctx, a->h, a->timeout_ms);
+  a->ns = mono_ns() - t0;
+  if (!a->err || a->err == -EOWNERDEAD) lite_unlock(a->ctx, a->h);
+  return NULL;
+}
+
+static void waiters(int n, uint32_t timeout_ms, int want_waited,
+                    const char *ready) {
+  struct waiter_arg *a = calloc((size_t)n, sizeof(*a));
+  pthread_t *tid = calloc((size_t)n, sizeof(*tid));
+  int i, fd, waited = 0, quota = 0, other = 0, slow_quota = 0;
+
+  if (!a || !tid || n < 1) die("waiters: N >= 1", EINVAL);
+  for (i = 0; i < n; i++) {
+    open_lock(&a[i].ctx, &a[i].h);
+    a[i].timeout_ms = timeout_ms;
+  }
+  for (i = 0; i < n; i++) pthread_create(&tid[i], NULL, waiter_thread, &a[i]);
+  usleep(500000);  // every LOCK asked (or refused) by then
+  fd = open(ready, O_CREAT | O_WRONLY, 0644);
+  if (fd < 0) die("ready file", errno);
+  close(fd);
+  for (i = 0; i < n; i++) {
+    pthread_join(tid[i], NULL);
+    if (a[i].err == -ETIMEDOUT)
+      waited++;
+    else if (a[i].err == -EDQUOT)
+      quota++, slow_quota += a[i].ns > 1000000000u;
+    else
+      other++;
+    lite_close(a[i].ctx);
+  }
+  printf(
+      "%d waiters: %d waited %u ms (ETIMEDOUT), %d refused (EDQUOT), %d "
+      "other\n",
+      n, waited, timeout_ms, quota, other);
+  check(waited == want_waited, "%d waited their timeout (%d)", want_waited,
+        waited);
+  check(quota == n - want_waited && !other, "the other %d got EDQUOT (%d)",
+        n - want_waited, quota);
+  check(!slow_quota, "... at once, not after a wait (%d took over 1 s)",
+        slow_quota);
+  free(a);
+  free(tid);
+}
+
+// The home's wire format (kmod/lite_sync_rules.h), as a forger writes it.
+struct forged_req {
+  uint16_t version, op;
+  uint32_t count;
+  uint64_t lmr_id, token, file_id;
+};
+
+static void forge(const char *rpc_name, uint64_t lmr_id) {
+  struct lite_ctx *ctx;
+  lite_service_t svc;
+  int err, k, op, answered = 0, refused = 0, sent = 0;
+
+  err = lite_open(NULL, &ctx);
+  if (err) die("lite_open", -err);
+  err = lite_rpc_open(ctx, rpc_name, &svc, NULL);
+  check(err == -EPERM, "an application opens the kernel's %s: EPERM (%s)",
+        rpc_name, ename(err));
+  if (err) {
+    lite_close(ctx);
+    return;
+  }
+  // Opened (lite.ko without the refusal): what the home makes of forgeries.
+  for (k = 1; k <= 512; k++) {
+    for (op = 3; op <= 6; op++) {  // UNLOCK, CANCEL, DIED
+      struct forged_req r = {.version = 1,
+                             .op = (uint16_t)op,
+                             .lmr_id = op == 6 ? 0 : lmr_id,
+                             .token = op == 6 ? 0 : (uint64_t)k,
+                             .file_id = (uint64_t)k};
+      uint32_t reply[2] = {0, 0};
+      size_t len = 0;
+
+      if (op == 4) continue;
+      err = lite_rpc_call(ctx, svc, &r, sizeof(r), reply, sizeof(reply), &len,
+                          2000);
+      sent++;
+      if (!err && len == sizeof(reply)) reply[0] ? refused++ : answered++;
+    }
+  }
+  printf(
+      "forged %d frames through %s: %d accepted, %d refused, the rest "
+      "unanswered\n",
+      sent, rpc_name, answered, refused);
+  lite_rpc_close(ctx, svc);
+  lite_close(ctx);
+}
+
 // ---- cost ----
 
 static int cmp_u64(const void *a, const void *b) {
@@ -539,6 +681,12 @@ int main(int argc, char **argv) {
     errors(argv[3]);
   else if (!strcmp(argv[1], "stale") && argc == 3)
     stale();
+  else if (!strcmp(argv[1], "hold-until") && argc == 5)
+    hold_until(argv[3], argv[4]);
+  else if (!strcmp(argv[1], "waiters") && argc == 7)
+    waiters(atoi(argv[3]), (uint32_t)atoi(argv[4]), atoi(argv[5]), argv[6]);
+  else if (!strcmp(argv[1], "forge") && argc == 4)
+    forge(argv[2], strtoull(argv[3], NULL, 0));
   else if (!strcmp(argv[1], "bench") && argc == 5)
     bench(atoi(argv[3]), atoi(argv[4]));
   else

@@ -20,11 +20,12 @@
  * to the file that took it, not to a thread; it is not recursive (a second
  * LOCK through the same file waits like any other).
  *
- * LITE_SYNC_UNLOCK releases a lock this file holds (EPERM otherwise). It
- * returns once the release is sent: the home handles a node's requests in
- * order, so the file's next request already finds the lock released. If
- * the home cannot be reached now, lite.ko sends it again until it can (the
- * lock is no longer this file's either way).
+ * LITE_SYNC_UNLOCK releases a lock this file holds (EPERM otherwise, also
+ * when the home no longer counts the file as its holder: its node was
+ * failed meanwhile). It returns once the home has it, so the file's next
+ * request finds the lock released. If the home cannot be reached now,
+ * lite.ko sends it again until it can and returns 0 (the lock is no longer
+ * this file's either way).
  *
  * LITE_SYNC_BARRIER waits until `count` callers (any nodes, files and
  * threads) have arrived at the LMR's barrier, then all return 0 together.
