@@ -88,6 +88,17 @@ conf_flags_listed() {
 	[[ -z $missing ]] || { echo "        not in --help:$missing"; return 1; }
 }
 
+# postinst_refuses ROOT TEXT SETUP: after the shell command SETUP in ROOT
+# (an account made the way a login account is), `litemgr.postinst
+# configure` fails and says TEXT.
+postinst_refuses() {
+	local out rc=0
+	in_root "$1" sh -c "$3" || { echo "        setup failed: $3"; return 1; }
+	out=$(in_root "$1" /var/lib/dpkg/info/litemgr.postinst configure 2>&1) || rc=$?
+	echo "        $out"
+	((rc != 0)) && [[ $out == *"$2"* ]]
+}
+
 # --- before the cluster: the root, the packages, the programs, the files ----
 
 prepare() {
@@ -128,6 +139,27 @@ prepare() {
 	for d in litemgr liteagent; do
 		check "every flag in /etc/lite/$d.conf is one '$d --help' lists" \
 			conf_flags_listed "$root" "$d"
+	done
+
+	echo "== the accounts: litemgr's own system user and group; login accounts of those names refused"
+	# shellcheck disable=SC2016 # expanded in the root
+	check "litemgr is a system user (uid < 1000) in its own group litemgr, not in group lite" \
+		in_root "$root" sh -c '[ "$(id -u litemgr)" -lt 1000 ] && [ "$(id -gn litemgr)" = litemgr ] &&
+			! id -Gn litemgr | grep -qw lite'
+	check "litemgr.postinst refuses a non-system group litemgr" \
+		postinst_refuses "$root" "not a system group" \
+		'deluser --system --quiet litemgr 2> /dev/null && delgroup --system --quiet litemgr && groupadd litemgr'
+	check "litemgr.postinst refuses a login user litemgr" \
+		postinst_refuses "$root" "not a system user" \
+		'groupdel litemgr && groupadd -r litemgr && useradd -K SUB_UID_COUNT=0 -K SUB_GID_COUNT=0 -g litemgr litemgr'
+	# shellcheck disable=SC2016 # expanded in the root
+	check "with the login user gone, litemgr.postinst makes the system user again" \
+		in_root "$root" sh -c 'userdel litemgr && { ! getent group litemgr > /dev/null || groupdel litemgr; } &&
+			/var/lib/dpkg/info/litemgr.postinst configure && [ "$(id -u litemgr)" -lt 1000 ]'
+	# The shadow tools' backups of files the clean root had none of go
+	# (purge must leave the root as it was).
+	for f in etc/subuid- etc/subgid-; do
+		grep -q "^\./$f " "$work/before.list" || rm -f "${root:?}/$f"
 	done
 
 	echo "== programs built against the installed liblite-dev: pkg-config --cflags --libs lite"
@@ -216,8 +248,8 @@ inside() {
 		check "node$g: the configuration copied into /etc/lite" \
 			g_exec "$g" 30 'cp -a /run/litevm/provision/etc/lite/. /etc/lite/ && useradd -m -G lite alice && useradd -m bob'
 	done
-	check "node1: litemgr's key and the pair key belong to user lite" \
-		g_exec 1 30 'chown lite:lite /etc/lite/tls/litemgr.key /etc/lite/tls/pairkey'
+	check "node1: litemgr's key and the pair key belong to user litemgr" \
+		g_exec 1 30 'chown litemgr:litemgr /etc/lite/tls/litemgr.key /etc/lite/tls/pairkey'
 	check "node1: systemctl enable --now litemgr" quiet g_exec 1 120 'systemctl enable --now litemgr 2>&1'
 	check "node1: litemgr is active" unit_up 1 litemgr
 	check "node1: litemgr's status line (sd_notify)" \
@@ -236,6 +268,7 @@ inside() {
 			out_has "lite 660" g_exec "$g" 30 'stat -c "%G %a" /dev/lite'
 	done
 	check "litectl nodes on node1: node1 and node2 ALIVE" vm_wait_until 60 nodes_alive
+	sandboxes
 	echo "== a user in group lite: memory across nodes"
 	check "node1 (alice): an LMR on node2, written" \
 		g_exec 1 60 "$(as_alice liteop alloc install.lmr 1M --home node2) && $(as_alice liteop write install.lmr 0 --pattern 7 --length 1M)"
@@ -294,8 +327,60 @@ inside() {
 		g_exec 2 30 "test -z \"\$(find /lib/modules -name 'lite.ko*')\" && grep -q '^lite ' /proc/modules"
 	check "node2: the packages' files in /etc/lite gone, the operator's certificates kept" \
 		g_exec 2 30 'test ! -e /etc/lite/liteagent.conf && test ! -e /etc/lite/litemgr.conf && test -f /etc/lite/tls/node.crt'
-	check "node2: no user or group lite" g_exec 2 30 '! getent passwd lite && ! getent group lite'
+	check "node2: no user or group lite or litemgr" \
+		g_exec 2 30 '! getent passwd lite litemgr && ! getent group lite litemgr'
 	check "litectl nodes on node1: node2 gone (LEFT or FAILED)" vm_wait_until 30 node2_gone
+}
+
+# unit_props GUEST UNIT WANT: `systemctl show` of UNIT has every line of
+# WANT (PROPERTY=VALUE, one per line); the ones it does not are shown.
+unit_props() {
+	local have line missing=0
+	have=$(g_exec "$1" 30 "systemctl show $2") || return 1
+	while IFS= read -r line; do
+		grep -qxF -- "$line" <<< "$have" && continue
+		echo "        want $line, have $(grep -E "^${line%%=*}=" <<< "$have" | cut -c1-60)"
+		missing=1
+	done <<< "$3"
+	return "$missing"
+}
+
+# sandboxes: the units' sandbox as systemd runs it (review cp-2026-11-28 M7,
+# L3, L14), while both daemons work (the checks around this one).
+sandboxes() {
+	echo "== the daemons' sandboxes, as systemd runs them"
+	local both='ProtectProc=invisible
+RestrictSUIDSGID=yes
+UMask=0077
+LimitCORE=0
+SystemCallErrorNumber=1'
+	check "node1: liteagent's unit: DevicePolicy=closed, ProtectKernelModules, ProtectProc, RestrictSUIDSGID, UMask, LimitCORE" \
+		unit_props 1 liteagent "DevicePolicy=closed
+ProtectKernelModules=yes
+$both"
+	check "node1: litemgr's unit: user and group litemgr, ProtectProc, RestrictSUIDSGID, UMask, LimitCORE" \
+		unit_props 1 litemgr "User=litemgr
+Group=litemgr
+PrivateDevices=yes
+$both"
+	local d
+	for d in liteagent litemgr; do
+		check "node1: $d runs under a system call filter (/proc/PID/status: Seccomp 2)" \
+			out_has "Seccomp:	2" g_exec 1 30 "grep ^Seccomp: /proc/\$(systemctl show -p MainPID --value $d)/status"
+	done
+	# shellcheck disable=SC2016 # expanded in the guest
+	check "node1: litemgr's process runs as user litemgr" \
+		out_has "litemgr" g_exec 1 30 'stat -c %U /proc/$(systemctl show -p MainPID --value litemgr)'
+	# The agent's attack (M7): uid 0 opens a block device (root:disk 0660).
+	# A root shell with every capability, moved into the agent's cgroup,
+	# gets the unit's device policy: the same open fails there.
+	# shellcheck disable=SC2016 # expanded in the guest
+	check "node1: a block device root reads outside is refused inside liteagent's cgroup (EPERM)" \
+		out_has "Operation not permitted" g_exec 1 60 'f=/root/blk.img && truncate -s 1M $f &&
+			d=$(losetup -f --show $f) && head -c 512 $d > /dev/null &&
+			cg=/sys/fs/cgroup$(systemctl show -p ControlGroup --value liteagent) &&
+			{ sh -c "echo \$\$ > $cg/cgroup.procs && head -c 512 $d > /dev/null" 2>&1; rc=$?; } ;
+			losetup -d $d; rm -f $f; [ "${rc:-0}" != 0 ]'
 }
 
 # scrape GUEST PORT: the guest's http://127.0.0.1:PORT/metrics (bash's
@@ -354,7 +439,8 @@ purge_all() {
 		vm_fail "the root differs from before the install:"
 		head -40 "$work/diff.txt" | indent
 	fi
-	check "no user or group lite" sh -c "! grep -q '^lite:' '$root/etc/passwd' '$root/etc/group'"
+	check "no user or group lite or litemgr" \
+		sh -c "! grep -qE '^(lite|litemgr):' '$root/etc/passwd' '$root/etc/group'"
 }
 
 # cleanup: the work folder goes, after every mount left under it (an
