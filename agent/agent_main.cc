@@ -37,6 +37,7 @@
 #include "agent/node_agent_service.h"
 #include "agent/validation.h"
 #include "common/grpc/keepalive.h"
+#include "common/grpc/server_limits.h"
 #include "common/log/log.h"
 #include "common/metrics/listen.h"
 #include "common/metrics/rpc_metrics.h"
@@ -426,6 +427,8 @@ int AgentMain(int argc, char** argv, const AgentMainOptions& options) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   ServerKeepalive(&builder);
+  // Streams per connection, handshake timeout, gRPC's memory (L6).
+  ApplyConnectionLimits(&builder, kAgentServerLimits);
   std::vector<
       std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
       interceptors;

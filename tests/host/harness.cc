@@ -37,7 +37,10 @@ grpc::ChannelArguments FastReconnect() {
   grpc::ChannelArguments args;
   // The manager restarts in some tests; reconnect promptly.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+  // gRPC also takes this as the connect timeout (TCP and TLS handshake):
+  // at 100 ms a handshake on a loaded 2-core machine failed ("tcp
+  // handshaker shutdown") for the whole of a 20 s wait.
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 5000);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
   return args;
 }
