@@ -169,6 +169,52 @@ TEST_F(AgentReleaseTest, AcksARevocationOnceDrainedWithoutBlockingEvents) {
   EXPECT_TRUE(module_.ListRevokedGrants()->empty());
 }
 
+// Review cp H2: one LmrRemoved (revokes_grants) stands for every grant into
+// the LMR; the holder revokes each of its own and, with release_follows,
+// acknowledges each once drained. Grants into other LMRs stay.
+TEST_F(AgentReleaseTest, LmrRemovedRevokesAndAcksEveryOwnGrantIntoIt) {
+  lite::v1::Credentials creds;
+  creds.set_uid(1000);
+  creds.set_gid(1000);
+  creds.set_pid(42);
+  for (int i = 0; i < 3; ++i) {
+    const uint64_t map =
+        module_.InjectUpcall(creds, MapUpcall{.name = "x", .read = true});
+    auto reply = module_.WaitForReply(map, kWait);
+    ASSERT_TRUE(reply.ok() && reply->status.ok());
+  }
+  const std::vector<lite::v1::Grant> grants = *module_.ListGrants();
+  ASSERT_EQ(grants.size(), 3u);
+  module_.SetRevokeTimeouts(grants[1].grant_id(), 2);  // Still draining.
+  ManagerMessage other;
+  other.mutable_event()->set_sequence(1);
+  auto* o = other.mutable_event()->mutable_lmr_removed();
+  o->set_lmr_id(grants[0].lmr_id() + 1);  // Another LMR: nothing to do here.
+  o->set_home_node_id(2);
+  o->set_cause(lite::v1::REMOVAL_CAUSE_LMR_FREED);
+  o->set_revokes_grants(true);
+  o->set_release_follows(true);
+  mgr().Push(other);
+  ManagerMessage removed = other;
+  removed.mutable_event()->set_sequence(2);
+  removed.mutable_event()->mutable_lmr_removed()->set_lmr_id(
+      grants[0].lmr_id());
+  removed.mutable_event()->mutable_lmr_removed()->set_grants_revoked(3);
+  mgr().Push(removed);
+  ASSERT_TRUE(Eventually([&] { return Acks(mgr()).size() == 3; }));
+  std::vector<uint64_t> acked;
+  for (const auto& ack : Acks(mgr())) {
+    acked.push_back(ack.grant_id());
+    EXPECT_EQ(ack.holder_incarnation(), grants[0].holder_incarnation());
+  }
+  std::sort(acked.begin(), acked.end());
+  EXPECT_EQ(acked,
+            (std::vector<uint64_t>{grants[0].grant_id(), grants[1].grant_id(),
+                                   grants[2].grant_id()}));
+  EXPECT_TRUE(module_.ListGrants()->empty());
+  EXPECT_EQ(CounterValue(*agent_, "agent.grant_revokes_timed_out"), 2u);
+}
+
 TEST_F(AgentReleaseTest, NoAckWhenTheManagerDoesNotAskForOne) {
   const lite::v1::Grant grant = MapOne();
   mgr().Push(Revoked(1, grant, /*ack=*/false));

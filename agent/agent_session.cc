@@ -365,6 +365,11 @@ bool Agent::ApplyEvent(const lite::v1::Event& event, const PeerSecrets& secrets,
     case lite::v1::Event::kLmrRemoved: {
       counters_.Add("agent.events.lmr_removed");
       const auto& r = event.lmr_removed();
+      // Its grants are revoked with it: this node's, if any, go now (off
+      // this thread's waits: the revoker drains them).
+      if (r.revokes_grants()) {
+        revoker_.RevokeLmr(r.lmr_id(), r.release_follows());
+      }
       if (r.home_node_id() != self) break;
       if (r.release_follows()) {
         // The fenced free: the memory stays until ReleaseLmrMemory.

@@ -29,6 +29,23 @@ void GrantGate::RememberLocked(uint64_t grant_id) {
   }
 }
 
+void GrantGate::MarkLmr(uint64_t lmr_id, bool ack) {
+  absl::MutexLock lock(&mu_);
+  auto [it, added] = revoked_lmrs_.emplace(lmr_id, ack);
+  it->second = it->second || ack;
+  if (!added) return;
+  revoked_lmrs_order_.push_back(lmr_id);
+  if (revoked_lmrs_order_.size() > kRememberRevoked) {
+    revoked_lmrs_.erase(revoked_lmrs_order_.front());
+    revoked_lmrs_order_.pop_front();
+  }
+}
+
+void GrantGate::SetRefusalSink(RefusalSink sink) {
+  absl::MutexLock lock(&mu_);
+  refusal_sink_ = std::move(sink);
+}
+
 absl::StatusOr<int> GrantGate::SetHolder(uint32_t node_id,
                                          uint64_t incarnation) {
   absl::MutexLock lock(&mu_);
@@ -55,7 +72,27 @@ absl::StatusOr<int> GrantGate::SetHolder(uint32_t node_id,
 
 absl::Status GrantGate::Install(const lite::v1::Grant& grant,
                                 const std::function<absl::Status()>& install) {
-  absl::MutexLock lock(&mu_);
+  RefusalSink sink;
+  bool ack = false;
+  {
+    absl::MutexLock lock(&mu_);
+    auto lmr = revoked_lmrs_.find(grant.lmr_id());
+    if (lmr == revoked_lmrs_.end()) return InstallLocked(grant, install);
+    sink = refusal_sink_;
+    ack = lmr->second;
+  }
+  // Revoked with its LMR: the revocation (and its ack) is this grant's
+  // too, though the module never held it.
+  if (sink != nullptr) sink(grant, ack);
+  return absl::AbortedError(absl::StrFormat(
+      "grant %#x was revoked before it could be installed (LMR %#x was "
+      "freed or its home failed); map again",
+      grant.grant_id(), grant.lmr_id()));
+}
+
+absl::Status GrantGate::InstallLocked(
+    const lite::v1::Grant& grant,
+    const std::function<absl::Status()>& install) {
   if (revoked_.contains(grant.grant_id())) {
     return absl::AbortedError(absl::StrFormat(
         "grant %#x was revoked before it could be installed (the LMR was "

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "absl/base/thread_annotations.h"
@@ -35,6 +36,16 @@ class GrantGate {
   // thread).
   void Mark(uint64_t grant_id);
 
+  // LmrRemoved with revokes_grants: no grant into `lmr_id` is installed
+  // from now on (a MapLmr answer still on its way to lite.ko was revoked by
+  // that event). A refused install of such a grant goes to the refusal
+  // sink, with `ack` (release_follows: the manager waits for its ack).
+  void MarkLmr(uint64_t lmr_id, bool ack);
+  using RefusalSink =
+      std::function<void(const lite::v1::Grant& grant, bool ack)>;
+  // Called without the gate's lock held; nullptr for none.
+  void SetRefusalSink(RefusalSink sink);
+
   // A new incarnation of this node: revokes, in the module, every grant not
   // held by (node_id, incarnation), because the manager dropped them. Returns
   // how many were revoked.
@@ -49,6 +60,9 @@ class GrantGate {
  private:
   static constexpr size_t kRememberRevoked = 4096;
   void RememberLocked(uint64_t grant_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status InstallLocked(const lite::v1::Grant& grant,
+                             const std::function<absl::Status()>& install)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Module* const module_;
   absl::Mutex mu_;
@@ -57,6 +71,10 @@ class GrantGate {
   // Revoked grants the module did not hold; bounded, oldest forgotten first.
   std::set<uint64_t> revoked_ ABSL_GUARDED_BY(mu_);
   std::deque<uint64_t> revoked_order_ ABSL_GUARDED_BY(mu_);
+  // LMRs whose grants were all revoked (-> ack), bounded the same way.
+  std::map<uint64_t, bool> revoked_lmrs_ ABSL_GUARDED_BY(mu_);
+  std::deque<uint64_t> revoked_lmrs_order_ ABSL_GUARDED_BY(mu_);
+  RefusalSink refusal_sink_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace lite::agent

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+#include <vector>
+
 #include "agent/fake_module.h"
 
 namespace lite::agent {
@@ -49,6 +52,30 @@ TEST(GrantGateTest, ANewIncarnationRevokesTheOldGrants) {
   EXPECT_TRUE(module.ListGrants()->empty());
   // A grant made for the old incarnation is refused.
   EXPECT_TRUE(absl::IsAborted(InstallVia(module, gate, G(9, 1, 1))));
+}
+
+// LmrRemoved with revokes_grants: a MapLmr answer into that LMR still on
+// its way to lite.ko is refused, and handed to the sink (the revoker), with
+// the ack the manager's fence waits for.
+TEST(GrantGateTest, AGrantIntoARemovedLmrIsRefusedAndHandedToTheSink) {
+  FakeModule module;
+  GrantGate gate(&module);
+  std::vector<std::pair<uint64_t, bool>> refused;
+  gate.SetRefusalSink([&](const lite::v1::Grant& g, bool ack) {
+    refused.emplace_back(g.grant_id(), ack);
+  });
+  ASSERT_TRUE(gate.SetHolder(1, 1).ok());
+  lite::v1::Grant into = G(7, 1, 1);
+  into.set_lmr_id(0x200000001);
+  lite::v1::Grant elsewhere = G(8, 1, 1);
+  elsewhere.set_lmr_id(0x200000002);
+  gate.MarkLmr(0x200000001, /*ack=*/true);
+  EXPECT_TRUE(absl::IsAborted(InstallVia(module, gate, into)));
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(refused[0], std::make_pair(uint64_t{7}, true));
+  EXPECT_TRUE(InstallVia(module, gate, elsewhere).ok());
+  EXPECT_EQ(module.ListGrants()->size(), 1u);
+  gate.SetRefusalSink(nullptr);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "absl/time/clock.h"
 #include "common/log/log.h"
@@ -14,9 +15,34 @@ Revoker::Revoker(RevokerOptions options, Module* module, GrantGate* gate,
       module_(module),
       gate_(gate),
       counters_(counters),
-      ack_(std::move(ack)) {}
+      ack_(std::move(ack)) {
+  gate_->SetRefusalSink([this](const lite::v1::Grant& grant, bool ack) {
+    Revoke(grant.grant_id(), grant.holder_incarnation(), ack);
+  });
+}
 
-Revoker::~Revoker() { Stop(); }
+Revoker::~Revoker() {
+  gate_->SetRefusalSink(nullptr);
+  Stop();
+}
+
+void Revoker::RevokeLmr(uint64_t lmr_id, bool ack) {
+  // Marked first: a grant listed below is in the module; one installed
+  // after the mark is refused and comes back through the refusal sink.
+  gate_->MarkLmr(lmr_id, ack);
+  absl::StatusOr<std::vector<lite::v1::Grant>> grants = module_->ListGrants();
+  if (!grants.ok()) {
+    // Unacknowledged grants only delay the home's memory until the
+    // manager's fence timeout (then quarantined); nothing is unsafe.
+    counters_->Add("agent.module_errors");
+    LITE_LOG_WARNING("listing grants to revoke those into LMR %#x: %s", lmr_id,
+                     grants.status().ToString());
+    return;
+  }
+  for (const lite::v1::Grant& g : *grants) {
+    if (g.lmr_id() == lmr_id) Revoke(g.grant_id(), g.holder_incarnation(), ack);
+  }
+}
 
 void Revoker::Start() {
   thread_ = std::thread([this] { Loop(); });

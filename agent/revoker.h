@@ -55,6 +55,10 @@ class Revoker {
   // by the revoker's thread. With `ack`, the sink is called once it has
   // drained. A grant already queued keeps one entry (ack if either asked).
   void Revoke(uint64_t grant_id, uint64_t holder_incarnation, bool ack);
+  // LmrRemoved with revokes_grants: every grant of this node into the LMR
+  // is revoked (and, with `ack`, acknowledged once drained), including a
+  // MapLmr answer not installed yet (the gate refuses it and hands it here).
+  void RevokeLmr(uint64_t lmr_id, bool ack);
   // lite.ko gave the grant back (its UNMAP upcall: drained and unmapped).
   // Completes a queued revocation; returns whether there was one.
   bool Unmapped(uint64_t grant_id);

@@ -17,6 +17,12 @@ ABSL_DECLARE_FLAG(int64_t, max_watchers);
 ABSL_DECLARE_FLAG(int64_t, max_grants_per_node);
 ABSL_DECLARE_FLAG(int64_t, max_lmrs_per_owner);
 ABSL_DECLARE_FLAG(int64_t, max_pending_allocs);
+ABSL_DECLARE_FLAG(int64_t, max_grants_per_lmr);
+ABSL_DECLARE_FLAG(int64_t, max_lmrs_per_node);
+ABSL_DECLARE_FLAG(int64_t, max_lmr_chunks_per_node);
+ABSL_DECLARE_FLAG(int64_t, max_lmr_bytes_per_owner);
+ABSL_DECLARE_FLAG(int64_t, max_lmr_bytes_per_owner_per_home);
+ABSL_DECLARE_FLAG(int64_t, max_pending_binds_per_node);
 ABSL_DECLARE_FLAG(int64_t, max_joins_per_minute);
 ABSL_DECLARE_FLAG(int64_t, max_message_bytes);
 ABSL_DECLARE_FLAG(int64_t, watch_history);
@@ -29,6 +35,12 @@ namespace lite::controlplane {
 // 1024..INT_MAX, is INVALID_ARGUMENT naming the flag, and `options` is left
 // unchanged.
 absl::Status ApplyLimitFlags(ManagerOptions* options);
+
+// Once options.session_queue_limit is set: INVALID_ARGUMENT (litemgr does
+// not start) unless --max_grants_per_lmr, --max_lmrs_per_node and
+// --max_pending_binds_per_node are each below half of it, so that no single
+// operation can overflow an idle session by design.
+absl::Status CheckBurstLimits(const ManagerOptions& options);
 
 // The largest message litemgr accepts (--max_message_bytes, checked by
 // ApplyLimitFlags): a bigger one is RESOURCE_EXHAUSTED before it is parsed.

@@ -137,6 +137,9 @@ int Main() {
     return Fail("--session_queue_limit must be at least 16");
   }
   options.session_queue_limit = absl::GetFlag(FLAGS_session_queue_limit);
+  if (absl::Status bursts = CheckBurstLimits(options); !bursts.ok()) {
+    return Fail(std::string(bursts.message()));
+  }
   if (absl::GetFlag(FLAGS_request_timeout_ms) < 1) {
     return Fail("--request_timeout_ms must be positive");
   }

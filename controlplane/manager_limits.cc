@@ -24,7 +24,13 @@ absl::Status Exhausted(absl::string_view what, int64_t limit,
 
 void ManagerState::NoteNodeRecordLocked(uint32_t node_id, bool departed,
                                         absl::Time now) {
-  departed_at_.erase(node_id);  // Its set entry, if any, is stale now.
+  // Its earlier departure, if any, is over: both entries go, or a node
+  // that fails and rejoins would leave one set entry each time (review cp
+  // L9).
+  if (auto at = departed_at_.find(node_id); at != departed_at_.end()) {
+    departed_.erase({at->second, node_id});
+    departed_at_.erase(at);
+  }
   if (!departed) return;
   departed_at_[node_id] = now;
   departed_.insert({now, node_id});
@@ -111,6 +117,64 @@ absl::Status ManagerState::CheckOwnerRoomLocked(uint32_t uid) const {
   return Exhausted(absl::StrCat("uid ", uid, " owns ", owned, " LMRs"),
                    options_.max_lmrs_per_owner, "max_lmrs_per_owner",
                    "free LMRs it no longer uses");
+}
+
+absl::Status ManagerState::CheckLmrGrantRoomLocked(uint64_t lmr_id) const {
+  const size_t into = store_->GrantCountForLmr(lmr_id);
+  if (static_cast<int64_t>(into) < options_.max_grants_per_lmr) {
+    return absl::OkStatus();
+  }
+  return Exhausted(
+      absl::StrCat("LMR ", IdHex(lmr_id), " has ", into, " grants into it"),
+      options_.max_grants_per_lmr, "max_grants_per_lmr",
+      "unmap grants into it that are no longer used");
+}
+
+absl::Status ManagerState::CheckHomeRoomLocked(uint32_t home, uint32_t uid,
+                                               uint64_t bytes,
+                                               int64_t chunks) const {
+  const size_t lmrs = store_->LmrCountOnHome(home);
+  if (static_cast<int64_t>(lmrs) >= options_.max_lmrs_per_node) {
+    return Exhausted(
+        absl::StrCat("node ", home, " is the home of ", lmrs, " LMRs"),
+        options_.max_lmrs_per_node, "max_lmrs_per_node",
+        "free LMRs on it, or use another home");
+  }
+  const uint64_t held_chunks = store_->LmrChunksOnHome(home);
+  if (held_chunks + static_cast<uint64_t>(chunks) >
+      static_cast<uint64_t>(options_.max_lmr_chunks_per_node)) {
+    return Exhausted(absl::StrCat("node ", home, "'s LMRs have ", held_chunks,
+                                  " chunks, and this one has ", chunks),
+                     options_.max_lmr_chunks_per_node,
+                     "max_lmr_chunks_per_node",
+                     "free LMRs on it, or register larger chunks");
+  }
+  // Allocations in flight count too: they are bytes the owner asked for.
+  uint64_t owned = store_->LmrBytesOwnedBy(uid);
+  uint64_t owned_here = store_->LmrBytesOwnedOnHome(home, uid);
+  for (const auto& [id, pending] : pending_) {
+    if (pending.lmr.owner_uid() != uid) continue;
+    owned += pending.lmr.size_bytes();
+    if (pending.lmr.home_node_id() == home) {
+      owned_here += pending.lmr.size_bytes();
+    }
+  }
+  if (owned + bytes > options_.max_lmr_bytes_per_owner) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "uid ", uid, " owns LMRs of ", owned, " bytes and asks for ", bytes,
+        " more: the limit is ", options_.max_lmr_bytes_per_owner,
+        " bytes cluster-wide (--max_lmr_bytes_per_owner); free LMRs it no "
+        "longer uses"));
+  }
+  if (owned_here + bytes > options_.max_lmr_bytes_per_owner_per_home) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "uid ", uid, " owns LMRs of ", owned_here, " bytes on node ", home,
+        " and asks for ", bytes, " more: the limit is ",
+        options_.max_lmr_bytes_per_owner_per_home,
+        " bytes per home (--max_lmr_bytes_per_owner_per_home); free LMRs "
+        "there or use another home"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ManagerState::CheckPendingRoomLocked() const {

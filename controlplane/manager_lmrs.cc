@@ -57,6 +57,16 @@ bool SameGrant(const Grant& a, const Grant& b) {
 
 }  // namespace
 
+absl::Status ManagerState::CheckNotRecoveringLocked() const {
+  if (!recovering_) return absl::OkStatus();
+  // The names of LMRs not re-registered yet are unknown until their homes
+  // come back: a new LMR now could take one of them (review cp M8).
+  return absl::UnavailableError(absl::StrCat(
+      "manager recovering, retry: new LMRs are accepted once the homes have "
+      "re-registered theirs (in at most ",
+      absl::FormatDuration(recovery_end_ - clock_->Now()), ")"));
+}
+
 absl::Status ManagerState::CheckLmrNameFreeLocked(
     const std::string& name) const {
   if (std::optional<uint64_t> id = store_->FindLmrId(name); id.has_value()) {
@@ -103,13 +113,22 @@ size_t ManagerState::RemoveLmrLocked(uint64_t lmr_id,
     store_->DeleteLmr(lmr_id);
     return 0;
   }
-  // Grants first: holders stop using the memory before its home frees it.
+  // Every grant into it is revoked by the one LmrRemoved below (its
+  // revokes_grants), not by one GrantRevoked each: an event goes to every
+  // session, and one per grant would be more than an idle session may
+  // queue (review cp H2).
   const std::vector<uint64_t> grants = store_->GrantIdsForLmr(lmr_id);
   std::map<uint64_t, std::pair<uint32_t, uint64_t>> pending;
   for (uint64_t grant_id : grants) {
-    auto holder = RevokeGrantLocked(grant_id, cause, release);
-    if (release && holder.has_value()) pending.emplace(grant_id, *holder);
+    std::optional<Grant> grant = store_->GetGrant(grant_id);
+    if (!grant.has_value()) continue;
+    store_->DeleteGrant(grant_id);
+    if (release) {
+      pending.emplace(grant_id, std::make_pair(grant->holder_node_id(),
+                                               grant->holder_incarnation()));
+    }
   }
+  counters_.grants_revoked += grants.size();
   if (!release) store_->DeleteLmr(lmr_id);
   Event event;
   auto* removed = event.mutable_lmr_removed();
@@ -118,6 +137,8 @@ size_t ManagerState::RemoveLmrLocked(uint64_t lmr_id,
   removed->set_home_node_id(lmr->home_node_id());
   removed->set_cause(cause);
   removed->set_release_follows(release);
+  removed->set_revokes_grants(true);
+  removed->set_grants_revoked(static_cast<uint32_t>(grants.size()));
   EmitLocked(std::move(event));
   if (release) StartReleaseLocked(*std::move(lmr), std::move(pending));
   return grants.size();
@@ -198,6 +219,7 @@ absl::StatusOr<lite::v1::RegisterLmrResponse> ManagerState::RegisterLmr(
   lmr.set_state(lite::v1::LMR_STATE_LIVE);
 
   if (!reregister) {
+    LITE_RETURN_IF_ERROR(CheckNotRecoveringLocked());
     if (caller->member.draining()) {
       return absl::FailedPreconditionError(absl::StrCat(
           NodeLabel(caller->member),
@@ -206,6 +228,9 @@ absl::StatusOr<lite::v1::RegisterLmrResponse> ManagerState::RegisterLmr(
     }
     LITE_RETURN_IF_ERROR(CheckLmrNameFreeLocked(request.name()));
     LITE_RETURN_IF_ERROR(CheckOwnerRoomLocked(request.owner().uid()));
+    LITE_RETURN_IF_ERROR(CheckHomeRoomLocked(home, request.owner().uid(),
+                                             request.size_bytes(),
+                                             request.chunks_size()));
     const uint32_t seq = store_->NextLmrSeq(home);
     if (seq == 0) {
       return absl::ResourceExhaustedError(
@@ -244,6 +269,25 @@ absl::StatusOr<lite::v1::RegisterLmrResponse> ManagerState::RegisterLmr(
           " is already registered with different attributes (name, size, "
           "owner, mode, chunks or key); free it first"));
     }
+    // Outside recovery only an id this manager issued (and no longer
+    // holds: checked above) comes back, after its home's rejoin; a made-up
+    // one would be an LMR no limit counted (review cp M2).
+    if (!recovering_ && LowHalf(request.lmr_id()) > store_->LastLmrSeq(home)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "lmr_id ", IdHex(request.lmr_id()),
+          " was never issued by this manager and it is not recovering; "
+          "register the LMR anew (lmr_id 0)"));
+    }
+    if (!request.releasing() && caller->member.draining()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          NodeLabel(caller->member),
+          " is draining; no LMR may be registered on it, not even again "
+          "(DrainNode with cancel puts it back in service)"));
+    }
+    LITE_RETURN_IF_ERROR(CheckOwnerRoomLocked(request.owner().uid()));
+    LITE_RETURN_IF_ERROR(CheckHomeRoomLocked(home, request.owner().uid(),
+                                             request.size_bytes(),
+                                             request.chunks_size()));
     if (request.releasing()) {
       // Out of the namespace already: no name check, no LmrAdded. Grants
       // restored into it as live are revoked now, and waited for.
@@ -304,6 +348,7 @@ absl::Status ManagerState::AllocLmr(const lite::v1::AllocLmrRequest& request,
 
   Locked lock(this);
   LITE_ASSIGN_OR_RETURN(Live * caller, CheckCallerLocked(request.caller()));
+  LITE_RETURN_IF_ERROR(CheckNotRecoveringLocked());
   const uint32_t home_id = request.home_node_id() == 0
                                ? caller->member.node_id()
                                : request.home_node_id();
@@ -335,6 +380,9 @@ absl::Status ManagerState::AllocLmr(const lite::v1::AllocLmrRequest& request,
   LITE_RETURN_IF_ERROR(CheckLmrNameFreeLocked(request.name()));
   LITE_RETURN_IF_ERROR(CheckPendingRoomLocked());
   LITE_RETURN_IF_ERROR(CheckOwnerRoomLocked(request.owner().uid()));
+  // Chunks are the home's answer; the room for them is checked then.
+  LITE_RETURN_IF_ERROR(CheckHomeRoomLocked(home_id, request.owner().uid(),
+                                           request.size_bytes(), 0));
   const uint32_t seq = store_->NextLmrSeq(home_id);
   if (seq == 0) {
     return absl::ResourceExhaustedError(
@@ -450,16 +498,33 @@ absl::Status ManagerState::HandleResult(
                            lmr.size_bytes(), options_.max_lmr_chunks)
           : absl::InvalidArgumentError(
                 "no allocated_lmr_memory in an OK result");
+  if (valid.ok()) {
+    const uint64_t held = store_->LmrChunksOnHome(lmr.home_node_id());
+    const auto chunks =
+        static_cast<uint64_t>(result.allocated_lmr_memory().chunks_size());
+    if (held + chunks >
+        static_cast<uint64_t>(options_.max_lmr_chunks_per_node)) {
+      valid = absl::ResourceExhaustedError(absl::StrCat(
+          "its ", chunks, " chunks are more than the node's LMRs may have ",
+          "with the ", held, " they have (--max_lmr_chunks_per_node ",
+          options_.max_lmr_chunks_per_node, ")"));
+    }
+  }
   if (valid.ok() && store_->GetLmr(lmr.lmr_id()).has_value()) {
     valid = absl::AlreadyExistsError(
         absl::StrCat("LMR id ", IdHex(lmr.lmr_id()), " is already registered"));
   }
   if (!valid.ok()) {
-    FinishAllocLocked(result.request_id(),
-                      absl::InternalError(absl::StrCat(
-                          label, " answered the allocation of LMR '",
-                          lmr.name(), "' with an unusable result: ",
-                          valid.message(), "; this is a bug in its agent")));
+    FinishAllocLocked(
+        result.request_id(),
+        absl::IsResourceExhausted(valid)
+            ? absl::ResourceExhaustedError(
+                  absl::StrCat(label, " allocated LMR '", lmr.name(), "', but ",
+                               valid.message()))
+            : absl::InternalError(absl::StrCat(
+                  label, " answered the allocation of LMR '", lmr.name(),
+                  "' with an unusable result: ", valid.message(),
+                  "; this is a bug in its agent")));
     Event event;
     auto* removed = event.mutable_lmr_removed();
     removed->set_lmr_id(lmr.lmr_id());
@@ -507,6 +572,7 @@ absl::StatusOr<lite::v1::MapLmrResponse> ManagerState::MapLmr(
                                    request.access()));
   const uint32_t holder = caller->member.node_id();
   LITE_RETURN_IF_ERROR(CheckGrantRoomLocked(holder));
+  LITE_RETURN_IF_ERROR(CheckLmrGrantRoomLocked(lmr.lmr_id()));
   const uint32_t seq = store_->NextGrantSeq(holder);
   if (seq == 0) {
     return absl::ResourceExhaustedError(
@@ -523,13 +589,15 @@ absl::StatusOr<lite::v1::MapLmrResponse> ManagerState::MapLmr(
   *grant.mutable_access() = request.access();
   grant.set_epoch(lmr.epoch());
   grant.set_size_bytes(lmr.size_bytes());
-  *grant.mutable_chunks() = lmr.chunks();
   grant.set_memory_key(lmr.memory_key());
   grant.set_granted_at_unix_ms(absl::ToUnixMillis(clock_->Now()));
+  // The record refers to its LMR's chunks instead of keeping a copy (up to
+  // --max_lmr_chunks per grant, review cp M2); only the answer has them.
   store_->PutGrant(grant);
   ++counters_.grants_issued;
   lite::v1::MapLmrResponse response;
   *response.mutable_grant() = std::move(grant);
+  *response.mutable_grant()->mutable_chunks() = lmr.chunks();
   return response;
 }
 
@@ -642,11 +710,14 @@ absl::StatusOr<lite::v1::RestoreGrantResponse> ManagerState::RestoreGrant(
         ", which is now incarnation ", caller->member.incarnation(),
         "; grants end with their holder's incarnation: revoke it"));
   }
+  // Recorded without its chunks (they are the LMR's, see MapLmr).
+  Grant record = grant;
+  record.clear_chunks();
   if (std::optional<Grant> existing = store_->GetGrant(grant.grant_id());
       existing.has_value()) {
-    if (SameGrant(*existing, grant)) {
+    if (SameGrant(*existing, record)) {
       lite::v1::RestoreGrantResponse response;
-      *response.mutable_grant() = *existing;
+      *response.mutable_grant() = grant;
       return response;
     }
     return absl::AlreadyExistsError(absl::StrCat(
@@ -678,7 +749,9 @@ absl::StatusOr<lite::v1::RestoreGrantResponse> ManagerState::RestoreGrant(
                                      lmr->owner_uid(), lmr->owner_gid(),
                                      grant.requester(), grant.access()));
   }
-  store_->PutGrant(grant);
+  LITE_RETURN_IF_ERROR(CheckGrantRoomLocked(caller_id));
+  LITE_RETURN_IF_ERROR(CheckLmrGrantRoomLocked(grant.lmr_id()));
+  store_->PutGrant(record);
   store_->RaiseGrantSeq(caller_id, LowHalf(grant.grant_id()));
   lite::v1::RestoreGrantResponse response;
   *response.mutable_grant() = grant;

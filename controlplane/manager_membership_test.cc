@@ -489,9 +489,13 @@ TEST_F(MembershipTest, RecoveryEndsWithRecoveryCompleteAndRevokesOrphans) {
   EXPECT_FALSE(state_->recovering());
   const std::vector<Event> events = DrainEvents(*opened->outbox);
   ASSERT_EQ(events.size(), 2u);
-  EXPECT_EQ(events[0].grant_revoked().grant_id(), grant->grant_id());
-  EXPECT_EQ(events[0].grant_revoked().cause(),
+  // One LmrRemoved per missing LMR revokes its grants (review cp H2).
+  EXPECT_EQ(events[0].lmr_removed().lmr_id(), grant->lmr_id());
+  EXPECT_EQ(events[0].lmr_removed().name(), "gone");
+  EXPECT_EQ(events[0].lmr_removed().cause(),
             lite::v1::REMOVAL_CAUSE_NOT_RESTORED);
+  EXPECT_TRUE(events[0].lmr_removed().revokes_grants());
+  EXPECT_EQ(events[0].lmr_removed().grants_revoked(), 1u);
   ASSERT_TRUE(events[1].has_recovery_complete());
   EXPECT_FALSE(events[1].recovery_complete().members_omitted());
   ASSERT_EQ(events[1].recovery_complete().members_size(), 2);

@@ -95,10 +95,11 @@ TEST_F(ReleaseTest, AcknowledgedRevocationsReleaseTheMemory) {
   DrainAll();
   ASSERT_TRUE(Free("f").ok());
   const std::vector<Event> events = DrainEvents(*b_.outbox);
-  ASSERT_EQ(events.size(), 3u);
-  EXPECT_TRUE(events[0].grant_revoked().ack_requested());
-  EXPECT_TRUE(events[1].grant_revoked().ack_requested());
-  EXPECT_TRUE(events[2].lmr_removed().release_follows());
+  // One LmrRemoved revokes both (each holder acks its own: review cp H2).
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_TRUE(events[0].lmr_removed().release_follows());
+  EXPECT_TRUE(events[0].lmr_removed().revokes_grants());
+  EXPECT_EQ(events[0].lmr_removed().grants_revoked(), 2u);
   // Out of the namespace at once, listed as releasing.
   std::optional<lite::v1::Lmr> listed = Listed(lmr.lmr_id());
   ASSERT_TRUE(listed.has_value());
@@ -266,14 +267,12 @@ TEST_F(ReleaseTest, LostLmrIsRevokedRemovedAndReleased) {
   lost.set_reason_errno(19);  // ENODEV
   ASSERT_TRUE(state_->LmrLost(a_.binding(), lost).ok());
   const std::vector<Event> events = DrainEvents(*b_.outbox);
-  ASSERT_EQ(events.size(), 2u);
-  EXPECT_EQ(events[0].grant_revoked().grant_id(), g1.grant_id());
-  EXPECT_EQ(events[0].grant_revoked().cause(),
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].lmr_removed().cause(),
             lite::v1::REMOVAL_CAUSE_DEVICE_REMOVED);
-  EXPECT_TRUE(events[0].grant_revoked().ack_requested());
-  EXPECT_EQ(events[1].lmr_removed().cause(),
-            lite::v1::REMOVAL_CAUSE_DEVICE_REMOVED);
-  EXPECT_TRUE(events[1].lmr_removed().release_follows());
+  EXPECT_TRUE(events[0].lmr_removed().release_follows());
+  EXPECT_TRUE(events[0].lmr_removed().revokes_grants());
+  EXPECT_EQ(events[0].lmr_removed().grants_revoked(), 1u);
   EXPECT_EQ(state_->counters().lmrs_lost, 1u);
   // Reported again: already releasing, ignored.
   ASSERT_TRUE(state_->LmrLost(a_.binding(), lost).ok());

@@ -35,6 +35,7 @@ ManagerMetricsSnapshot ManagerState::MetricsSnapshot() const {
 
 ManagerCounters ManagerState::CountersLocked() const {
   ManagerCounters out = counters_;
+  out.departed_index = departed_.size();
   out.nodes_alive = live_.size();
   out.sessions_open = 0;
   for (const auto& [node_id, live] : live_) {

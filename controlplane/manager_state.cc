@@ -237,7 +237,10 @@ void ManagerState::EndRecoveryLocked() {
   ReleasesAfterRecoveryLocked();
   // Grants restored into LMRs that no home re-registered cannot be checked
   // or honoured: revoke them.
+  // One LmrRemoved (revokes_grants) per missing LMR, not one GrantRevoked
+  // per grant: every session gets each event (review cp H2).
   size_t orphans = 0;
+  std::map<uint64_t, lite::v1::Grant> missing;  // LMR -> one grant into it.
   uint64_t after = 0;
   while (true) {
     std::vector<lite::v1::Grant> page =
@@ -246,11 +249,24 @@ void ManagerState::EndRecoveryLocked() {
     after = page.back().grant_id();
     for (const lite::v1::Grant& grant : page) {
       if (!store_->GetLmr(grant.lmr_id()).has_value()) {
-        RevokeGrantLocked(grant.grant_id(),
-                          lite::v1::REMOVAL_CAUSE_NOT_RESTORED);
-        ++orphans;
+        missing.emplace(grant.lmr_id(), grant);
       }
     }
+  }
+  for (const auto& [lmr_id, grant] : missing) {
+    const std::vector<uint64_t> ids = store_->GrantIdsForLmr(lmr_id);
+    for (uint64_t grant_id : ids) store_->DeleteGrant(grant_id);
+    orphans += ids.size();
+    counters_.grants_revoked += ids.size();
+    Event removed;
+    auto* r = removed.mutable_lmr_removed();
+    r->set_lmr_id(lmr_id);
+    r->set_name(grant.lmr_name());
+    r->set_home_node_id(grant.home_node_id());
+    r->set_cause(lite::v1::REMOVAL_CAUSE_NOT_RESTORED);
+    r->set_revokes_grants(true);
+    r->set_grants_revoked(static_cast<uint32_t>(ids.size()));
+    EmitLocked(std::move(removed));
   }
   Event event;
   // Set the kind even when no member came back: the event must say what it is.

@@ -90,6 +90,9 @@ struct ManagerCounters {
   size_t lmrs_releasing = 0;
   size_t grants = 0;
   size_t watchers = 0;
+  // Entries in the index of departed node records (bounded by the records
+  // departed now, review cp L9).
+  size_t departed_index = 0;
 };
 
 // What litemgr's metrics endpoint reports (manager_metrics.h), read in one
@@ -355,6 +358,9 @@ class ManagerState {
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
   absl::Status CheckLmrNameFreeLocked(const std::string& name) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // UNAVAILABLE "manager recovering, retry" while recovering_: new LMRs
+  // (not re-registrations) wait for the recovery window's end.
+  absl::Status CheckNotRecoveringLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
   // Events: assigns the next sequence number and queues the event on every
   // live session and watcher (and `extra`, if given).
@@ -475,6 +481,15 @@ class ManagerState {
   absl::Status CheckOwnerRoomLocked(uint32_t uid) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
   absl::Status CheckPendingRoomLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // Room for one more grant into `lmr_id` (max_grants_per_lmr).
+  absl::Status CheckLmrGrantRoomLocked(uint64_t lmr_id) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // Room on `home` for one more LMR of `bytes` and `chunks` owned by `uid`
+  // (max_lmrs_per_node, max_lmr_chunks_per_node, max_lmr_bytes_per_owner and
+  // its per-home form; allocations in flight count).
+  absl::Status CheckHomeRoomLocked(uint32_t home, uint32_t uid, uint64_t bytes,
+                                   int64_t chunks) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
   void RenewLeaseLocked(Live& live, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -90,6 +90,61 @@ size_t MemoryStore::LmrCountOwnedBy(uint32_t uid) const {
   return it == lmrs_by_owner_.end() ? 0 : it->second;
 }
 
+namespace {
+
+// Adds `sign` * amount to map[key], erasing entries that reach zero.
+template <typename Map, typename Key>
+void Adjust(Map& map, const Key& key, int sign, uint64_t amount) {
+  uint64_t& value = map[key];
+  value = sign > 0 ? value + amount : value - amount;
+  if (value == 0) map.erase(key);
+}
+
+template <typename Map, typename Key>
+uint64_t Get(const Map& map, const Key& key) {
+  auto it = map.find(key);
+  return it == map.end() ? 0 : it->second;
+}
+
+}  // namespace
+
+void MemoryStore::CountUsage(const lite::v1::Lmr& lmr, int sign) {
+  Adjust(bytes_by_owner_, lmr.owner_uid(), sign, lmr.size_bytes());
+  Adjust(bytes_by_home_owner_,
+         std::make_pair(lmr.home_node_id(), lmr.owner_uid()), sign,
+         lmr.size_bytes());
+  Adjust(chunks_by_home_, lmr.home_node_id(), sign,
+         static_cast<uint64_t>(lmr.chunks_size()));
+}
+
+uint64_t MemoryStore::LmrBytesOwnedBy(uint32_t uid) const {
+  return Get(bytes_by_owner_, uid);
+}
+
+uint64_t MemoryStore::LmrBytesOwnedOnHome(uint32_t home_node_id,
+                                          uint32_t uid) const {
+  return Get(bytes_by_home_owner_, std::make_pair(home_node_id, uid));
+}
+
+uint64_t MemoryStore::LmrChunksOnHome(uint32_t home_node_id) const {
+  return Get(chunks_by_home_, home_node_id);
+}
+
+size_t MemoryStore::LmrCountOnHome(uint32_t home_node_id) const {
+  auto it = lmrs_by_home_.find(home_node_id);
+  return it == lmrs_by_home_.end() ? 0 : it->second.size();
+}
+
+size_t MemoryStore::GrantCountForLmr(uint64_t lmr_id) const {
+  auto it = grants_by_lmr_.find(lmr_id);
+  return it == grants_by_lmr_.end() ? 0 : it->second.size();
+}
+
+uint32_t MemoryStore::LastLmrSeq(uint32_t home_node_id) const {
+  auto it = last_lmr_seq_.find(home_node_id);
+  return it == last_lmr_seq_.end() ? 0 : it->second;
+}
+
 size_t MemoryStore::GrantCountHeldBy(uint32_t node_id) const {
   auto it = grants_by_holder_.find(node_id);
   return it == grants_by_holder_.end() ? 0 : it->second.size();
@@ -133,9 +188,11 @@ void MemoryStore::PutLmr(const lite::v1::Lmr& lmr) {
     lmrs_by_home_[it->second.home_node_id()].erase(lmr.lmr_id());
     UncountOwner(it->second.owner_uid());
     lmr_bytes_ -= it->second.size_bytes();
+    CountUsage(it->second, -1);
   }
   lmrs_[lmr.lmr_id()] = lmr;
   lmr_bytes_ += lmr.size_bytes();
+  CountUsage(lmr, +1);
   if (lmr.state() != lite::v1::LMR_STATE_RELEASING) {
     lmr_ids_by_name_[lmr.name()] = lmr.lmr_id();
   }
@@ -154,6 +211,7 @@ void MemoryStore::DeleteLmr(uint64_t lmr_id) {
   }
   UncountOwner(it->second.owner_uid());
   lmr_bytes_ -= it->second.size_bytes();
+  CountUsage(it->second, -1);
   lmrs_.erase(it);
 }
 

@@ -52,6 +52,13 @@ class MemoryStore final : public Store {
   size_t GrantCount() const override { return grants_.size(); }
   size_t GrantCountHeldBy(uint32_t node_id) const override;
   size_t LmrCountOwnedBy(uint32_t uid) const override;
+  uint64_t LmrBytesOwnedBy(uint32_t uid) const override;
+  uint64_t LmrBytesOwnedOnHome(uint32_t home_node_id,
+                               uint32_t uid) const override;
+  size_t LmrCountOnHome(uint32_t home_node_id) const override;
+  uint64_t LmrChunksOnHome(uint32_t home_node_id) const override;
+  size_t GrantCountForLmr(uint64_t lmr_id) const override;
+  uint32_t LastLmrSeq(uint32_t home_node_id) const override;
 
   uint32_t NextNodeId() override;
   void RaiseNodeId(uint32_t used_id) override;
@@ -68,6 +75,9 @@ class MemoryStore final : public Store {
 
  private:
   void UncountOwner(uint32_t uid);
+  // Adds (sign +1) or removes (-1) the LMR's bytes and chunks in the
+  // per-owner and per-home totals.
+  void CountUsage(const lite::v1::Lmr& lmr, int sign);
   void UncountState(lite::v1::NodeState state);
   void UnindexName(const std::string& name, uint64_t lmr_id);
 
@@ -82,6 +92,11 @@ class MemoryStore final : public Store {
   absl::flat_hash_map<uint32_t, std::set<uint64_t>> lmrs_by_home_;
   // owner_uid -> how many LMRs it owns (no zero entries).
   absl::flat_hash_map<uint32_t, size_t> lmrs_by_owner_;
+  // Bytes by owner_uid, by (home, owner_uid); chunks by home (no zeros).
+  absl::flat_hash_map<uint32_t, uint64_t> bytes_by_owner_;
+  absl::flat_hash_map<std::pair<uint32_t, uint32_t>, uint64_t>
+      bytes_by_home_owner_;
+  absl::flat_hash_map<uint32_t, uint64_t> chunks_by_home_;
   std::map<uint64_t, lite::v1::Grant> grants_;
   absl::flat_hash_map<uint64_t, std::set<uint64_t>> grants_by_lmr_;
   absl::flat_hash_map<uint32_t, std::set<uint64_t>> grants_by_holder_;

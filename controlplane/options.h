@@ -51,6 +51,21 @@ struct ManagerOptions {
   int64_t max_grants_per_node = 65536;
   // LMRs owned by one uid (cluster-wide, LIVE and RELEASING).
   int64_t max_lmrs_per_owner = 4096;
+  // Grants into one LMR. Below session_queue_limit / 2 (checked at start):
+  // a revocation loop over one LMR's grants must fit an idle session.
+  int64_t max_grants_per_lmr = 4096;
+  // LMRs homed on one node (LIVE and RELEASING, whatever uid they claim),
+  // and their chunks together. Also below session_queue_limit / 2: a home's
+  // failure announces one LmrRemoved per LMR.
+  int64_t max_lmrs_per_node = 4096;
+  int64_t max_lmr_chunks_per_node = 65536;
+  // Bytes of LMRs one uid may own cluster-wide (LIVE and RELEASING), and
+  // on one home.
+  uint64_t max_lmr_bytes_per_owner = uint64_t{64} << 30;
+  uint64_t max_lmr_bytes_per_owner_per_home = uint64_t{256} << 20;
+  // BindService calls waiting for their server node, per calling node and
+  // per server node.
+  int64_t max_pending_binds_per_node = 256;
   // AllocLmr calls waiting for their homes.
   int64_t max_pending_allocs = 1024;
   // Joins accepted per node name in any 60 s (agents rejoin with backoff).

@@ -59,6 +59,14 @@ class Store {
   virtual uint64_t LmrBytes() const = 0;
   // LMRs (LIVE and RELEASING) whose owner_uid is `uid`.
   virtual size_t LmrCountOwnedBy(uint32_t uid) const = 0;
+  // The size_bytes of the LMRs (LIVE and RELEASING) owned by `uid`, in all
+  // and on one home.
+  virtual uint64_t LmrBytesOwnedBy(uint32_t uid) const = 0;
+  virtual uint64_t LmrBytesOwnedOnHome(uint32_t home_node_id,
+                                       uint32_t uid) const = 0;
+  // LMRs (LIVE and RELEASING) homed on a node, and their chunks together.
+  virtual size_t LmrCountOnHome(uint32_t home_node_id) const = 0;
+  virtual uint64_t LmrChunksOnHome(uint32_t home_node_id) const = 0;
 
   // Grants, keyed by grant_id.
   virtual std::optional<lite::v1::Grant> GetGrant(uint64_t grant_id) const = 0;
@@ -73,6 +81,7 @@ class Store {
   virtual std::vector<uint64_t> GrantIdsHeldBy(uint32_t node_id) const = 0;
   virtual size_t GrantCount() const = 0;
   virtual size_t GrantCountHeldBy(uint32_t node_id) const = 0;
+  virtual size_t GrantCountForLmr(uint64_t lmr_id) const = 0;
 
   // Id counters. Each Next* returns a value never returned before and above
   // any value passed to the matching Raise* (Raise* records that an id was
@@ -83,6 +92,9 @@ class Store {
   // Per-node sequences for the low 32 bits of LMR and grant ids.
   virtual uint32_t NextLmrSeq(uint32_t home_node_id) = 0;
   virtual void RaiseLmrSeq(uint32_t home_node_id, uint32_t used_seq) = 0;
+  // The highest LMR sequence given or raised to for a home (0: none): an
+  // LMR id at or below it is one this manager issued (or restored).
+  virtual uint32_t LastLmrSeq(uint32_t home_node_id) const = 0;
   virtual uint32_t NextGrantSeq(uint32_t holder_node_id) = 0;
   virtual void RaiseGrantSeq(uint32_t holder_node_id, uint32_t used_seq) = 0;
   // The global event sequence: returns last + 1 and records it.
