@@ -11,6 +11,32 @@
 namespace lite::text {
 namespace {
 
+// Unicode general category Cf (format characters; Unicode 15), and the two
+// line-break characters U+2028 and U+2029 (Zl, Zp). They print nothing
+// themselves but change what is around them: the bidi overrides and
+// isolates (U+202A..202E, U+2066..2069) reorder a line, zero-width ones
+// (U+200B..200D, U+2060, U+FEFF) hide inside a name, tags (U+E0020..E007F)
+// carry text the eye does not see (review cp-2026-11-28 L7).
+struct Range {
+  uint32_t first, last;
+};
+constexpr Range kInvisible[] = {
+    {0xAD, 0xAD},       {0x600, 0x605},     {0x61C, 0x61C},
+    {0x6DD, 0x6DD},     {0x70F, 0x70F},     {0x890, 0x891},
+    {0x8E2, 0x8E2},     {0x180E, 0x180E},   {0x200B, 0x200F},
+    {0x2028, 0x202E},   {0x2060, 0x2064},   {0x2066, 0x206F},
+    {0xFEFF, 0xFEFF},   {0xFFF9, 0xFFFB},   {0x110BD, 0x110BD},
+    {0x110CD, 0x110CD}, {0x13430, 0x1343F}, {0x1BCA0, 0x1BCA3},
+    {0x1D173, 0x1D17A}, {0xE0001, 0xE0001}, {0xE0020, 0xE007F},
+};
+
+bool Invisible(uint32_t cp) {
+  for (const Range& r : kInvisible) {
+    if (cp >= r.first && cp <= r.last) return true;
+  }
+  return false;
+}
+
 // Length of the printable UTF-8 character at @s[pos], or 0 when the byte
 // there starts a control, DEL, or no valid (shortest-form, non-surrogate,
 // <= U+10FFFF) sequence. Follows RFC 3629's table of well-formed sequences,
@@ -48,6 +74,9 @@ size_t PrintableAt(std::string_view s, size_t pos) {
   // C1 controls U+0080..U+009F are C2 80..C2 9F: terminals that decode
   // UTF-8 act on them (U+009B is CSI).
   if (b0 == 0xC2 && byte(1) <= 0x9F) return 0;
+  uint32_t cp = b0 & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07);
+  for (size_t i = 1; i < len; ++i) cp = (cp << 6) | (byte(i) & 0x3F);
+  if (Invisible(cp)) return 0;
   return len;
 }
 
@@ -72,8 +101,9 @@ absl::Status ValidateInertText(std::string_view field, std::string_view value,
           Absl(field), ": byte ", pos, " (0x",
           absl::Hex(uint32_t{static_cast<uint8_t>(value[pos])},
                     absl::kZeroPad2),
-          ") is a control character or not valid UTF-8; printable UTF-8 "
-          "text without tabs or newlines is accepted"));
+          ") is a control character, starts an invisible format character "
+          "(bidi, zero-width) or is not valid UTF-8; printable UTF-8 text "
+          "without tabs or newlines is accepted"));
     }
     pos += n;
   }

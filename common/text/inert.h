@@ -20,15 +20,19 @@ namespace lite::text {
 
 // OK when @value is at most @max_bytes bytes of valid UTF-8 (shortest form,
 // no surrogates, nothing past U+10FFFF) with no C0 control (U+0000..U+001F:
-// TAB, LF and ESC included), no DEL (U+007F) and no C1 control
-// (U+0080..U+009F). INVALID_ARGUMENT otherwise, with a message that names
+// TAB, LF and ESC included), no DEL (U+007F), no C1 control
+// (U+0080..U+009F), no format character (Unicode category Cf: bidi
+// overrides and isolates, zero-width spaces and joiners, soft hyphen, tags)
+// and no line or paragraph separator (U+2028, U+2029). INVALID_ARGUMENT
+// otherwise, with a message that names
 // @field and the offset of the first bad byte (never the value itself,
 // which is what the caller must not print).
 absl::Status ValidateInertText(std::string_view field, std::string_view value,
                                size_t max_bytes);
 
-// @value as one printable line: every byte of a C0 or C1 control, DEL or
-// invalid UTF-8 becomes \xNN (upper-case hex), a backslash becomes \\ (so
+// @value as one printable line: every byte of a C0 or C1 control, DEL, a
+// format character or separator as above, or invalid UTF-8 becomes \xNN
+// (upper-case hex; U+202E is \xE2\x80\xAE), a backslash becomes \\ (so
 // the output reads back unambiguously), and valid printable UTF-8 is kept.
 // Text that passes ValidateInertText and has no backslash comes back as is.
 std::string EscapeForTerminal(std::string_view value);

@@ -138,6 +138,40 @@ TEST(EscapeForTerminalTest, EscapesControlsKeepsText) {
   EXPECT_EQ(EscapeForTerminal("\\x1B"), "\\\\x1B");
 }
 
+// Bidi overrides and isolates, zero-width and other format characters
+// print nothing but change the line: an evict reason "\u202Edeliver" shows
+// reversed in litectl watch (review cp-2026-11-28 L7).
+TEST(ValidateInertTextTest, RefusesFormatCharacters) {
+  for (const char* bad : {
+           "\xE2\x80\xAE",      // U+202E RIGHT-TO-LEFT OVERRIDE
+           "\xE2\x80\xAA",      // U+202A LEFT-TO-RIGHT EMBEDDING
+           "\xE2\x81\xA6",      // U+2066 LEFT-TO-RIGHT ISOLATE
+           "\xE2\x81\xA9",      // U+2069 POP DIRECTIONAL ISOLATE
+           "\xE2\x80\x8B",      // U+200B ZERO WIDTH SPACE
+           "\xE2\x80\x8F",      // U+200F RIGHT-TO-LEFT MARK
+           "\xE2\x81\xA0",      // U+2060 WORD JOINER
+           "\xEF\xBB\xBF",      // U+FEFF ZERO WIDTH NO-BREAK SPACE
+           "\xC2\xAD",          // U+00AD SOFT HYPHEN
+           "\xD8\x9C",          // U+061C ARABIC LETTER MARK
+           "\xF3\xA0\x80\x81",  // U+E0001 LANGUAGE TAG
+           "\xE2\x80\xA8",      // U+2028 LINE SEPARATOR
+       }) {
+    const std::string text = absl::StrCat("ok ", bad, "evil");
+    EXPECT_THAT(Check(text), StatusIs(kInvalid, HasSubstr("byte 3 (0x")))
+        << absl::CEscape(text);
+  }
+  // Neighbours stay accepted: U+2010 HYPHEN, U+2030 PER MILLE, U+00AE.
+  EXPECT_THAT(Check("\xE2\x80\x90 \xE2\x80\xB0 \xC2\xAE"), IsOk());
+}
+
+TEST(EscapeForTerminalTest, EscapesFormatCharacters) {
+  EXPECT_EQ(EscapeForTerminal("pay \xE2\x80\xAEtxt.exe"),
+            "pay \\xE2\\x80\\xAEtxt.exe");
+  EXPECT_EQ(EscapeForTerminal("n\xE2\x80\x8B"
+                              "1"),
+            "n\\xE2\\x80\\x8B1");
+}
+
 TEST(EscapeForTerminalTest, InvalidUtf8ByteByByte) {
   EXPECT_EQ(EscapeForTerminal("\xC0\xAF"), "\\xC0\\xAF");
   EXPECT_EQ(EscapeForTerminal("\xED\xA0\x80"), "\\xED\\xA0\\x80");
@@ -177,6 +211,20 @@ std::optional<size_t> ReferencePrintableLength(const std::string& s) {
   if (cp < kMin[len] || cp > 0x10FFFF) return std::nullopt;
   if (cp >= 0xD800 && cp <= 0xDFFF) return std::nullopt;
   if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F)) return std::nullopt;
+  // Unicode 15's general category Cf, one code point or run per entry as
+  // the Unicode Character Database lists them, and U+2028/U+2029.
+  static constexpr uint32_t kFormat[][2] = {
+      {0x00AD, 0x00AD},   {0x0600, 0x0605},   {0x061C, 0x061C},
+      {0x06DD, 0x06DD},   {0x070F, 0x070F},   {0x0890, 0x0891},
+      {0x08E2, 0x08E2},   {0x180E, 0x180E},   {0x200B, 0x200F},
+      {0x202A, 0x202E},   {0x2060, 0x2064},   {0x2066, 0x206F},
+      {0xFEFF, 0xFEFF},   {0xFFF9, 0xFFFB},   {0x110BD, 0x110BD},
+      {0x110CD, 0x110CD}, {0x13430, 0x1343F}, {0x1BCA0, 0x1BCA3},
+      {0x1D173, 0x1D17A}, {0xE0001, 0xE0001}, {0xE0020, 0xE007F},
+      {0x2028, 0x2029}};
+  for (const auto& r : kFormat) {
+    if (cp >= r[0] && cp <= r[1]) return std::nullopt;
+  }
   return len;
 }
 
