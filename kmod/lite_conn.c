@@ -161,6 +161,34 @@ int lite_conns_wait_closed(void)
 				   lite_conns_closed_upto(seq));
 }
 
+/* The oldest connection whose teardown is not done, for the log. */
+static void lite_conns_report_closing(void)
+{
+	struct lite_conn *first;
+
+	spin_lock(&lite_conns_closing_lock);
+	first = list_first_entry_or_null(&lite_conns_closing, struct lite_conn,
+					 closing);
+	if (first)
+		pr_warn("waiting for the teardown of peer %s QP %u: %d operations still count in it\n",
+			first->peer->label, first->index,
+			atomic_read(&first->inflight));
+	spin_unlock(&lite_conns_closing_lock);
+}
+
+void lite_conns_wait_closed_all(void)
+{
+	u64 seq;
+
+	might_sleep();
+	spin_lock(&lite_conns_closing_lock);
+	seq = lite_conns_close_seq;
+	spin_unlock(&lite_conns_closing_lock);
+	while (!wait_event_timeout(lite_conns_closed_wait,
+				   lite_conns_closed_upto(seq), 10 * HZ))
+		lite_conns_report_closing();
+}
+
 static void lite_conn_release(struct kref *ref)
 {
 	struct lite_conn *conn = container_of(ref, struct lite_conn, ref);
@@ -199,6 +227,30 @@ static void lite_conn_free_cqs(struct lite_conn *conn)
 	conn->recv_cq = NULL;
 }
 
+/*
+ * The second half of a teardown, once no operation counts in the
+ * connection (lite_conn_ops_put() queues it): the QP, its CQs and the
+ * rdma_cm id go.
+ */
+static void lite_conn_reap_work(struct work_struct *work)
+{
+	struct lite_conn *conn = container_of(work, struct lite_conn,
+					      reap_work);
+
+	lite_conn_destroy_qp(conn);
+	lite_conn_free_cqs(conn);
+	rdma_destroy_id(conn->cm_id);
+	lite_conn_closing_done(conn);
+	lite_conn_put(conn);
+}
+
+void lite_conn_ops_drained(struct lite_conn *conn)
+{
+	/* Once: a late lookup may take the count from 0 and back. */
+	if (!test_and_set_bit(0, &conn->reaped))
+		queue_work(lite_wq, &conn->reap_work);
+}
+
 static void lite_conn_destroy_work(struct work_struct *work)
 {
 	struct lite_conn *conn = container_of(work, struct lite_conn,
@@ -224,12 +276,15 @@ static void lite_conn_destroy_work(struct work_struct *work)
 		/* Even if the disconnect could not do it. */
 		ib_modify_qp(conn->qp, &attr, IB_QP_STATE);
 	}
-	wait_event(conn->wait, !atomic_read(&conn->inflight));
-	lite_conn_destroy_qp(conn);
-	lite_conn_free_cqs(conn);
-	rdma_destroy_id(conn->cm_id);
-	lite_conn_closing_done(conn);
-	lite_conn_put(conn);
+	/*
+	 * The connection's own count: whoever drops the last one queues the
+	 * rest (lite_conn_reap_work()). Nothing here waits for the
+	 * operations, so a teardown never holds a lite_wq worker (review
+	 * 2026-11-28 H1); lite_conns_wait_closed() and device removal wait
+	 * for the reap instead.
+	 */
+	if (atomic_dec_and_test(&conn->inflight))
+		lite_conn_ops_drained(conn);
 }
 
 /* A fatal QP event, reported from a context that cannot take lite_lock. */
@@ -315,10 +370,12 @@ struct lite_conn *lite_conn_alloc(struct lite_peer *peer, u16 index,
 	conn->index = index;
 	conn->active = active;
 	conn->state = LITE_CONN_CONNECTING;
-	atomic_set(&conn->inflight, 0);
+	/* Its own count, which its teardown drops. */
+	atomic_set(&conn->inflight, 1);
 	init_waitqueue_head(&conn->wait);
 	INIT_LIST_HEAD(&conn->closing);
 	INIT_WORK(&conn->destroy_work, lite_conn_destroy_work);
+	INIT_WORK(&conn->reap_work, lite_conn_reap_work);
 	INIT_WORK(&conn->error_work, lite_conn_error_work);
 	return conn;
 }

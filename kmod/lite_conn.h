@@ -42,6 +42,9 @@ struct lite_conn {
 	struct ib_cq *send_cq;
 	struct ib_cq *recv_cq;
 	struct work_struct destroy_work;
+	/* The QP's end, once @inflight is 0 (bit 0 of @reaped: queued). */
+	struct work_struct reap_work;
+	unsigned long reaped;
 	struct work_struct error_work;	/* a fatal QP event: fail the conn */
 	/*
 	 * From its close until destroy_work has destroyed its QP, on the
@@ -75,9 +78,11 @@ struct lite_conn {
 	/*
 	 * One-sided operations (lite_ops.c). An operation counts itself in
 	 * inflight from before it posts until its last work request has
-	 * completed and its buffers are unmapped; teardown sets ops_dying,
-	 * moves the QP to error (which flushes everything posted) and waits
-	 * for inflight to drop to 0 before it destroys the QP and CQ.
+	 * completed and its buffers are unmapped; the connection holds one
+	 * count of its own until its teardown, which sets ops_dying, moves
+	 * the QP to error (which flushes everything posted) and drops it:
+	 * the put that brings inflight to 0 queues reap_work, which destroys
+	 * the QP and CQs.
 	 */
 	struct ib_qp *qp;
 	bool ops_ready;			/* up: operations may start (acquire/release) */
@@ -150,6 +155,19 @@ void lite_peer_unreachable_locked(struct lite_conn *conn);
  * never wait for a user page fault (lite_ops_buf.c).
  */
 int lite_conns_wait_closed(void);
+
+/*
+ * Every operation counted in @conn is over and its teardown has begun:
+ * queues the rest of the teardown (lite_conn_ops_put(), any context, under
+ * RCU).
+ */
+void lite_conn_ops_drained(struct lite_conn *conn);
+/*
+ * lite_conns_wait_closed() not killable, for device removal and module
+ * unload, whose callers cannot give up: logs what it still waits for
+ * every 10 s.
+ */
+void lite_conns_wait_closed_all(void);
 
 /* peer_timeout_ms (lite_conn.c): see lite_rc_timers.h. */
 extern unsigned int lite_peer_timeout_ms;

@@ -14,12 +14,19 @@
 
 #include <linux/kref.h>
 #include <linux/rcupdate.h>
+#include <linux/sizes.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include "uapi/lite.h"
+
+/*
+ * Every chunk of a grant but its last is a multiple of this (the smallest
+ * page size a home may have; lite_grant_answer.c checks it).
+ */
+#define LITE_CHUNK_UNIT		SZ_4K
 
 struct lite_chunk {
 	u64 addr;		/* RDMA address at the home node */

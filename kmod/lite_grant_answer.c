@@ -41,7 +41,8 @@ static int lite_nl_get_home(struct genl_info *info, u32 *out)
 
 /*
  * The chunks of a MAP answer: 1..LITE_CHUNKS_MAX, lengths adding up to size,
- * none wrapping around.
+ * none wrapping around, every one but the last a multiple of
+ * LITE_CHUNK_UNIT.
  */
 static int lite_nl_grant_chunks(struct genl_info *info, struct lite_grant *g,
 				u32 nr)
@@ -82,6 +83,20 @@ static int lite_nl_grant_chunks(struct genl_info *info, struct lite_grant *g,
 		if (c->addr + c->length < c->addr) {
 			NL_SET_ERR_MSG_ATTR(info->extack, chunk,
 					    "LITE_ATTR_CHUNK: address + length wraps around");
+			return -EINVAL;
+		}
+		/*
+		 * Every home makes its chunks of whole pages, the last one
+		 * perhaps cut at the LMR's size (lite_lmr.c). The data path
+		 * counts on it: a 16 KiB operation then spans at most a few
+		 * chunks and fits one batch of work requests (LITE_OP_WRS),
+		 * which a list of tiny chunks from a compromised manager
+		 * would overflow (review 2026-11-28 M2).
+		 */
+		if (c->length < g->size - offset &&
+		    !IS_ALIGNED(c->length, LITE_CHUNK_UNIT)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, chunk,
+					    "LITE_ATTR_CHUNK: every chunk but the last must be a multiple of 4 KiB");
 			return -EINVAL;
 		}
 		offset += c->length;

@@ -566,6 +566,12 @@ struct lite_file {
 	u64 sync_id;
 	struct xarray sync_homes;	/* home node ids it used */
 	struct xarray sync_held;	/* LMR ids of the locks it holds */
+	/*
+	 * io_uring commands issued and not completed (lite_ops_uring.c), and
+	 * the opener's per-uid entry they are also counted in (set once).
+	 */
+	atomic_t uring_cmds;
+	struct lite_user *uring_user;
 };
 
 /* A file's state, not yet tied to its struct file (lf->file). */
@@ -599,6 +605,7 @@ struct lite_user {
 	unsigned int refs;		/* under lite_users_lock */
 	unsigned int grants;		/* reserved or installed; lite_users_lock */
 	unsigned int upcalls;		/* pending; under lite_upcall_lock */
+	atomic_t uring_cmds;		/* io_uring commands not completed */
 };
 
 extern unsigned int lite_max_grants_per_uid;

@@ -33,8 +33,9 @@
 void lite_conn_ops_put(struct lite_conn *conn)
 {
 	rcu_read_lock();
+	/* 0 only once its teardown dropped the connection's own count. */
 	if (atomic_dec_and_test(&conn->inflight))
-		wake_up(&conn->wait);
+		lite_conn_ops_drained(conn);
 	rcu_read_unlock();
 }
 
@@ -135,11 +136,18 @@ static void lite_batch_put(struct lite_op_slot *slot, int n, bool can_sleep)
 	atomic_add(slot->batch_wrs, &conn->sq_credits);
 	if (wq_has_sleeper(&conn->wait))
 		wake_up(&conn->wait);
-	/* An io_uring command has no waiter: its submitter's task ends it. */
-	if (slot->ucmd)
+	if (slot->ucmd) {
+		/*
+		 * An io_uring command has no waiter: its results leave the
+		 * context now, and its own reference goes with the batch's,
+		 * so nothing shared waits for the submitter's task (which
+		 * may never run it, review 2026-11-28 H1).
+		 */
 		lite_uring_complete(slot);
-	else
+		lite_slot_put(slot, can_sleep);
+	} else {
 		complete(&slot->done);
+	}
 	lite_slot_put(slot, can_sleep);
 }
 
@@ -349,6 +357,23 @@ s64 lite_rw_post(struct lite_op *op, struct lite_conn *conn,
 	if (!n)
 		return -EIO;	/* the grant's chunks do not cover its size */
 	ret = lite_batch_post(op, conn, grant, false);
+	return ret ? ret : n;
+}
+
+s64 lite_rw_post_all(struct lite_op *op, bool write, u64 off, u64 len)
+{
+	struct lite_grant *grant = op->grant;
+	u64 n;
+	int ret;
+
+	ret = READ_ONCE(grant->revoked);
+	if (unlikely(ret))
+		return ret;
+	n = lite_build_rw(op, grant, write ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ,
+			  off, len, op->conn->max_sge);
+	if (n != len)
+		return -EIO;	/* checked chunks never leave a piece over */
+	ret = lite_batch_post(op, op->conn, grant, false);
 	return ret ? ret : n;
 }
 

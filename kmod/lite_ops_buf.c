@@ -104,15 +104,15 @@ int lite_bounce_post(struct lite_op *op, bool write, u64 off,
 	slot->segs[0].addr = slot->buf_dma;
 	slot->segs[0].length = len;
 	slot->nr_segs = 1;
-	n = lite_rw_post(op, op->conn, op->grant, write, off, len);
-	if (n < 0)
-		return n;
-	/* Posted; a batch short of @len (never for len <= 16 KiB) is a bug. */
-	if (WARN_ON_ONCE(n != len)) {
-		lite_batch_wait(op);
-		return -EIO;
-	}
-	return 0;
+	/*
+	 * All of @len in one batch, or nothing posted: an io_uring command's
+	 * batch has no waiter to run a second one, and none is needed, since
+	 * @len bytes span at most LITE_BOUNCE_SIZE / LITE_CHUNK_UNIT + 1
+	 * chunks (lite_grant_answer.c refuses any other chunk list).
+	 */
+	BUILD_BUG_ON(LITE_BOUNCE_SIZE / LITE_CHUNK_UNIT + 1 > LITE_OP_WRS);
+	n = lite_rw_post_all(op, write, off, len);
+	return n < 0 ? n : 0;
 }
 
 int lite_rw_user_bounce(struct lite_op *op, bool write, u64 off,

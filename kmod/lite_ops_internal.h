@@ -53,7 +53,8 @@ struct lite_op_slot {
 	struct lite_conn *batch_conn;	/* where the batch was posted */
 	/*
 	 * The io_uring command whose operation this is (lite_ops_uring.c):
-	 * its last completion ends it in the submitter's task, not a waiter.
+	 * its last completion ends it and gives the context back, with no
+	 * waiter; the submitter's task only posts its CQE.
 	 */
 	struct io_uring_cmd *ucmd;
 	/* Whose key the batch uses: revoked if the home refuses it. */
@@ -255,6 +256,12 @@ s64 lite_rw_batch(struct lite_op *op, struct lite_conn *conn,
 /* lite_rw_batch()'s first half: the bytes the posted batch covers. */
 s64 lite_rw_post(struct lite_op *op, struct lite_conn *conn,
 		 struct lite_grant *grant, bool write, u64 off, u64 len);
+/*
+ * The same on op->grant over op->conn, for [off, off + len) as one batch:
+ * @len once posted, or an error with nothing posted (-EIO: one batch of
+ * work requests does not cover it).
+ */
+s64 lite_rw_post_all(struct lite_op *op, bool write, u64 off, u64 len);
 
 /* lite_ops_pool.c: the per-device operation contexts. */
 
@@ -338,8 +345,9 @@ void lite_batch_account(const struct lite_batch_op *a, int err);
 
 /*
  * lite_ops_uring.c: IORING_OP_URING_CMD. The last completion of @slot's
- * operation, in any context: its command is finished in the submitter's
- * task.
+ * operation, in any context: its results are moved into its command, which
+ * is finished in the submitter's task; the caller then drops the
+ * command's reference to the context with the batch's.
  */
 void lite_uring_complete(struct lite_op_slot *slot);
 

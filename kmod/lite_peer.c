@@ -777,6 +777,8 @@ void lite_peers_device_removed(struct lite_device *ldev)
 		lite_peer_conns_device_removed_locked(peer, ldev);
 	mutex_unlock(&lite_lock);
 	flush_workqueue(lite_wq);
+	/* Each ends once its operations' flushed work requests complete. */
+	lite_conns_wait_closed_all();
 }
 
 /* Module unload: the netlink family and the listener are gone already. */
@@ -795,5 +797,6 @@ void lite_peers_exit(void)
 	mutex_unlock(&lite_lock);
 	/* Every connection's teardown, and connect works that saw ->removed. */
 	flush_workqueue(lite_wq);
+	lite_conns_wait_closed_all();
 	xa_destroy(&lite_peers);
 }

@@ -32,9 +32,10 @@
 #  - the same operations as io_uring commands (LITE_URING_CMD_OP,
 #    tests/vm/ring_probe.c): each CQE its own errno or length or old value,
 #    a ring without big entries and an unknown cmd_op refused, 200
-#    fetch-and-adds with 64 in flight (exact), 64 READs in flight at once,
+#    fetch-and-adds with 16 in flight (exact), 16 READs in flight at once,
 #    a process that exits with 16 commands in flight (every one lands) or
-#    is killed with 64 (at most 64 land, nothing is left holding a context);
+#    is killed with 16 (at most 16 land, and its commands stop counting
+#    against the uid: tests/vm/uring_hold.sh has the limits and the attack);
 #  - lite-bench and perftest between the same guests: the ratio table;
 #  - an operation killed in flight holds its grant until it completes; an
 #    unmap whose operation outlasts the drain bound (a READ stalled on a

@@ -11,10 +11,10 @@
 //                            page not mapped in (io-wq's path); a ring
 //                            without big entries and an unknown cmd_op are
 //                            refused
-//   ring_probe window NAME   200 fetch-and-adds on one word, 64 in flight
-//                            (more than the device's 32 contexts: the rest
-//                            wait in io-wq): +200, 200 distinct old values
-//   ring_probe reads NAME    64 READs of distinct 64-byte pieces in flight
+//   ring_probe window NAME   200 fetch-and-adds on one word, 16 in flight
+//                            (uring_cmds_per_file's default): +200, 200
+//                            distinct old values
+//   ring_probe reads NAME    16 READs of distinct 64-byte pieces in flight
 //                            at once: each buffer holds its own piece
 //   ring_probe exit NAME     a child submits 16 fetch-and-adds (fewer than
 //                            the device's 32 contexts: all issued to
@@ -22,10 +22,26 @@
 //                            one: every one still lands, exactly +16
 //                            (io_uring waits for what a driver holds; what
 //                            still waits in io-wq it may cancel, hence 16)
-//   ring_probe kill NAME     a child keeps 64 fetch-and-adds in flight and is
+//   ring_probe kill NAME     a child keeps 16 fetch-and-adds in flight and is
 //                            SIGKILLed: the word goes up by at most what was
-//                            submitted, and a window after it (all 32 contexts)
-//                            still runs: nothing was left holding a context
+//                            submitted
+//   (exit and kill: then the child's commands stop counting against the
+//   uid soon after: a command goes through again within 5 s)
+//   ring_probe hold NAME READY
+//                            the attack of review 2026-11-28 H1, run as an
+//                            unprivileged user: rings with SQE128 | CQE32 |
+//                            SINGLE_ISSUER | DEFER_TASKRUN, whose
+//                            completions run only when this process waits
+//                            for them; 17 8-byte READs of offset 0 on one
+//                            file and 20 on another, never reaped: the
+//                            first 16 are taken, the 17th fails EBUSY
+//                            (uring_cmds_per_file), the other file's
+//                            EDQUOT (uring_cmds_per_uid); then writes its
+//                            pid to READY and waits for SIGUSR1, reaps the 16
+//                            and checks their bytes (its READs completed
+//                            and gave their contexts back long before)
+//   ring_probe sync NAME     10 READs of 8 bytes with LITE_IOC_READ, each in
+//                            time (while another process holds completions)
 // Prints ok/FAIL lines; exit status: the failures (100: usage, set-up).
 #define _GNU_SOURCE  // memfd_create
 #include <errno.h>
@@ -251,7 +267,7 @@ static int cmp_u64(const void *a, const void *b) {
 }
 
 static void window(const char *name) {
-  enum { N = 200, DEPTH = 64 };
+  enum { N = 200, DEPTH = 16 };
   int fd = open_lite();
   uint64_t h = map_lmr(fd, name, LITE_ACCESS_READ | LITE_ACCESS_WRITE);
   uint64_t before = word_at(fd, h, WORD), olds[N];
@@ -283,7 +299,7 @@ static void window(const char *name) {
 }
 
 static void reads(const char *name) {
-  enum { N = 64, PIECE = 64 };
+  enum { N = 16, PIECE = 64 };
   int fd = open_lite();
   uint64_t h = map_lmr(fd, name, LITE_ACCESS_READ | LITE_ACCESS_WRITE);
   static uint8_t pattern[N * PIECE], bufs[N][PIECE];
@@ -303,7 +319,7 @@ static void reads(const char *name) {
     errors += res[i] != PIECE;
     same &= !memcmp(bufs[i], pattern + i * PIECE, PIECE);
   }
-  check(!errors, "64 READs of 64 B in flight at once: each CQE says 64");
+  check(!errors, "16 READs of 64 B in flight at once: each CQE says 64");
   check(same, "every READ's buffer holds its own piece");
   io_uring_queue_exit(&ring);
   close(fd);
@@ -336,11 +352,31 @@ static pid_t child_in_flight(const char *name, int ready, int n,
   _exit(0);  // no reaping, no ring exit, no close: the kernel does it all
 }
 
+/*
+ * A killed child's commands stop counting against the uid once io_uring
+ * has run their completions (from its fallback worker, soon after the
+ * exit): a fetch-and-add of 0 goes through within 5 s.
+ */
+static void settled(int fd, uint64_t h) {
+  struct io_uring ring;
+  int32_t res[1] = {-EDQUOT};
+
+  ring_init(&ring, 4, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+  for (int i = 0; i < 50 && res[0] == -EDQUOT; i++) {
+    if (i) usleep(100 * 1000);
+    entry(command(&ring, fd, 0), LITE_BATCH_FAA, h, WORD, NULL, 8);
+    reap(&ring, 1, res, NULL);
+  }
+  check(res[0] == 0, "a command after the kill goes through (got %s)",
+        rname(res[0]));
+  io_uring_queue_exit(&ring);
+}
+
 static void exiting(const char *name, int kill_it) {
   int fd = open_lite();
   uint64_t h = map_lmr(fd, name, LITE_ACCESS_READ | LITE_ACCESS_WRITE);
   uint64_t before = word_at(fd, h, WORD), after;
-  int pipefd[2], status = 0, n = kill_it ? 64 : 16;
+  int pipefd[2], status = 0, n = 16;
   char c;
 
   if (pipe(pipefd)) die("pipe", errno);
@@ -353,8 +389,8 @@ static void exiting(const char *name, int kill_it) {
   if (kill_it) {
     check(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
           "the child was killed with its commands in flight");
-    check(after >= before && after <= before + 64,
-          "the word went up by %llu: at most the 64 submitted",
+    check(after >= before && after <= before + 16,
+          "the word went up by %llu: at most the 16 submitted",
           (unsigned long long)(after - before));
   } else {
     check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
@@ -363,7 +399,108 @@ static void exiting(const char *name, int kill_it) {
           "every one of its 16 fetch-and-adds landed (+%llu)",
           (unsigned long long)(after - before));
   }
+  settled(fd, h);
   close(pipefd[0]);
+  close(fd);
+}
+
+static volatile sig_atomic_t go;
+
+static void on_usr1(int sig) {
+  (void)sig;
+  go = 1;
+}
+
+/* Submits n READs of 8 bytes at offset 0 into bufs; counts the refusals. */
+static void hold_submit(struct io_uring *ring, int fd, uint64_t h, int n,
+                        uint64_t tag0, uint64_t *bufs, int *busy, int *dquot) {
+  struct io_uring_cqe *cqe;
+
+  for (int i = 0; i < n; i++)
+    entry(command(ring, fd, tag0 + i), LITE_BATCH_READ, h, 0, &bufs[i], 8);
+  if (io_uring_submit(ring) != n) die("io_uring_submit", errno);
+  /*
+   * A refusal is completed inline, at the submit: its CQE is in the ring
+   * already. Peeking enters no kernel, so no task work runs.
+   */
+  while (!io_uring_peek_cqe(ring, &cqe)) {
+    if (cqe->res == -EBUSY) ++*busy;
+    if (cqe->res == -EDQUOT) ++*dquot;
+    if (cqe->res != -EBUSY && cqe->res != -EDQUOT)
+      check(0, "command %llu completed before any wait: %s",
+            (unsigned long long)cqe->user_data, rname(cqe->res));
+    io_uring_cqe_seen(ring, cqe);
+  }
+}
+
+static void hold(const char *name, const char *ready) {
+  enum { A = 17, B = 20 };
+  const unsigned flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 |
+                         IORING_SETUP_SINGLE_ISSUER |
+                         IORING_SETUP_DEFER_TASKRUN;
+  int fa = open_lite(), fb = open_lite();
+  uint64_t ha = map_lmr(fa, name, LITE_ACCESS_READ);
+  uint64_t hb = map_lmr(fb, name, LITE_ACCESS_READ);
+  static uint64_t bufs[A + B];
+  uint64_t want = word_at(fa, ha, 0);
+  struct io_uring ra, rb;
+  struct io_uring_cqe *cqe;
+  int busy = 0, dquot = 0, fbusy = 0, fdquot = 0, good = 0, other = 0;
+
+  signal(SIGUSR1, on_usr1);
+  ring_init(&ra, 64, flags);
+  ring_init(&rb, 64, flags);
+  hold_submit(&ra, fa, ha, A, 0, bufs, &busy, &dquot);
+  check(busy == 1 && !dquot,
+        "file 1: %d READs submitted, never reaped: 16 taken, 1 refused "
+        "EBUSY (got %d EBUSY, %d EDQUOT)",
+        A, busy, dquot);
+  hold_submit(&rb, fb, hb, B, A, bufs + A, &fbusy, &fdquot);
+  check(fdquot == B,
+        "file 2 of the same uid: %d READs, all refused EDQUOT (got %d EDQUOT, "
+        "%d EBUSY)",
+        B, fdquot, fbusy);
+  int rfd = open(ready, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (rfd < 0 || dprintf(rfd, "%d\n", (int)getpid()) < 0) die(ready, errno);
+  close(rfd);
+  while (!go) pause();
+  /* Now the task work runs: the bytes come from each command's buffer. */
+  for (int n = 0; n < A - busy; n++) {
+    int err = io_uring_wait_cqe(&ra, &cqe);
+
+    if (err < 0) die("io_uring_wait_cqe", -err);
+    if (cqe->res == 8 && cqe->user_data < A && bufs[cqe->user_data] == want)
+      good++;
+    else
+      other++;
+    io_uring_cqe_seen(&ra, cqe);
+  }
+  check(good == A - busy && !other,
+        "reaped at last: %d READs with their 8 bytes (%d otherwise)", good,
+        other);
+  io_uring_queue_exit(&ra);
+  io_uring_queue_exit(&rb);
+  close(fa);
+  close(fb);
+}
+
+static void sync_reads(const char *name) {
+  int fd = open_lite();
+  uint64_t h = map_lmr(fd, name, LITE_ACCESS_READ);
+  int ok = 0, err = 0;
+  uint64_t v;
+
+  for (int i = 0; i < 10; i++) {
+    struct lite_rw r = {
+        .handle = h, .offset = 0, .buf = (uintptr_t)&v, .length = 8};
+
+    if (ioctl(fd, LITE_IOC_READ, &r))
+      err = errno;
+    else
+      ok++;
+  }
+  check(ok == 10, "10 READs from another process: %d succeeded (last error %s)",
+        ok, err ? rname(-err) : "none");
   close(fd);
 }
 
@@ -379,8 +516,14 @@ int main(int argc, char **argv) {
     exiting(argv[2], 0);
   else if (argc == 3 && !strcmp(argv[1], "kill"))
     exiting(argv[2], 1);
+  else if (argc == 4 && !strcmp(argv[1], "hold"))
+    hold(argv[2], argv[3]);
+  else if (argc == 3 && !strcmp(argv[1], "sync"))
+    sync_reads(argv[2]);
   else {
-    fprintf(stderr, "usage: ring_probe mixed|window|reads|exit|kill NAME\n");
+    fprintf(stderr,
+            "usage: ring_probe mixed|window|reads|exit|kill|sync NAME\n"
+            "       ring_probe hold NAME READY\n");
     return 100;
   }
   return failures;
