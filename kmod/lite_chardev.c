@@ -218,7 +218,12 @@ static struct miscdevice lite_miscdev = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "lite",
 	.fops = &lite_fops,
-	.mode = 0666,
+	/*
+	 * Not open to all in the moment before udev gives it its group
+	 * (packaging/etc/60-lite.rules: group lite, 0660), nor at all on a
+	 * host without the rule: a file opened then would stay open.
+	 */
+	.mode = 0660,
 };
 
 int lite_chardev_init(void)

@@ -28,10 +28,11 @@
 
 /*
  * Per-user limits (outside review #8, docs/datapath.md "Per-user limits"):
- * /dev/lite is 0666 and every grant is kernel memory (about 300 bytes plus
- * 24 per chunk, up to ~96 KiB), so one user's grants, across all of its
- * files, are counted against max_grants_per_uid. A MAP reserves its grant
- * before its upcall is sent (so a user at the limit costs no manager round
+ * every user of /dev/lite (0660, group lite) may map, and every grant is
+ * kernel memory (about 300 bytes plus 24 per chunk, up to ~96 KiB), so one
+ * user's grants, across all of its files, are counted against
+ * max_grants_per_uid. A MAP reserves its grant before its upcall is sent
+ * (so a user at the limit costs no manager round
  * trip) and the installed grant keeps the charge until it is freed, also
  * while it is parked. Root is no exception: its processes have their own
  * share, and a root service with a leak must not get the memory back
@@ -237,6 +238,9 @@ int lite_file_release(struct inode *inode, struct file *file)
 		cond_resched();
 	}
 	xa_destroy(&lf->handles);
+	/* io_uring held the file for each command: none is left. */
+	if (lf->uring_user)
+		lite_user_put(lf->uring_user);
 	kfree(lf);
 	return 0;
 }
