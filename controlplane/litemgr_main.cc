@@ -22,6 +22,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/grpc/keepalive.h"
+#include "common/grpc/server_limits.h"
 #include "common/log/log.h"
 #include "common/metrics/listen.h"
 #include "common/metrics/rpc_metrics.h"
@@ -280,6 +281,8 @@ int Main() {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   ApplyServerLimits(&builder);
+  // Streams per connection, handshake timeout, gRPC's memory (L6).
+  ApplyConnectionLimits(&builder, kManagerServerLimits);
   std::vector<
       std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
       interceptors;
