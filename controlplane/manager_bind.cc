@@ -52,7 +52,36 @@ absl::Status ManagerState::BindService(
                      "' has no open session; retry shortly"));
   }
   Live& server = server_it->second;
-  LITE_RETURN_IF_ERROR(CheckPendingRoomLocked());
+  const uint32_t client = caller->member.node_id();
+  // Only a node that opened the service binds to it (OpenService checked
+  // the requester's access); while recovering, nodes bind again to what
+  // they opened before the restart, and that counts as opening.
+  auto openers = openers_.find(service.service_id());
+  if (openers == openers_.end() || !openers->second.contains(client)) {
+    if (!recovering_) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          NodeLabel(caller->member), " did not open service '", service.name(),
+          "' (", IdHex(service.service_id()), "); OpenService first"));
+    }
+  }
+  // Each bind is a request in the server's session: bounded per server, so
+  // that no node can overflow another's session (review cp M3), and per
+  // caller, so that one caller cannot take all of a server's room.
+  const int64_t limit = options_.max_pending_binds_per_node;
+  auto waiting = [](const absl::flat_hash_map<uint32_t, int64_t>& counts,
+                    uint32_t node) -> int64_t {
+    auto found = counts.find(node);
+    return found == counts.end() ? 0 : found->second;
+  };
+  const bool by_client = waiting(binds_by_client_, client) >= limit;
+  if (by_client || waiting(binds_by_server_, service.node_id()) >= limit) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        by_client ? NodeLabel(caller->member)
+                  : absl::StrCat("node ", service.node_id(), " (the server)"),
+        " has ", limit, " binds waiting for their server: the limit is ", limit,
+        " (--max_pending_binds_per_node); retry shortly"));
+  }
+  openers_[service.service_id()].insert(client);
 
   PendingBind pending;
   pending.request_id = ++last_request_id_;
@@ -60,6 +89,7 @@ absl::Status ManagerState::BindService(
   pending.name = service.name();
   pending.server_node_id = service.node_id();
   pending.server_incarnation = server.member.incarnation();
+  pending.client_node_id = client;
   pending.deadline = clock_->Now() + options_.request_timeout;
   pending.done = std::move(done);
 
@@ -80,6 +110,8 @@ absl::Status ManagerState::BindService(
   bind_deadlines_.insert({pending.deadline, pending.request_id});
   AddDeadlineLocked(pending.deadline);
   const uint64_t request_id = pending.request_id;
+  ++binds_by_client_[client];
+  ++binds_by_server_[service.node_id()];
   pending_binds_.emplace(request_id, std::move(pending));
   SendToNodeLocked(server, std::move(message));
   return absl::OkStatus();
@@ -95,6 +127,12 @@ void ManagerState::FinishBindLocked(
                        clock_->Now());
   PendingBind pending = std::move(it->second);
   pending_binds_.erase(it);
+  for (auto [counts, node] :
+       {std::make_pair(&binds_by_client_, pending.client_node_id),
+        std::make_pair(&binds_by_server_, pending.server_node_id)}) {
+    auto count = counts->find(node);
+    if (count != counts->end() && --count->second <= 0) counts->erase(count);
+  }
   bind_deadlines_.erase({pending.deadline, request_id});
   after_unlock_.push_back(
       [done = std::move(pending.done), outcome = std::move(outcome)]() mutable {

@@ -39,7 +39,24 @@ class BindTest : public LmrTest {
         state_->RegisterService(r);
     EXPECT_TRUE(s.ok()) << s.status();
     DrainAll();
+    // a_ opens it: only a node that opened a service binds to it.
+    EXPECT_TRUE(Open(a_).ok());
     return s.ok() ? s->service().service_id() : 0;
+  }
+  absl::Status Open(const TestNode& node, const std::string& name = "echo") {
+    lite::v1::OpenServiceRequest open;
+    *open.mutable_caller() = node.caller();
+    *open.mutable_requester() = Creds(2000, 200);
+    open.set_name(name);
+    return state_->OpenService(open).status();
+  }
+  // The binds queued for `node` (other messages go).
+  size_t BindsQueued(const TestNode& node) {
+    size_t binds = 0;
+    for (const auto& m : Drain(*node.outbox)) {
+      if (m.has_request() && m.request().has_bind_service_ring()) ++binds;
+    }
+    return binds;
   }
   lite::v1::BindServiceRequest BindRequest(uint64_t service_id) {
     lite::v1::BindServiceRequest r;
@@ -201,10 +218,55 @@ TEST_F(BindTest, AServerThatLeavesOrAManagerThatStopsFailsTheBind) {
   absl::StatusOr<lite::v1::RegisterServiceResponse> s =
       state_->RegisterService(r);
   ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_TRUE(Open(a_, "other").ok());
   Outcome stopped = StartBind(BindRequest(s->service().service_id()));
   state_->Shutdown();
   ASSERT_TRUE(stopped->has_value());
   EXPECT_EQ(stopped->value().status().code(), absl::StatusCode::kUnavailable);
+}
+
+// Review cp M3: a node that never opened the service, and a flood of binds
+// at one server node, are refused before anything reaches the server's
+// session; what was refused changed nothing.
+TEST_F(BindTest, BindsNeedAnOpenAndStopAtMaxPendingBindsPerNode) {
+  ManagerOptions options = TestOptions();
+  options.max_pending_binds_per_node = 3;
+  Restart(options);
+  LmrTest::SetUp();
+  const uint64_t id = Register();
+  // c_ never opened "echo" (it only learnt the id from ServiceAdded).
+  lite::v1::BindServiceRequest from_c = BindRequest(id);
+  *from_c.mutable_caller() = c_.caller();
+  std::string before = Snapshot();
+  absl::Status refused =
+      state_->BindService(from_c, [](auto) { ADD_FAILURE() << "called"; });
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(), HasSubstr("OpenService first"));
+  EXPECT_EQ(Snapshot(), before);
+  EXPECT_EQ(BindsQueued(b_), 0u);
+  // a_ floods b_: three binds wait, the fourth is refused.
+  for (int i = 0; i < 3; ++i) StartBind(BindRequest(id));
+  EXPECT_EQ(BindsQueued(b_), 3u);
+  before = Snapshot();
+  refused = state_->BindService(BindRequest(id), [](auto) {});
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(refused.message(), HasSubstr("--max_pending_binds_per_node"));
+  EXPECT_EQ(Snapshot(), before);
+  // c_, once it opened, is held by the server's limit too.
+  ASSERT_TRUE(Open(c_).ok());
+  refused = state_->BindService(from_c, [](auto) {});
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(refused.message(), HasSubstr("(the server)"));
+  EXPECT_EQ(BindsQueued(b_), 0u);
+  // Timed out binds make room again.
+  for (absl::Duration d; d <= options.request_timeout;
+       d += absl::Milliseconds(250)) {
+    clock_.Advance(absl::Milliseconds(250));
+    for (const TestNode* node : {&a_, &b_, &c_}) Beat(*node);
+    state_->Tick();
+  }
+  StartBind(from_c);
+  EXPECT_EQ(BindsQueued(b_), 1u);
 }
 
 }  // namespace

@@ -210,6 +210,8 @@ absl::StatusOr<lite::v1::OpenServiceResponse> ManagerState::OpenService(
   LITE_RETURN_IF_ERROR(CheckExecuteAccess(
       ServiceLabel(service), service.mode(), service.owner_uid(),
       service.owner_gid(), request.requester()));
+  // Remembered: BindService is refused to nodes that did not open it.
+  openers_[service.service_id()].insert(request.caller().node_id());
   lite::v1::OpenServiceResponse response;
   *response.mutable_service() = service;
   return response;
@@ -247,6 +249,7 @@ void ManagerState::RemoveServiceLocked(uint64_t service_id,
   if (it == services_.end()) return;
   const Service service = std::move(it->second);
   services_.erase(it);
+  openers_.erase(service_id);
   service_names_.erase(service.name());
   service_ports_.erase({service.node_id(), service.port()});
   Event event;
@@ -259,6 +262,8 @@ void ManagerState::RemoveServiceLocked(uint64_t service_id,
 }
 
 void ManagerState::RemoveNodeServicesLocked(uint32_t node_id) {
+  // What it opened, it opened in the incarnation that ended.
+  for (auto& [service_id, nodes] : openers_) nodes.erase(node_id);
   const uint64_t first = static_cast<uint64_t>(node_id) << 32;
   std::vector<uint64_t> ids;
   for (auto it = services_.lower_bound(first);

@@ -314,6 +314,7 @@ class ManagerState {
     std::string name;
     uint32_t server_node_id = 0;
     uint64_t server_incarnation = 0;
+    uint32_t client_node_id = 0;
     absl::Time deadline;
     BindDone done;
   };
@@ -578,6 +579,14 @@ class ManagerState {
   absl::flat_hash_map<uint64_t, PendingBind> pending_binds_
       ABSL_GUARDED_BY(mu_);
   std::set<std::pair<absl::Time, uint64_t>> bind_deadlines_
+      ABSL_GUARDED_BY(mu_);
+  // Binds waiting, per calling node and per server node (review cp M3,
+  // --max_pending_binds_per_node); no zero entries.
+  absl::flat_hash_map<uint32_t, int64_t> binds_by_client_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint32_t, int64_t> binds_by_server_ ABSL_GUARDED_BY(mu_);
+  // Service -> the nodes whose live incarnation opened it (OpenService): only
+  // they may bind to it.
+  absl::flat_hash_map<uint64_t, absl::flat_hash_set<uint32_t>> openers_
       ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, uint64_t> service_names_
       ABSL_GUARDED_BY(mu_);
