@@ -9,8 +9,9 @@
 // asynchronous calls and collect them (and wait for invented, repeated
 // and too many tokens); and map the device at random offsets. Every call is
 // predicted like the others: what the uapi says must fail fails, with a
-// documented errno. At set-up, two fixed cases of asynchronous calls:
-// a token that cannot be written back, and submits raced by WAITs.
+// documented errno. At set-up, two fixed cases of asynchronous calls (a
+// token that cannot be written back, and submits raced by WAITs) and a
+// split mapping of the rings.
 #define _GNU_SOURCE
 #include "tests/vm/fuzz_ioctl.h"
 
@@ -248,6 +249,33 @@ static void rpc_async_submit_wait_race(int rounds) {
   rpc_credits_all_back("after submits raced by WAITs");
 }
 
+// A split mapping of the rings still maps each page where REGISTER says
+// (review L3): with the first page unmapped, the next one is ring 1, which
+// no client node bound, so reading it fails (EIO through /proc/self/mem,
+// SIGBUS for a plain load); it must not show ring 0's page, as a fault
+// offset taken from the split part's start would.
+static void rpc_split_mapping(void) {
+  char *p, buf[64];
+  int mem;
+  ssize_t n;
+
+  if (reg.map_bytes < 2 * 4096 || reg.ring_bytes != 4096) return;
+  p = mmap(NULL, reg.map_bytes, PROT_READ, MAP_SHARED, main_fd,
+           (off_t)reg.map_offset);
+  if (p == MAP_FAILED) die_rpc("mmap of the rings again", errno, NULL);
+  munmap(p, 4096);
+  mem = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+  if (mem < 0) die_rpc("open /proc/self/mem", errno, NULL);
+  n = pread(mem, buf, sizeof(buf), (off_t)(uintptr_t)(p + 4096));
+  if (n >= 0)
+    fail(
+        "the rings' mapping without its first page: ring 1 (no client) "
+        "read %zd bytes, not EIO (a page of another ring)",
+        n);
+  close(mem);
+  munmap(p + 4096, reg.map_bytes - 4096);
+}
+
 void rpc_setup_process(void) {
   struct lite_rpc_open o = {0};
 
@@ -273,6 +301,7 @@ void rpc_setup_process(void) {
   pthread_create(&server, NULL, server_main, NULL);
   rpc_async_token_unwritable();
   rpc_async_submit_wait_race(2000);
+  rpc_split_mapping();
 }
 
 void rpc_teardown_process(void) {
