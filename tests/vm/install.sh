@@ -363,11 +363,6 @@ $both"
 Group=litemgr
 PrivateDevices=yes
 $both"
-	local d
-	for d in liteagent litemgr; do
-		check "node1: $d runs under a system call filter (/proc/PID/status: Seccomp 2)" \
-			out_has "Seccomp:	2" g_exec 1 30 "grep ^Seccomp: /proc/\$(systemctl show -p MainPID --value $d)/status"
-	done
 	# shellcheck disable=SC2016 # expanded in the guest
 	check "node1: litemgr's process runs as user litemgr" \
 		out_has "litemgr" g_exec 1 30 'stat -c %U /proc/$(systemctl show -p MainPID --value litemgr)'
