@@ -252,6 +252,8 @@ class ManagerState {
   // holds the lock briefly whatever the number of LMRs and grants.
   ManagerMetricsSnapshot MetricsSnapshot() const;
   bool recovering() const;
+  // options.lease: a Session's first heartbeat must come within it.
+  absl::Duration lease() const { return options_.lease; }
   uint64_t last_event_sequence() const;
   // The node id the manager gave `node_name` (in any state), or nullopt if
   // it has no record. Read-only, for the gRPC layer's check that a node

@@ -3,11 +3,14 @@
 #include <atomic>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 #include "common/grpc/status.h"
 #include "common/log/log.h"
 #include "common/names/names.h"
@@ -15,6 +18,7 @@
 #include "controlplane/audit.h"
 #include "controlplane/stream_pump.h"
 #include "controlplane/unary_reply.h"
+#include "grpcpp/alarm.h"
 
 namespace lite::controlplane {
 
@@ -86,6 +90,38 @@ class RejectSession final
 
 // One agent's Session stream. Reads are handled inline (they only call the
 // state machine); writes come from the node's outbox through a StreamPump.
+// Session streams not bound to a node yet (no first heartbeat), per
+// (manager, certificate name): at most one each, so that a node certificate
+// cannot hold any number of them open (review cp M2).
+class UnboundSessions {
+ public:
+  static UnboundSessions& Get() {
+    static auto* unbound = new UnboundSessions;
+    return *unbound;
+  }
+  bool Add(const ManagerState* state, const std::string& name) {
+    absl::MutexLock lock(&mu_);
+    return names_.insert({state, name}).second;
+  }
+  void Remove(const ManagerState* state, const std::string& name) {
+    absl::MutexLock lock(&mu_);
+    names_.erase({state, name});
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::set<std::pair<const ManagerState*, std::string>> names_
+      ABSL_GUARDED_BY(mu_);
+};
+
+// The first-heartbeat deadline: shared with the alarm's callback, which may
+// run after the reactor is gone (then `done` is set and it does nothing).
+struct FirstHeartbeat {
+  absl::Mutex mu;
+  bool done ABSL_GUARDED_BY(mu) = false;
+  grpc::CallbackServerContext* context = nullptr;
+};
+
 class SessionReactor final
     : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
@@ -105,6 +141,30 @@ class SessionReactor final
       return;
     }
     hold_ = *hold;
+    // With certificates: one stream per node name waits for its first
+    // heartbeat, and for one lease at most (--insecure has no names).
+    if (!authz_->insecure()) {
+      if (!UnboundSessions::Get().Add(state_, caller_)) {
+        Finish(grpc::Status(
+            grpc::StatusCode::RESOURCE_EXHAUSTED,
+            absl::StrCat(
+                "another session of certificate ", Quoted(caller_),
+                " is waiting for its first heartbeat; one at a time")));
+        return;
+      }
+      unbound_ = true;
+    }
+    first_ = std::make_shared<FirstHeartbeat>();
+    first_->context = context_;
+    std::weak_ptr<FirstHeartbeat> weak = first_;
+    alarm_ = std::make_unique<grpc::Alarm>();
+    alarm_->Set(absl::ToChronoTime(absl::Now() + state_->lease()),
+                [weak](bool fired) {
+                  std::shared_ptr<FirstHeartbeat> first = weak.lock();
+                  if (!fired || first == nullptr) return;
+                  absl::MutexLock lock(&first->mu);
+                  if (!first->done) first->context->TryCancel();
+                });
     StartRead(&in_);
   }
 
@@ -163,6 +223,8 @@ class SessionReactor final
   void OnWriteDone(bool ok) override { pump_->OnWriteDone(ok); }
 
   void OnDone() override {
+    FirstHeartbeatDone();
+    alarm_.reset();  // Cancels it; a callback still to run finds `done`.
     // First: once Release returns, Revoked is not running and never will.
     authz_->Release(hold_);
     if (pump_ != nullptr) pump_->Detach();
@@ -179,7 +241,19 @@ class SessionReactor final
     if (!opened_.load()) context_->TryCancel();
   }
 
+  // The first message came (or the stream ended): no deadline from now on,
+  // and the name may open another unbound session.
+  void FirstHeartbeatDone() {
+    if (first_ != nullptr) {
+      absl::MutexLock lock(&first_->mu);
+      first_->done = true;
+    }
+    if (unbound_) UnboundSessions::Get().Remove(state_, caller_);
+    unbound_ = false;
+  }
+
   void Open(const lite::v1::AgentMessage& message) {
+    FirstHeartbeatDone();
     if (!message.has_heartbeat()) {
       Fail(absl::InvalidArgumentError(
           "the first message on a session must be a Heartbeat with the node "
@@ -245,6 +319,9 @@ class SessionReactor final
   bool ended_ = false;
   SessionBinding binding_;
   std::shared_ptr<StreamPump<SessionReactor>> pump_;
+  bool unbound_ = false;  // Counted in UnboundSessions.
+  std::shared_ptr<FirstHeartbeat> first_;
+  std::unique_ptr<grpc::Alarm> alarm_;
 };
 
 }  // namespace

@@ -647,6 +647,45 @@ TEST_F(TlsServiceTest, NodeCertificateActsOnlyForItsOwnNode) {
   context.TryCancel();
 }
 
+// Review cp M2: a node certificate opening Session streams it never speaks
+// on. One at a time per name waits for a first heartbeat, and for one lease
+// (10 s here) at most; then the manager ends it.
+TEST_F(TlsServiceTest, UnboundSessionsAreOnePerNameAndEndAfterALease) {
+  auto n1 = Node("n1");
+  lite::v1::JoinResponse joined;
+  ASSERT_TRUE(Join(n1.get(), "n1", 1, &joined).ok());
+  const absl::Time start = absl::Now();
+  grpc::ClientContext idle_context;
+  auto idle = n1->Session(&idle_context);
+  // Until the server has the first stream, a second one may come first.
+  absl::SleepFor(absl::Milliseconds(500));
+  grpc::ClientContext second_context;
+  auto second = n1->Session(&second_context);
+  lite::v1::ManagerMessage message;
+  EXPECT_FALSE(second->Read(&message));
+  grpc::Status refused = second->Finish();
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(refused.error_message(), HasSubstr("first heartbeat"));
+  // Another name is not affected.
+  auto n2 = Node("n2");
+  ASSERT_TRUE(Join(n2.get(), "n2", 2, &joined).ok());
+  grpc::ClientContext n2_context;
+  auto n2_session = n2->Session(&n2_context);
+  lite::v1::AgentMessage beat;
+  beat.mutable_heartbeat()->set_node_id(joined.node_id());
+  beat.mutable_heartbeat()->set_incarnation(joined.incarnation());
+  beat.mutable_heartbeat()->set_heartbeat_seq(1);
+  ASSERT_TRUE(n2_session->Write(beat));
+  ASSERT_TRUE(n2_session->Read(&message));
+  // The idle one ends after one lease.
+  EXPECT_FALSE(idle->Read(&message));
+  const absl::Duration waited = absl::Now() - start;
+  EXPECT_GE(waited, absl::Seconds(9));
+  EXPECT_LT(waited, absl::Seconds(30));
+  EXPECT_FALSE(idle->Finish().ok());
+  n2_context.TryCancel();
+}
+
 TEST_F(TlsServiceTest, RolesKeepNodesAndOperatorsToTheirOwnService) {
   auto n1 = Node("n1");
   lite::v1::JoinResponse j1;
