@@ -31,6 +31,7 @@
 #include "common/systemd/notify.h"
 #include "common/tls/authz.h"
 #include "common/tls/credentials.h"
+#include "controlplane/authz_metrics.h"
 #include "controlplane/clock.h"
 #include "controlplane/lease_timer.h"
 #include "controlplane/limit_flags.h"
@@ -263,7 +264,8 @@ int Main() {
     absl::StatusOr<std::unique_ptr<metrics::MetricsServer>> started =
         metrics::MetricsServer::Start(
             metrics_listen,
-            {std::make_shared<ManagerMetrics>(&state), *rpc_metrics});
+            {std::make_shared<ManagerMetrics>(&state),
+             std::make_shared<AuthzMetrics>(authz.get()), *rpc_metrics});
     if (!started.ok()) return Fail(std::string(started.status().message()));
     metrics_server = *std::move(started);
     const std::string metrics_port_file =
