@@ -48,14 +48,25 @@ V0=${LITE_BIN-}/tests/vm
 # Guest side (compat.sh --guest FUNCTION ARGS...; see lib.sh).
 # ---------------------------------------------------------------------------
 
-# run_v0 PROGRAM ARGS...: one v0 program; its exit status is its failures.
-run_v0() { "$V0/$1" "${@:2}"; }
+# run_v0 PROGRAM ARGS...: one v0 program; its exit status is its number of
+# failed checks, added to this guest function's (lib.sh's vm_guest_side
+# returns VM_FAILURES, not the function's status); a program that died
+# (status over 100) is one failure, named.
+run_v0() {
+	local rc=0
+	${V0_AS-} "$V0/$1" "${@:2}" || rc=$?
+	if ((rc > 100)); then
+		vm_fail "$1 ${*:2}: ended with status $rc"
+	else
+		VM_FAILURES=$((VM_FAILURES + rc))
+	fi
+}
 
 LITEOP=${LITE_BIN-}/tools/liteop/liteop
 
 # The squatter, uid 1000 (review cp-2026-11-28 M5).
 # squatter_v0 PROGRAM ARGS...: a v0 program as uid 1000.
-squatter_v0() { as_user "$V0/$1" "${@:2}"; }
+squatter_v0() { V0_AS=as_user run_v0 "$@"; }
 # squatter_rpc NAME: uid 1000 serves NAME (echo, 0711) until it has
 # served one request ("served=1 ...") or is killed.
 squatter_rpc() { as_user "$LITEOP" rpc-serve "$1" --mode 0711 --count 1; }
