@@ -187,6 +187,12 @@ class Agent final : public CallerSource {
       lite::v1::MANAGER_CONNECTION_STATE_JOINING;
   uint32_t node_id_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t incarnation_ ABSL_GUARDED_BY(mu_) = 0;
+  // The manager's identity token for node_id_ and incarnation_
+  // (JoinResponse.identity_token), sent with them as Join's restore: a
+  // restarted manager adopts the identity only with it. In memory only: an
+  // agent restart loses it, and if the manager restarted too, the node
+  // joins as new (docs/controlplane.md "Identity").
+  std::string identity_token_ ABSL_GUARDED_BY(mu_);
   // Joined and not known to be over: Leave makes sense.
   bool incarnation_live_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t applied_event_sequence_ ABSL_GUARDED_BY(mu_) = 0;

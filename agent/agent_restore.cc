@@ -22,7 +22,15 @@ absl::StatusOr<lite::v1::JoinResponse> Agent::Join() {
     ModuleError("reading the node identity", identity.status());
     return identity.status();
   }
-  if (identity->has_value()) *req.mutable_restore() = **identity;
+  if (identity->has_value()) {
+    *req.mutable_restore() = **identity;
+    // The token goes only with the identity it was issued for.
+    absl::MutexLock lock(&mu_);
+    if ((*identity)->node_id() == node_id_ &&
+        (*identity)->incarnation() == incarnation_) {
+      req.mutable_restore()->set_token(identity_token_);
+    }
+  }
 
   grpc::ClientContext ctx;
   ctx.set_deadline(absl::ToChronoTime(absl::Now() + options_.rpc_timeout));
@@ -65,6 +73,7 @@ absl::Status Agent::Adopt(const lite::v1::JoinResponse& join) {
     absl::MutexLock lock(&mu_);
     node_id_ = join.node_id();
     incarnation_ = join.incarnation();
+    identity_token_ = join.identity_token();
     incarnation_live_ = true;
     applied_event_sequence_ = join.event_sequence();
   }

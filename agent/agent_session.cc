@@ -302,7 +302,11 @@ bool Agent::ApplyEvent(const lite::v1::Event& event, const PeerSecrets& secrets,
             "not connect to it",
             m.node_id());
       }
-      if (absl::Status s = peers_.Upsert(m, secret); !s.ok()) {
+      if (absl::Status s = peers_.Upsert(m, secret);
+          absl::IsFailedPrecondition(s)) {
+        counters_.Add("agent.peer_downgrades_refused");
+        LITE_LOG_WARNING("MemberJoined refused: %s", s.message());
+      } else if (!s.ok()) {
         ModuleError("MemberJoined", s);
       }
       break;

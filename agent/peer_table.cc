@@ -35,6 +35,19 @@ absl::Status PeerTable::Upsert(const lite::v1::Member& member,
                                const std::string& secret) {
   absl::MutexLock lock(&mu_);
   auto it = peers_.find(member.node_id());
+  // Only a newer incarnation replaces a node, as in lite.ko: an older one
+  // of the same node (a replayed identity, review cp H1) is refused and the
+  // peer kept. A different name under the id is another node (ids are
+  // handed out again after a manager restart without its key).
+  if (it != peers_.end() &&
+      it->second.member.node_name() == member.node_name() &&
+      member.incarnation() < it->second.member.incarnation()) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "peer %u (%s) is incarnation %u here; incarnation %u is older and "
+        "does not replace it",
+        member.node_id(), member.node_name(), it->second.member.incarnation(),
+        member.incarnation()));
+  }
   const bool same_peer =
       it != peers_.end() &&
       it->second.member.incarnation() == member.incarnation() &&

@@ -41,7 +41,8 @@ class PeerTable {
   // MemberJoined: adds the peer with its pair secret, or replaces it when
   // its incarnation, name or address changed (a new peer); a new secret for
   // the same peer is handed to the module, which replaces only the secret;
-  // otherwise only refreshes the record.
+  // otherwise only refreshes the record. FAILED_PRECONDITION, and nothing
+  // changed, for an older incarnation of the same node (id and name).
   absl::Status Upsert(const lite::v1::Member& member,
                       const std::string& secret = "");
   // MemberLeft / MemberFailed: removes the peer if it has this incarnation.

@@ -29,6 +29,25 @@ TEST(PeerTableTest, UpsertOnlyReprogramsRealChanges) {
   EXPECT_EQ(t.List()[0].incarnation(), 2u);
 }
 
+// Review cp H1: an older incarnation of a known peer (a replayed identity)
+// does not replace it, as lite.ko never lets it; another name under the id
+// (ids handed out again) does.
+TEST(PeerTableTest, AnOlderIncarnationOfTheSamePeerIsRefused) {
+  FakeModule module;
+  PeerTable t(&module);
+  ASSERT_TRUE(t.Upsert(M(2, 7, "10.0.0.2:1")).ok());
+  const absl::Status older = t.Upsert(M(2, 3, "10.0.0.9:1"));
+  EXPECT_EQ(older.code(), absl::StatusCode::kFailedPrecondition) << older;
+  EXPECT_EQ(t.List()[0].incarnation(), 7u);
+  EXPECT_EQ(t.List()[0].rdma_address(), "10.0.0.2:1");
+  lite::v1::Member other = M(2, 1, "10.0.0.5:1");
+  other.set_node_name("another");
+  ASSERT_TRUE(t.Upsert(other).ok());
+  EXPECT_EQ(module.Calls(),
+            (std::vector<std::string>{"AddPeer 2 7 10.0.0.2:1",
+                                      "AddPeer 2 1 10.0.0.5:1"}));
+}
+
 TEST(PeerTableTest, RemoveNeedsTheIncarnation) {
   FakeModule module;
   PeerTable t(&module);

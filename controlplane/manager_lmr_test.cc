@@ -48,9 +48,8 @@ TEST_F(LmrTest, HomeReRegistersItsLmrsWithTheirIdentityAfterAManagerRestart) {
   ManagerOptions options = TestOptions();
   options.recovery_window = absl::Seconds(5);
   Restart(options);
-  lite::v1::JoinRequest rejoin = JoinRequestFor("alpha", 1);
-  rejoin.mutable_restore()->set_node_id(a_.id);
-  rejoin.mutable_restore()->set_incarnation(a_.incarnation);
+  lite::v1::JoinRequest rejoin =
+      RestoreRequestFor("alpha", 1, a_.id, a_.incarnation);
   ASSERT_TRUE(state_->Join(rejoin)->restored());
   lite::v1::RegisterLmrRequest request;
   *request.mutable_caller() = a_.caller();
@@ -91,9 +90,8 @@ TEST_F(LmrTest, HomeReRegistersItsLmrsWithTheirIdentityAfterAManagerRestart) {
   EXPECT_THAT(early.status().message(), HasSubstr("manager recovering, retry"));
   EXPECT_EQ(Snapshot(), unchanged);
   // Only the LMR's home may re-register it.
-  lite::v1::JoinRequest rb = JoinRequestFor("beta", 2);
-  rb.mutable_restore()->set_node_id(b_.id);
-  rb.mutable_restore()->set_incarnation(b_.incarnation);
+  lite::v1::JoinRequest rb =
+      RestoreRequestFor("beta", 2, b_.id, b_.incarnation);
   ASSERT_TRUE(state_->Join(rb).ok());
   request.set_mode(0600);
   request.set_name("stolen");
@@ -593,9 +591,8 @@ TEST_F(LmrTest, RestoredGrantsAreCheckedWhenTheirLmrComesBack) {
   options.recovery_window = absl::Seconds(3);
   Restart(options);
   for (const TestNode& n : {a_, b_}) {
-    lite::v1::JoinRequest rejoin = JoinRequestFor(n.name, n.id);
-    rejoin.mutable_restore()->set_node_id(n.id);
-    rejoin.mutable_restore()->set_incarnation(n.incarnation);
+    lite::v1::JoinRequest rejoin =
+        RestoreRequestFor(n.name, n.id, n.id, n.incarnation);
     ASSERT_TRUE(state_->Join(rejoin)->restored());
   }
   // b restores its real grant, and one its creds never allowed (write).

@@ -273,12 +273,72 @@ TEST_F(MembershipTest, RdmaAddressIsUniqueAmongLiveNodes) {
   EXPECT_EQ(Code(clash.status()), absl::StatusCode::kAlreadyExists);
   EXPECT_THAT(clash.status().message(), HasSubstr("node 1 ('alpha')"));
   EXPECT_EQ(Snapshot(), before);
-  // The same name may rejoin with its own address; after alpha is gone its
-  // address is free for others.
+  // Review cp L8: alpha's address stays alpha's after it is gone (no node
+  // can take a down node's address and keep it from rejoining)...
   lite::v1::LeaveRequest leave;
   *leave.mutable_caller() = a.caller();
   ASSERT_TRUE(state_->Leave(leave).ok());
+  const std::string gone = Snapshot();
+  clash = state_->Join(JoinRequestFor("beta", 1));
+  EXPECT_EQ(Code(clash.status()), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(clash.status().message(), HasSubstr("node 1 ('alpha')"));
+  EXPECT_THAT(clash.status().message(), HasSubstr("LEFT"));
+  EXPECT_EQ(Snapshot(), gone);
+  // ...and alpha rejoins at it. Once alpha moves elsewhere it is free.
+  a = JoinAndOpen("alpha", 1);
+  EXPECT_EQ(a.id, 1u);
+  JoinAndOpen("alpha", 5);
   EXPECT_TRUE(state_->Join(JoinRequestFor("beta", 1)).ok());
+}
+
+// Review cp L4: a node certificate's name is checked under the state lock,
+// with the change itself (ManagerState::ActingAs, set by service.cc), not
+// only by the gRPC layer's check under a lock of its own before it.
+TEST_F(MembershipTest, ACallActingForAnotherCertificateIsRefusedUnderTheLock) {
+  TestNode a = JoinAndOpen("alpha", 1);
+  const lite::v1::JoinResponse b = JoinOnly("beta", 2);
+  const std::string before = Snapshot();
+  lite::v1::LeaveRequest leave;
+  *leave.mutable_caller() = a.caller();
+  {
+    const std::string beta = "beta";
+    ManagerState::ActingAs acting(beta);
+    EXPECT_EQ(Code(state_->Leave(leave)), absl::StatusCode::kPermissionDenied);
+    EXPECT_EQ(Code(state_->OpenSession(Hb(a.id, a.incarnation)).status()),
+              absl::StatusCode::kPermissionDenied);
+    // beta's own session may open.
+    absl::StatusOr<OpenedSession> opened =
+        state_->OpenSession(Hb(b.node_id(), b.incarnation()));
+    EXPECT_TRUE(opened.ok()) << opened.status();
+    lite::v1::LeaveRequest leave_b;
+    leave_b.mutable_caller()->set_node_id(b.node_id());
+    leave_b.mutable_caller()->set_incarnation(b.incarnation());
+    EXPECT_TRUE(state_->Leave(leave_b).ok());
+  }
+  {
+    const std::string alpha = "alpha";
+    ManagerState::ActingAs acting(alpha);
+    EXPECT_TRUE(state_->Leave(leave).ok());
+  }
+  EXPECT_NE(Snapshot(), before);
+}
+
+TEST_F(MembershipTest, AForgottenRecordFreesItsAddress) {
+  ManagerOptions options = TestOptions();
+  options.max_departed_records = 1;
+  Restart(options);
+  TestNode a = JoinAndOpen("alpha", 1);
+  TestNode b = JoinAndOpen("beta", 2);
+  for (const TestNode* n : {&a, &b}) {
+    lite::v1::LeaveRequest leave;
+    *leave.mutable_caller() = n->caller();
+    ASSERT_TRUE(state_->Leave(leave).ok());
+  }
+  // alpha's record, the oldest departed one, is forgotten: its address is
+  // free; beta's is kept, and so is its address.
+  EXPECT_TRUE(state_->Join(JoinRequestFor("gamma", 1)).ok());
+  EXPECT_EQ(Code(state_->Join(JoinRequestFor("delta", 2)).status()),
+            absl::StatusCode::kAlreadyExists);
 }
 
 TEST_F(MembershipTest, LaggingSessionIsClosedWithoutBlockingOthers) {
@@ -408,9 +468,7 @@ TEST_F(MembershipTest, RestartedManagerAdoptsRestoredIdentities) {
   Restart(options);
   EXPECT_TRUE(state_->recovering());
   // beta restores first with its old identity: adopted as-is.
-  lite::v1::JoinRequest rb = JoinRequestFor("beta", 2);
-  rb.mutable_restore()->set_node_id(b.id);
-  rb.mutable_restore()->set_incarnation(b.incarnation);
+  lite::v1::JoinRequest rb = RestoreRequestFor("beta", 2, b.id, b.incarnation);
   absl::StatusOr<lite::v1::JoinResponse> jb = state_->Join(rb);
   ASSERT_TRUE(jb.ok());
   EXPECT_TRUE(jb->restored());
@@ -418,13 +476,21 @@ TEST_F(MembershipTest, RestartedManagerAdoptsRestoredIdentities) {
   EXPECT_EQ(jb->incarnation(), b.incarnation);
   EXPECT_TRUE(jb->manager_recovering());
   EXPECT_EQ(jb->recovery_remaining_ms(), 5000u);
-  // A new node never gets an id a restored node holds.
+  // While recovery lasts a new name waits: ids count from 1 again, and it
+  // could be given the id of a node yet to restore (alpha's here).
+  absl::StatusOr<lite::v1::JoinResponse> early =
+      state_->Join(JoinRequestFor("gamma", 3));
+  EXPECT_EQ(Code(early.status()), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(early.status().message(), HasSubstr("--recovery_window"));
+  // So does a restore claiming an id held by another name (even with a
+  // token for it: ids were handed out again by an earlier manager).
+  lite::v1::JoinRequest rd = RestoreRequestFor("delta", 4, b.id, 3);
+  EXPECT_EQ(Code(state_->Join(rd).status()), absl::StatusCode::kUnavailable);
+  clock_.Advance(absl::Seconds(5));
+  state_->Tick();
+  // Then both join as new, and never with an id a restored node holds.
   const lite::v1::JoinResponse c = JoinOnly("gamma", 3);
   EXPECT_NE(c.node_id(), b.id);
-  // A restore claiming an id held by another name joins as new.
-  lite::v1::JoinRequest rd = JoinRequestFor("delta", 4);
-  rd.mutable_restore()->set_node_id(b.id);
-  rd.mutable_restore()->set_incarnation(3);
   absl::StatusOr<lite::v1::JoinResponse> jd = state_->Join(rd);
   ASSERT_TRUE(jd.ok());
   EXPECT_FALSE(jd->restored());
@@ -432,9 +498,7 @@ TEST_F(MembershipTest, RestartedManagerAdoptsRestoredIdentities) {
   EXPECT_EQ(jd->incarnation(), 1u);
   // A name the manager knows keeps its id; restore only raises the
   // incarnation floor.
-  lite::v1::JoinRequest rb2 = JoinRequestFor("beta", 2);
-  rb2.mutable_restore()->set_node_id(b.id);
-  rb2.mutable_restore()->set_incarnation(10);
+  lite::v1::JoinRequest rb2 = RestoreRequestFor("beta", 2, b.id, 10);
   absl::StatusOr<lite::v1::JoinResponse> jb2 = state_->Join(rb2);
   ASSERT_TRUE(jb2.ok());
   EXPECT_FALSE(jb2->restored());
@@ -449,9 +513,7 @@ TEST_F(MembershipTest, RecoveryEndsWithRecoveryCompleteAndRevokesOrphans) {
   options.lease = absl::Seconds(10);
   Restart(options);
   // A node restores its identity and a grant into an LMR nobody restores.
-  lite::v1::JoinRequest ra = JoinRequestFor("alpha", 1);
-  ra.mutable_restore()->set_node_id(4);
-  ra.mutable_restore()->set_incarnation(2);
+  lite::v1::JoinRequest ra = RestoreRequestFor("alpha", 1, 4, 2);
   ASSERT_TRUE(state_->Join(ra).ok());
   TestNode a{4, 2, "alpha", nullptr};
   lite::v1::RestoreGrantRequest restore;
@@ -474,9 +536,7 @@ TEST_F(MembershipTest, RecoveryEndsWithRecoveryCompleteAndRevokesOrphans) {
   absl::StatusOr<OpenedSession> opened = state_->OpenSession(Hb(4, 2));
   ASSERT_TRUE(opened.ok());
   // A second node asks for the compact RecoveryComplete.
-  lite::v1::JoinRequest rb = JoinRequestFor("beta", 2);
-  rb.mutable_restore()->set_node_id(5);
-  rb.mutable_restore()->set_incarnation(1);
+  lite::v1::JoinRequest rb = RestoreRequestFor("beta", 2, 5, 1);
   ASSERT_TRUE(state_->Join(rb).ok());
   lite::v1::Heartbeat compact_hb = Hb(5, 1);
   compact_hb.set_accept_compact_recovery_complete(true);
@@ -595,8 +655,13 @@ TEST_F(ManagerTest, NoLeaseRunsOutDuringRecovery) {
   options.recovery_window = absl::Seconds(5);
   Restart(options);
   // A reconnect storm: joined, but the manager never got a heartbeat.
-  const lite::v1::JoinResponse a = JoinOnly("alpha", 1);
-  TestNode b = JoinAndOpen("beta", 2);
+  absl::StatusOr<lite::v1::JoinResponse> a =
+      state_->Join(RestoreRequestFor("alpha", 1, 1, 1));
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(state_->Join(RestoreRequestFor("beta", 2, 2, 1)).ok());
+  absl::StatusOr<OpenedSession> opened = state_->OpenSession(Hb(2, 1));
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  TestNode b{2, 1, "beta", opened->outbox};
   clock_.Advance(absl::Seconds(5));
   state_->Tick();  // Recovery ends; leases still have one lease to go.
   EXPECT_FALSE(state_->recovering());

@@ -348,9 +348,8 @@ TEST_F(ReleaseTest, AfterARestartReleasingLmrsWaitForTheirRevokingGrants) {
   options.free_fence_timeout = absl::Seconds(10);
   Restart(options);
   for (TestNode* n : {&a_, &b_, &c_}) {
-    lite::v1::JoinRequest rejoin = JoinRequestFor(n->name, n->id);
-    rejoin.mutable_restore()->set_node_id(n->id);
-    rejoin.mutable_restore()->set_incarnation(n->incarnation);
+    lite::v1::JoinRequest rejoin =
+        RestoreRequestFor(n->name, n->id, n->id, n->incarnation);
     ASSERT_TRUE(state_->Join(rejoin)->restored());
   }
   // b still drains g1: restored as revoking before the LMR is back.

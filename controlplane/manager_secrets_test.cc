@@ -224,7 +224,6 @@ TEST_F(SecretsTest, NoListingWatchOrSharedEncodingCarriesASecret) {
 
 TEST_F(SecretsTest, ARestartWithTheSameKeyHandsOutTheSameSecrets) {
   ManagerOptions options = TestOptions();
-  options.recovery_window = absl::Seconds(5);
   options.pair_key = std::string(32, 'k');
   options.pair_key[0] = 'K';
   Restart(options);
@@ -233,16 +232,23 @@ TEST_F(SecretsTest, ARestartWithTheSameKeyHandsOutTheSameSecrets) {
   Receive(a);
   Receive(b);
   const std::string before = SecretOf(a, b);
+  EXPECT_EQ(a.join.identity_token().size(), PairSecrets::kTokenBytes);
+  options.recovery_window = absl::Seconds(5);
 
   // The agents restore their identities on a restarted manager (empty store,
-  // the same --pair_key_file): alpha first, then beta, whose Join lists
-  // alpha with the same secret; alpha gets it again with beta's MemberJoined.
-  auto restore = [&](const TestNode& n, int address) {
+  // the same --pair_key_file), each with the token its Join gave it: alpha
+  // first, then beta, whose Join lists alpha with the same secret; alpha
+  // gets it again with beta's MemberJoined.
+  auto rejoin = [&](const TestNode& n, int address) {
     lite::v1::JoinRequest request = JoinRequestFor(n.name, address);
     request.mutable_restore()->set_node_id(n.id);
     request.mutable_restore()->set_incarnation(n.incarnation);
-    absl::StatusOr<lite::v1::JoinResponse> joined = state_->Join(request);
-    EXPECT_TRUE(joined.ok() && joined->restored());
+    request.mutable_restore()->set_token(n.join.identity_token());
+    return state_->Join(request);
+  };
+  auto restore = [&](const TestNode& n, int address) {
+    absl::StatusOr<lite::v1::JoinResponse> joined = rejoin(n, address);
+    EXPECT_TRUE(joined.ok() && joined->restored()) << joined.status();
     return joined.ok() ? *joined : lite::v1::JoinResponse();
   };
   Restart(options);
@@ -261,14 +267,132 @@ TEST_F(SecretsTest, ARestartWithTheSameKeyHandsOutTheSameSecrets) {
   restore(a, 1);
   EXPECT_EQ(restore(b, 2).peer_secrets(0).secret(), before);
 
-  // Without either, a restarted manager draws a new key: new secrets, which
-  // the agents install in place of the old ones.
+  // Without either (no --pair_key_file), a restarted manager draws a new
+  // key: the tokens no longer verify, so no identity is restored. During
+  // recovery the nodes wait; then they join as new nodes, with new ids
+  // and new secrets (the agents replace their peers).
   Restart(without_key);
-  restore(a, 1);
-  const lite::v1::JoinResponse fresh = restore(b, 2);
-  ASSERT_EQ(fresh.peer_secrets_size(), 1);
-  EXPECT_EQ(fresh.peer_secrets(0).secret().size(), 32u);
-  EXPECT_NE(fresh.peer_secrets(0).secret(), before);
+  EXPECT_EQ(rejoin(a, 1).status().code(), absl::StatusCode::kUnavailable);
+  clock_.Advance(absl::Seconds(5));
+  state_->Tick();
+  absl::StatusOr<lite::v1::JoinResponse> fa = rejoin(a, 1);
+  absl::StatusOr<lite::v1::JoinResponse> fb = rejoin(b, 2);
+  ASSERT_TRUE(fa.ok() && fb.ok()) << fa.status() << fb.status();
+  EXPECT_FALSE(fa->restored());
+  EXPECT_FALSE(fb->restored());
+  EXPECT_EQ(fa->incarnation(), 1u);
+  ASSERT_EQ(fb->peer_secrets_size(), 1);
+  EXPECT_EQ(fb->peer_secrets(0).secret().size(), 32u);
+  EXPECT_NE(fb->peer_secrets(0).secret(), before);
+}
+
+// Review cp H1, as the attacker: after a manager restart, the node
+// certificate "beta" asks for alpha's identity. It never gets alpha's id,
+// incarnation or any secret of alpha's pairs; alpha itself gets them back
+// with its token.
+TEST_F(SecretsTest, ARestoreIsAdoptedOnlyWithTheTokenOfItsName) {
+  JoinAndOpen("alpha", 1);
+  // Incarnation 2: its token is what an older incarnation would carry.
+  const TestNode a = JoinAndOpen("alpha", 1);
+  TestNode b = JoinAndOpen("beta", 2);
+  TestNode c = JoinAndOpen("gamma", 3);
+  const std::string a_with_c = state_->pair_secrets().Derive(
+      {a.id, a.incarnation}, {c.id, c.incarnation});
+  ManagerOptions options = TestOptions();
+  options.recovery_window = absl::Seconds(5);
+  Restart(options);
+
+  auto join = [&](const std::string& name, int address, uint32_t id,
+                  uint64_t incarnation, const std::string& token) {
+    lite::v1::JoinRequest request = JoinRequestFor(name, address);
+    request.mutable_restore()->set_node_id(id);
+    request.mutable_restore()->set_incarnation(incarnation);
+    request.mutable_restore()->set_token(token);
+    return state_->Join(request);
+  };
+  // gamma restores with its own token: adopted as-is.
+  absl::StatusOr<lite::v1::JoinResponse> jc =
+      join("gamma", 3, c.id, c.incarnation, c.join.identity_token());
+  ASSERT_TRUE(jc.ok()) << jc.status();
+  EXPECT_TRUE(jc->restored());
+  // beta asks for alpha's id and incarnation: with no token, with alpha's
+  // token (stolen), with its own token. And alpha's own token for an older
+  // incarnation. None is adopted; while recovery lasts, none joins at all
+  // (a new name could otherwise take an id a node has yet to restore).
+  struct Attempt {
+    std::string what, name;
+    uint64_t incarnation;
+    std::string token;
+  };
+  const std::vector<Attempt> attempts = {
+      {"no token", "beta", a.incarnation, ""},
+      {"alpha's token", "beta", a.incarnation, a.join.identity_token()},
+      {"beta's token", "beta", a.incarnation, b.join.identity_token()},
+      {"a random token", "beta", a.incarnation, std::string(32, 'x')},
+      {"alpha, older incarnation", "alpha", a.incarnation - 1,
+       a.join.identity_token()},
+  };
+  for (const Attempt& at : attempts) {
+    absl::StatusOr<lite::v1::JoinResponse> j = join(
+        at.name, at.name == "beta" ? 2 : 1, a.id, at.incarnation, at.token);
+    EXPECT_EQ(j.status().code(), absl::StatusCode::kUnavailable)
+        << at.what << ": " << j.status();
+    EXPECT_TRUE(absl::StrContains(j.status().message(), "restore was refused"))
+        << at.what << ": " << j.status();
+  }
+  clock_.Advance(absl::Seconds(5));
+  state_->Tick();
+  ASSERT_FALSE(state_->recovering());
+  for (size_t i = 0; i < 4; ++i) {
+    absl::StatusOr<lite::v1::JoinResponse> j =
+        join("beta", 2, a.id, a.incarnation, attempts[i].token);
+    ASSERT_TRUE(j.ok()) << attempts[i].what << ": " << j.status();
+    EXPECT_FALSE(j->restored()) << attempts[i].what;
+    EXPECT_NE(j->node_id(), a.id) << attempts[i].what;
+    EXPECT_FALSE(absl::StrContains(j->SerializeAsString(), a_with_c))
+        << attempts[i].what;
+    for (const lite::v1::PeerSecret& s : j->peer_secrets()) {
+      EXPECT_EQ(s.secret(),
+                state_->pair_secrets().Derive({j->node_id(), j->incarnation()},
+                                              {s.node_id(), s.incarnation()}));
+    }
+  }
+  // alpha comes back with its token: its id and incarnation, and the same
+  // secret with gamma as before the restart.
+  absl::StatusOr<lite::v1::JoinResponse> ja =
+      join("alpha", 1, a.id, a.incarnation, a.join.identity_token());
+  ASSERT_TRUE(ja.ok()) << ja.status();
+  EXPECT_TRUE(ja->restored());
+  EXPECT_EQ(ja->node_id(), a.id);
+  EXPECT_EQ(ja->incarnation(), a.incarnation);
+  EXPECT_TRUE(absl::StrContains(ja->SerializeAsString(), a_with_c));
+}
+
+// Review cp H1: restore.node_id 0xFFFFFFFF set the id counter to 0, and no
+// new name could join. Without a token it is not adopted; with a valid one
+// (a leaked key) it is still refused, far above every id issued.
+TEST_F(SecretsTest, ARestoreNeverUsesUpTheNodeIds) {
+  JoinAndOpen("alpha", 1);
+  for (const bool with_token : {false, true}) {
+    const std::string name = with_token ? "minted" : "fresh";
+    lite::v1::JoinRequest request =
+        with_token ? RestoreRequestFor(name, 7, 0xFFFFFFFF, 1)
+                   : JoinRequestFor(name, 8);
+    request.mutable_restore()->set_node_id(0xFFFFFFFF);
+    request.mutable_restore()->set_incarnation(1);
+    absl::StatusOr<lite::v1::JoinResponse> j = state_->Join(request);
+    ASSERT_TRUE(j.ok()) << j.status();
+    EXPECT_FALSE(j->restored());
+    EXPECT_LT(j->node_id(), 10u);
+    lite::v1::LeaveRequest leave;
+    leave.mutable_caller()->set_node_id(j->node_id());
+    leave.mutable_caller()->set_incarnation(j->incarnation());
+    ASSERT_TRUE(state_->Leave(leave).ok());
+  }
+  // New names still join.
+  const lite::v1::JoinResponse d = JoinOnly("delta", 4);
+  EXPECT_NE(d.node_id(), 0u);
+  EXPECT_LT(d.node_id(), 10u);
 }
 
 TEST_F(SecretsTest, FailedAndLeftNodesAreNotListed) {

@@ -18,10 +18,38 @@
 
 namespace lite::controlplane {
 
+namespace {
+
+// How far above the highest node id issued a restored identity's id may
+// be: every id of a restarted cluster comes back, in any order, while
+// the first ones raise the highest (RestoreRefusalLocked).
+constexpr uint64_t kRestoreIdMargin = 65536;
+
+// ActingAs's name for this thread; null when none.
+thread_local const std::string* acting_as = nullptr;
+
+}  // namespace
+
 using lite::v1::Event;
 using lite::v1::FailureCause;
 using lite::v1::ManagerMessage;
 using lite::v1::Member;
+
+ManagerState::ActingAs::ActingAs(const std::string& certificate_name)
+    : previous_(acting_as) {
+  acting_as = &certificate_name;
+}
+
+ManagerState::ActingAs::~ActingAs() { acting_as = previous_; }
+
+absl::Status ManagerState::CheckActingForLocked(const Member& node) {
+  if (acting_as == nullptr || node.node_name() == *acting_as) {
+    return absl::OkStatus();
+  }
+  return absl::PermissionDeniedError(absl::StrCat(
+      "certificate '", text::EscapeForTerminal(*acting_as),
+      "' may act only for its own node, not for node ", node.node_id()));
+}
 
 ManagerState::Locked::Locked(ManagerState* state) : state_(state) {
   state_->mu_.Lock();
@@ -105,6 +133,7 @@ absl::StatusOr<ManagerState::Live*> ManagerState::CheckCallerLocked(
         " is not a member of this cluster; Join "
         "first (a restarted manager forgets nodes until they join again)"));
   }
+  LITE_RETURN_IF_ERROR(CheckActingForLocked(*node));
   auto it = live_.find(caller.node_id());
   const uint64_t live_incarnation =
       it == live_.end() ? 0 : it->second.member.incarnation();
@@ -356,12 +385,21 @@ absl::StatusOr<std::string> ManagerState::JoinWire(
     }
   }
 
+  // Checked with the cluster key alone, before the lock: whatever Store the
+  // manager runs on, and whether or not it remembers the name.
+  const bool token_verified =
+      restore &&
+      pair_secrets_->VerifyIdentityToken(
+          request.node_name(),
+          PairEnd{request.restore().node_id(), request.restore().incarnation()},
+          request.restore().token());
+
   std::vector<PairEnd> peers;
   PairEnd self;
   absl::StatusOr<std::string> wire;
   {
     Locked lock(this);
-    wire = AdmitLocked(request, address, &peers, &self);
+    wire = AdmitLocked(request, address, token_verified, &peers, &self);
   }
   if (!wire.ok()) return wire.status();
   // The secrets of this node's pairs with the members listed, derived
@@ -376,9 +414,59 @@ absl::StatusOr<std::string> ManagerState::JoinWire(
   return wire;
 }
 
+std::string ManagerState::RestoreRefusalLocked(
+    const lite::v1::JoinRequest& request, bool token_verified) const {
+  const lite::v1::NodeIdentity& restore = request.restore();
+  if (!token_verified) {
+    // Another name's identity, another incarnation (the token covers it,
+    // so an older one is refused too), or a token from a manager with
+    // another cluster key (no --pair_key_file: a new key at each start).
+    return restore.token().empty()
+               ? "it carries no identity token"
+               : "its identity token is not this manager's for this name, "
+                 "node id and incarnation";
+  }
+  // A token is proof enough; the bound keeps even a valid one (a leaked
+  // key) from using up the id space.
+  const uint64_t highest = store_->HighestNodeId();
+  if (restore.node_id() > highest + kRestoreIdMargin) {
+    return absl::StrCat("node id ", restore.node_id(), " is more than ",
+                        kRestoreIdMargin, " above the highest id issued (",
+                        highest, ")");
+  }
+  std::optional<Member> holder = store_->GetNode(restore.node_id());
+  if (holder.has_value()) {
+    return absl::StrCat("node id ", restore.node_id(), " is held by ",
+                        NodeLabel(*holder));
+  }
+  return "";
+}
+
+absl::Status ManagerState::CheckAddressLocked(
+    const std::string& address, std::optional<uint32_t> known_id) const {
+  // Pinned: an address recorded for a name stays that name's while its
+  // record is kept, alive or departed, so that no node can take a down
+  // node's address and keep it from rejoining (review cp L8). The name
+  // itself may move to another address, which frees the old one.
+  const std::optional<uint32_t> holder = store_->FindNodeIdByAddress(address);
+  if (!holder.has_value() || holder == known_id) return absl::OkStatus();
+  const Member node = *store_->GetNode(*holder);
+  if (live_.contains(*holder)) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("rdma_address ", address, " is already used by live ",
+                     NodeLabel(node), "; give this node its own address"));
+  }
+  return absl::AlreadyExistsError(absl::StrCat(
+      "rdma_address ", address, " is ", NodeLabel(node), "'s (",
+      NodeStateName(node.state()),
+      "), which keeps it until it joins from another address or its record "
+      "is forgotten (the oldest departed records go past "
+      "--max_departed_records); give this node its own address"));
+}
+
 absl::StatusOr<std::string> ManagerState::AdmitLocked(
     const lite::v1::JoinRequest& request, const std::string& address,
-    std::vector<PairEnd>* peers, PairEnd* self) {
+    bool token_verified, std::vector<PairEnd>* peers, PairEnd* self) {
   const bool restore = request.has_restore();
   LITE_RETURN_IF_ERROR(CheckRunningLocked());
   const absl::Time now = clock_->Now();
@@ -386,15 +474,7 @@ absl::StatusOr<std::string> ManagerState::AdmitLocked(
       store_->FindNodeId(request.node_name());
   if (!known_id.has_value()) LITE_RETURN_IF_ERROR(CheckNodeRoomLocked());
   LITE_RETURN_IF_ERROR(CountJoinLocked(request.node_name(), now));
-
-  auto owner = address_owner_.find(address);
-  if (owner != address_owner_.end() &&
-      (!known_id.has_value() || owner->second != *known_id)) {
-    return absl::AlreadyExistsError(
-        absl::StrCat("rdma_address ", address, " is already used by live ",
-                     NodeLabel(live_.at(owner->second).member),
-                     "; give this node its own address"));
-  }
+  LITE_RETURN_IF_ERROR(CheckAddressLocked(address, known_id));
 
   Member member;
   bool restored = false;
@@ -415,12 +495,34 @@ absl::StatusOr<std::string> ManagerState::AdmitLocked(
           *known_id, /*left=*/false, lite::v1::FAILURE_CAUSE_SUPERSEDED,
           absl::StrCat("the node joined again as incarnation ", floor + 1));
     }
-  } else if (restore &&
-             !store_->GetNode(request.restore().node_id()).has_value()) {
+  } else if (const std::string refusal =
+                 restore ? RestoreRefusalLocked(request, token_verified) : "";
+             restore && refusal.empty()) {
     member.set_node_id(request.restore().node_id());
     member.set_incarnation(request.restore().incarnation());
     restored = true;
   } else {
+    if (recovering_) {
+      // Ids are counted from 1 again after a restart: a new name admitted
+      // now could be given the id of a node that has not restored yet, and
+      // then re-register that node's LMR ids as its own (review cp H1).
+      return absl::UnavailableError(absl::StrCat(
+          "litemgr restarted and keeps node ids for the nodes it had for ",
+          absl::ToInt64Milliseconds(recovery_end_ - now),
+          " ms more (--recovery_window); a node joins as new only after "
+          "that",
+          restore ? absl::StrCat(" (its restore was refused: ", refusal, ")")
+                  : std::string()));
+    }
+    if (restore) {
+      // Joining as new is safe: a fresh id, and pair secrets for it only.
+      LITE_LOG_WARNING(
+          "node '%s' asked to restore node %d incarnation %d, refused (%s); "
+          "it joins as a new node",
+          text::EscapeForTerminal(request.node_name()),
+          request.restore().node_id(), request.restore().incarnation(),
+          refusal);
+    }
     const uint32_t node_id = store_->NextNodeId();
     if (node_id == 0) {
       return absl::ResourceExhaustedError(
@@ -465,6 +567,8 @@ absl::StatusOr<std::string> ManagerState::AdmitLocked(
   response.set_node_id(member.node_id());
   response.set_incarnation(member.incarnation());
   response.set_restored(restored);
+  response.set_identity_token(pair_secrets_->IdentityToken(
+      member.node_name(), PairEnd{member.node_id(), member.incarnation()}));
   response.set_event_sequence(store_->LastEventSequence());
   response.set_lease_duration_ms(absl::ToInt64Milliseconds(options_.lease));
   response.set_heartbeat_interval_ms(
@@ -613,6 +717,7 @@ absl::StatusOr<OpenedSession> ManagerState::OpenSession(
         " is not a member of this cluster; Join first (a restarted manager "
         "forgets nodes until they join again)"));
   }
+  LITE_RETURN_IF_ERROR(CheckActingForLocked(*node));
   auto it = live_.find(first.node_id());
   const uint64_t live_incarnation =
       it == live_.end() ? 0 : it->second.member.incarnation();

@@ -259,6 +259,25 @@ class ManagerState {
   // it has no record. Read-only, for the gRPC layer's check that a node
   // certificate acts only for its own node.
   std::optional<uint32_t> NodeIdOf(const std::string& node_name) const;
+
+  // The node certificate a gRPC handler acts for, set around its calls into
+  // the state machine (service.cc): every check of a NodeCaller, and
+  // OpenSession, then also requires, under the same lock as the change it
+  // guards, that the node id is that name's; PERMISSION_DENIED otherwise
+  // (review cp L4: a check under a lock of its own would pass for an id
+  // that changes hands before the change). The state machine's calls run on
+  // the handler's thread, so the name is kept per thread. Not set (tests,
+  // --insecure): nothing more is checked.
+  class ActingAs {
+   public:
+    explicit ActingAs(const std::string& certificate_name);
+    ~ActingAs();
+    ActingAs(const ActingAs&) = delete;
+    ActingAs& operator=(const ActingAs&) = delete;
+
+   private:
+    const std::string* const previous_;
+  };
   // Derives the pair secrets handed to the nodes (JoinWire, and the
   // sessions through SessionRecipient). Thread-safe; lives as long as this.
   const PairSecrets& pair_secrets() const { return *pair_secrets_; }
@@ -344,11 +363,27 @@ class ManagerState {
   // JoinWire's part under the lock: admits the node and returns the
   // response without its pair secrets, and in `peers` the other members it
   // lists, whose secrets JoinWire derives after the lock is released.
+  // `token_verified`: request.restore carries the identity token of its
+  // name, id and incarnation (checked by JoinWire with the cluster key).
   absl::StatusOr<std::string> AdmitLocked(const lite::v1::JoinRequest& request,
                                           const std::string& address,
+                                          bool token_verified,
                                           std::vector<PairEnd>* peers,
                                           PairEnd* self)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Why request.restore may not be adopted for a name this manager does not
+  // know (empty: it may): review cp H1.
+  std::string RestoreRefusalLocked(const lite::v1::JoinRequest& request,
+                                   bool token_verified) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // PERMISSION_DENIED when the calling thread acts for a certificate
+  // (ActingAs) that is not `node`'s name.
+  static absl::Status CheckActingForLocked(const lite::v1::Member& node);
+  // ALREADY_EXISTS when another name's record (live or departed) holds
+  // `address` (review cp L8).
+  absl::Status CheckAddressLocked(const std::string& address,
+                                  std::optional<uint32_t> known_id) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
   // Validation of the calling node; INVALID_ARGUMENT checks are separate so
   // that every field error is reported before any state error.

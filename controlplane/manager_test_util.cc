@@ -34,6 +34,7 @@ ManagerOptions ManagerTest::TestOptions() {
   options.recovery_window = absl::ZeroDuration();
   options.request_timeout = absl::Seconds(5);
   options.session_queue_limit = 1000;
+  options.pair_key = "test cluster key, 32 bytes long.";
   return options;
 }
 
@@ -49,6 +50,17 @@ lite::v1::JoinRequest ManagerTest::JoinRequestFor(const std::string& name,
   lite::v1::JoinRequest request;
   request.set_node_name(name);
   request.set_rdma_address(absl::StrCat("10.0.0.", address_index, ":7471"));
+  return request;
+}
+
+lite::v1::JoinRequest ManagerTest::RestoreRequestFor(
+    const std::string& name, int address_index, uint32_t id,
+    uint64_t incarnation) const {
+  lite::v1::JoinRequest request = JoinRequestFor(name, address_index);
+  request.mutable_restore()->set_node_id(id);
+  request.mutable_restore()->set_incarnation(incarnation);
+  request.mutable_restore()->set_token(
+      state_->pair_secrets().IdentityToken(name, PairEnd{id, incarnation}));
   return request;
 }
 

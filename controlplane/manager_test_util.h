@@ -39,13 +39,20 @@ class ManagerTest : public ::testing::Test {
  protected:
   ManagerTest();
 
-  // Options for tests: 1 s lease, no recovery window (a fresh cluster).
+  // Options for tests: 1 s lease, no recovery window (a fresh cluster),
+  // the same cluster key at every Restart (as with --pair_key_file).
   static ManagerOptions TestOptions();
   // A new manager (a restart: empty store, or `store`) with `options`.
   void Restart(ManagerOptions options, std::unique_ptr<Store> store = nullptr);
 
   lite::v1::JoinRequest JoinRequestFor(const std::string& name,
                                        int address_index) const;
+  // A rejoin with `restore` = (id, incarnation) and the identity token this
+  // manager's cluster key gives them for `name` (what an agent that kept
+  // the token of its Join sends).
+  lite::v1::JoinRequest RestoreRequestFor(const std::string& name,
+                                          int address_index, uint32_t id,
+                                          uint64_t incarnation) const;
   // Joins and opens the session; fails the test on error.
   TestNode JoinAndOpen(const std::string& name, int address_index);
   // Joins without opening a session.

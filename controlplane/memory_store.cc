@@ -50,11 +50,31 @@ std::optional<uint32_t> MemoryStore::FindNodeId(absl::string_view name) const {
   return it->second;
 }
 
+std::optional<uint32_t> MemoryStore::FindNodeIdByAddress(
+    absl::string_view address) const {
+  auto it = node_ids_by_address_.find(address);
+  if (it == node_ids_by_address_.end()) return std::nullopt;
+  return it->second;
+}
+
+void MemoryStore::UnindexAddress(const std::string& address, uint32_t node_id) {
+  auto it = node_ids_by_address_.find(address);
+  if (it != node_ids_by_address_.end() && it->second == node_id) {
+    node_ids_by_address_.erase(it);
+  }
+}
+
 void MemoryStore::PutNode(const lite::v1::Member& node) {
   auto it = nodes_.find(node.node_id());
-  if (it != nodes_.end()) UncountState(it->second.state());
+  if (it != nodes_.end()) {
+    UncountState(it->second.state());
+    UnindexAddress(it->second.rdma_address(), node.node_id());
+  }
   nodes_[node.node_id()] = node;
   node_ids_by_name_[node.node_name()] = node.node_id();
+  if (!node.rdma_address().empty()) {
+    node_ids_by_address_[node.rdma_address()] = node.node_id();
+  }
   ++nodes_by_state_[node.state()];
 }
 
@@ -62,6 +82,7 @@ void MemoryStore::DeleteNode(uint32_t node_id) {
   auto it = nodes_.find(node_id);
   if (it == nodes_.end()) return;
   node_ids_by_name_.erase(it->second.node_name());
+  UnindexAddress(it->second.rdma_address(), node_id);
   UncountState(it->second.state());
   nodes_.erase(it);
 }
@@ -315,13 +336,18 @@ uint32_t MemoryStore::NextNodeId() {
     ++next_node_id_;  // Wraps to 0 after kMax32: the space is used up.
   }
   if (next_node_id_ == 0) return 0;
+  highest_node_id_ = std::max(highest_node_id_, next_node_id_);
   return next_node_id_++;
 }
 
 void MemoryStore::RaiseNodeId(uint32_t used_id) {
-  if (used_id == kMax32) {
-    next_node_id_ = 0;
-  } else if (next_node_id_ != 0 && used_id >= next_node_id_) {
+  highest_node_id_ = std::max(highest_node_id_, used_id);
+  // The counter never wraps to 0 (which means "every id is taken") because
+  // of one id in use: NextNodeId skips ids in use on its own, so the last
+  // one is left to it (review cp H1: restore id 0xFFFFFFFF stopped every
+  // new name from joining).
+  if (used_id == kMax32) return;
+  if (next_node_id_ != 0 && used_id >= next_node_id_) {
     next_node_id_ = used_id + 1;
   }
 }

@@ -23,6 +23,8 @@ class MemoryStore final : public Store {
 
   std::optional<lite::v1::Member> GetNode(uint32_t node_id) const override;
   std::optional<uint32_t> FindNodeId(absl::string_view name) const override;
+  std::optional<uint32_t> FindNodeIdByAddress(
+      absl::string_view address) const override;
   void PutNode(const lite::v1::Member& node) override;
   std::vector<lite::v1::Member> ListNodes(uint32_t after_id,
                                           int limit) const override;
@@ -62,6 +64,7 @@ class MemoryStore final : public Store {
 
   uint32_t NextNodeId() override;
   void RaiseNodeId(uint32_t used_id) override;
+  uint32_t HighestNodeId() const override { return highest_node_id_; }
   uint32_t NextLmrSeq(uint32_t home_node_id) override;
   void RaiseLmrSeq(uint32_t home_node_id, uint32_t used_seq) override;
   uint32_t NextGrantSeq(uint32_t holder_node_id) override;
@@ -80,12 +83,14 @@ class MemoryStore final : public Store {
   void CountUsage(const lite::v1::Lmr& lmr, int sign);
   void UncountState(lite::v1::NodeState state);
   void UnindexName(const std::string& name, uint64_t lmr_id);
+  void UnindexAddress(const std::string& address, uint32_t node_id);
 
   // Ordered maps: listings page by id.
   std::map<uint32_t, lite::v1::Member> nodes_;
   // state -> records in it (no zero entries).
   absl::flat_hash_map<int, size_t> nodes_by_state_;
   absl::flat_hash_map<std::string, uint32_t> node_ids_by_name_;
+  absl::flat_hash_map<std::string, uint32_t> node_ids_by_address_;
   std::map<uint64_t, lite::v1::Lmr> lmrs_;
   uint64_t lmr_bytes_ = 0;
   absl::flat_hash_map<std::string, uint64_t> lmr_ids_by_name_;
@@ -103,6 +108,7 @@ class MemoryStore final : public Store {
 
   // The next id to try; NextNodeId skips ids in use (restored ones).
   uint32_t next_node_id_ = 1;
+  uint32_t highest_node_id_ = 0;
   absl::flat_hash_map<uint32_t, uint32_t> last_lmr_seq_;
   absl::flat_hash_map<uint32_t, uint32_t> last_grant_seq_;
   uint64_t event_sequence_ = 0;

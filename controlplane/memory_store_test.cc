@@ -32,8 +32,30 @@ TEST(MemoryStoreTest, NodeIdsSkipRestoredIds) {
   EXPECT_EQ(store.NextNodeId(), 6u);
   EXPECT_EQ(*store.FindNodeId("restored"), 3u);
   EXPECT_FALSE(store.Empty());
+  EXPECT_EQ(store.HighestNodeId(), 6u);
+  // The last id in use does not wrap the counter to 0, "every id taken"
+  // (review cp H1): new names still get ids.
+  store.PutNode(Node(0xFFFFFFFF, "last"));
   store.RaiseNodeId(0xFFFFFFFF);
-  EXPECT_EQ(store.NextNodeId(), 0u);  // Used up.
+  EXPECT_EQ(store.HighestNodeId(), 0xFFFFFFFFu);
+  EXPECT_EQ(store.NextNodeId(), 7u);
+}
+
+TEST(MemoryStoreTest, AddressesIndexEveryRecordUntilForgotten) {
+  MemoryStore store;
+  lite::v1::Member a = Node(1, "a");
+  a.set_rdma_address("10.0.0.1:7471");
+  store.PutNode(a);
+  EXPECT_EQ(store.FindNodeIdByAddress("10.0.0.1:7471"), 1u);
+  a.set_state(lite::v1::NODE_STATE_FAILED);  // Departed: still its own.
+  store.PutNode(a);
+  EXPECT_EQ(store.FindNodeIdByAddress("10.0.0.1:7471"), 1u);
+  a.set_rdma_address("10.0.0.9:7471");  // Moved: the old one is free.
+  store.PutNode(a);
+  EXPECT_FALSE(store.FindNodeIdByAddress("10.0.0.1:7471").has_value());
+  EXPECT_EQ(store.FindNodeIdByAddress("10.0.0.9:7471"), 1u);
+  store.DeleteNode(1);
+  EXPECT_FALSE(store.FindNodeIdByAddress("10.0.0.9:7471").has_value());
 }
 
 TEST(MemoryStoreTest, LmrIndexesFollowReplaceAndDelete) {

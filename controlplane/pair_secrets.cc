@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
@@ -25,6 +26,10 @@ namespace lite::controlplane {
 namespace {
 
 constexpr absl::string_view kLabel = "lite-pair-v1";
+// Identity tokens (IdentityToken): another label, so that no token is ever
+// a pair secret or the other way round.
+constexpr absl::string_view kIdLabel = "lite-id-v1";
+constexpr size_t kMaxTokenNameBytes = 255;
 // Read at most this much of a key file: a key is 65 bytes at most.
 constexpr size_t kMaxKeyFileBytes = 4096;
 
@@ -100,8 +105,40 @@ std::string PairSecrets::Derive(PairEnd a, PairEnd b) const {
   unsigned char message[kLabel.size() + 2 * kEndBytes];
   std::memcpy(message, kLabel.data(), kLabel.size());
   PutEnd(PutEnd(message + kLabel.size(), a), b);
-  std::string secret(kSecretBytes, '\0');
-  size_t length = 0;
+  return Mac(message, sizeof(message));
+}
+
+std::string PairSecrets::IdentityToken(absl::string_view name,
+                                       PairEnd end) const {
+  // The name's length first, so that no other (name, end) has this message;
+  // names are at most 64 bytes (names::ValidateNodeName), the cap is only a
+  // guard for a caller that did not validate.
+  const size_t length = std::min<size_t>(name.size(), kMaxTokenNameBytes);
+  unsigned char message[kIdLabel.size() + 1 + kMaxTokenNameBytes + kEndBytes];
+  unsigned char* out = message;
+  std::memcpy(out, kIdLabel.data(), kIdLabel.size());
+  out += kIdLabel.size();
+  *out++ = static_cast<unsigned char>(length);
+  std::memcpy(out, name.data(), length);
+  out = PutEnd(out + length, end);
+  return Mac(message, static_cast<size_t>(out - message));
+}
+
+bool PairSecrets::VerifyIdentityToken(absl::string_view name, PairEnd end,
+                                      absl::string_view token) const {
+  if (token.size() != kTokenBytes || name.empty() ||
+      name.size() > kMaxTokenNameBytes) {
+    return false;
+  }
+  const std::string expected = IdentityToken(name, end);
+  // Constant time: a mismatch must not say how much of the token was right.
+  return CRYPTO_memcmp(expected.data(), token.data(), kTokenBytes) == 0;
+}
+
+std::string PairSecrets::Mac(const unsigned char* message,
+                             size_t length) const {
+  std::string mac(kSecretBytes, '\0');
+  size_t written = 0;
   ThreadContext& mine = thread_context;
   if (mine.instance != instance_ || mine.ctx == nullptr) {
     EVP_MAC_CTX* copy;
@@ -118,18 +155,18 @@ std::string PairSecrets::Derive(PairEnd a, PairEnd b) const {
   // memory exhaustion, which the process does not survive anyway.
   const bool ok =
       ctx != nullptr && EVP_MAC_init(ctx, nullptr, 0, nullptr) == 1 &&
-      EVP_MAC_update(ctx, message, sizeof(message)) == 1 &&
-      EVP_MAC_final(ctx, reinterpret_cast<unsigned char*>(secret.data()),
-                    &length, secret.size()) == 1 &&
-      length == kSecretBytes;
+      EVP_MAC_update(ctx, message, length) == 1 &&
+      EVP_MAC_final(ctx, reinterpret_cast<unsigned char*>(mac.data()), &written,
+                    mac.size()) == 1 &&
+      written == kSecretBytes;
   if (!ok) {
-    // Never hand out a secret that is not one: a peer without a secret is
-    // refused by lite.ko, a predictable one would be accepted.
+    // Never hand out a secret or token that is not one: a peer without a
+    // secret is refused by lite.ko, a predictable one would be accepted.
     std::fprintf(stderr, "litemgr: HMAC-SHA256 failed: %s\n",
                  OpenSslError().c_str());
     std::abort();
   }
-  return secret;
+  return mac;
 }
 
 absl::StatusOr<std::string> PairSecrets::RandomKey() {

@@ -51,6 +51,21 @@ class PairSecrets {
   // Thread-safe.
   std::string Derive(PairEnd a, PairEnd b) const;
 
+  // The identity token of node `name` as `end` (JoinResponse.identity_token):
+  //
+  //   HMAC-SHA256(cluster_key, "lite-id-v1" || len(name) || name || end)
+  //
+  // with `end` encoded as for pair secrets. A restarted manager adopts a
+  // restored identity only when its token verifies for the certificate's
+  // name: nothing but the key is needed to check it, so the check is the
+  // same whatever Store the manager runs on. Thread-safe.
+  static constexpr size_t kTokenBytes = 32;
+  std::string IdentityToken(absl::string_view name, PairEnd end) const;
+  // True when `token` is IdentityToken(name, end); compared in constant
+  // time.
+  bool VerifyIdentityToken(absl::string_view name, PairEnd end,
+                           absl::string_view token) const;
+
   // kKeyBytes from the system's CSPRNG.
   static absl::StatusOr<std::string> RandomKey();
   // INVALID_ARGUMENT unless kKeyBytes long and not one byte repeated (a
@@ -64,6 +79,8 @@ class PairSecrets {
 
  private:
   explicit PairSecrets(evp_mac_ctx_st* keyed);
+  // HMAC-SHA256 of `message` under the cluster key; aborts if it fails.
+  std::string Mac(const unsigned char* message, size_t length) const;
 
   // Keyed once. Each thread derives with its own copy, re-initialized
   // without the key schedule (four times faster than keying anew): a join

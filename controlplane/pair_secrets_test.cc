@@ -102,6 +102,38 @@ TEST(PairSecretsTest, ThreadsAndInstancesEachGetTheirOwn) {
   EXPECT_EQ(again->Derive({1, 1}, {2, 1}), want_other);
 }
 
+// Identity tokens (review cp H1): bound to the name, the id, the
+// incarnation and the key; never a pair secret.
+TEST(PairSecretsTest, IdentityTokensBindNameIdIncarnationAndKey) {
+  const std::string key = "0123456789abcdef0123456789abcdef";
+  std::unique_ptr<PairSecrets> secrets = *PairSecrets::Create(key);
+  const std::string token = secrets->IdentityToken("alpha", {2, 7});
+  ASSERT_EQ(token.size(), PairSecrets::kTokenBytes);
+  EXPECT_TRUE(secrets->VerifyIdentityToken("alpha", {2, 7}, token));
+  EXPECT_FALSE(secrets->VerifyIdentityToken("beta", {2, 7}, token));
+  EXPECT_FALSE(secrets->VerifyIdentityToken("alpha", {3, 7}, token));
+  EXPECT_FALSE(secrets->VerifyIdentityToken("alpha", {2, 6}, token));
+  EXPECT_FALSE(secrets->VerifyIdentityToken("alpha", {2, 8}, token));
+  EXPECT_FALSE(secrets->VerifyIdentityToken("alpha", {2, 7}, ""));
+  EXPECT_FALSE(secrets->VerifyIdentityToken("alpha", {2, 7}, token + "x"));
+  EXPECT_FALSE(secrets->VerifyIdentityToken("", {2, 7}, token));
+  std::string flipped = token;
+  flipped[31] ^= 1;
+  EXPECT_FALSE(secrets->VerifyIdentityToken("alpha", {2, 7}, flipped));
+  // The name's length is in the message: "alpha" || id is not "alph" ||
+  // "a" || id.
+  EXPECT_NE(secrets->IdentityToken("alph", {2, 7}), token);
+  EXPECT_NE(secrets->Derive({2, 7}, {3, 1}), token);
+  std::string other_key = key;
+  other_key[0] = 'X';
+  std::unique_ptr<PairSecrets> other = *PairSecrets::Create(other_key);
+  EXPECT_FALSE(other->VerifyIdentityToken("alpha", {2, 7}, token));
+  // A known answer (Python's hmac over the documented message), so that a
+  // change of the format is noticed.
+  EXPECT_EQ(absl::BytesToHexString(token),
+            "7a39e1691910645de8be3e4e4159593aa28988e7e80a4957051bb539a1a4f31d");
+}
+
 TEST(PairSecretsTest, RandomKeysAreKeysAndDiffer) {
   absl::StatusOr<std::string> a = PairSecrets::RandomKey();
   absl::StatusOr<std::string> b = PairSecrets::RandomKey();

@@ -27,7 +27,9 @@ namespace {
 // The second half of a node's check: a certificate with role node acts only
 // for the node id the manager gave its name. Node id 0 is left to the state
 // machine, which refuses it as INVALID_ARGUMENT (field errors come first)
-// and changes nothing.
+// and changes nothing. This early check answers with the certificate's own
+// node; the binding one is made again under the state machine's lock with
+// the change (ManagerState::ActingAs, set around each call below).
 absl::Status CheckActsFor(const ManagerState& state, const tls::Authz& authz,
                           const std::string& caller, uint32_t node_id) {
   if (authz.insecure() || node_id == 0) return absl::OkStatus();
@@ -67,6 +69,8 @@ grpc::ServerUnaryReactor* NodeRpc(grpc::CallbackServerContext* context,
     return Reply(context, absl::StatusOr<Response>(known), response);
   }
   absl::Status allowed = CheckActsFor(state, authz, caller, node_id);
+  std::optional<ManagerState::ActingAs> acting;
+  if (!authz.insecure()) acting.emplace(caller);
   absl::StatusOr<Response> result =
       allowed.ok() ? call() : absl::StatusOr<Response>(allowed);
   Audit(caller, method, fields, result.status());
@@ -270,6 +274,8 @@ class SessionReactor final
       Fail(allowed);
       return;
     }
+    std::optional<ManagerState::ActingAs> acting;
+    if (!authz_->insecure()) acting.emplace(caller_);
     absl::StatusOr<OpenedSession> opened =
         state_->OpenSession(message.heartbeat());
     if (!opened.ok()) {
@@ -428,6 +434,8 @@ grpc::ServerUnaryReactor* ClusterManagerService::AllocLmr(
   }
   absl::Status started =
       CheckActsFor(*state_, *authz_, caller, request->caller().node_id());
+  std::optional<ManagerState::ActingAs> acting;
+  if (!authz_->insecure()) acting.emplace(caller);
   if (started.ok()) {
     // The reactor and response stay valid until Finish: `done` runs once,
     // and is the one place the outcome is known (the home answers later).
@@ -555,6 +563,8 @@ grpc::ServerUnaryReactor* ClusterManagerService::BindService(
   }
   absl::Status started =
       CheckActsFor(*state_, *authz_, caller, request->caller().node_id());
+  std::optional<ManagerState::ActingAs> acting;
+  if (!authz_->insecure()) acting.emplace(caller);
   if (started.ok()) {
     // As AllocLmr: `done` runs once, when the server node answers.
     started = state_->BindService(

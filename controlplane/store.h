@@ -30,6 +30,11 @@ class Store {
   // Nodes, keyed by node_id; node_name is unique.
   virtual std::optional<lite::v1::Member> GetNode(uint32_t node_id) const = 0;
   virtual std::optional<uint32_t> FindNodeId(absl::string_view name) const = 0;
+  // The node whose record holds rdma_address `address` (live or departed),
+  // if any: a recorded address stays its name's until the record is
+  // forgotten (ManagerState::AdmitLocked, review cp L8).
+  virtual std::optional<uint32_t> FindNodeIdByAddress(
+      absl::string_view address) const = 0;
   // Inserts or replaces. Replacing may not change node_name.
   virtual void PutNode(const lite::v1::Member& node) = 0;
   // Up to `limit` nodes with node_id > after_id, by id.
@@ -89,6 +94,9 @@ class Store {
   // the 32-bit space is used up.
   virtual uint32_t NextNodeId() = 0;
   virtual void RaiseNodeId(uint32_t used_id) = 0;
+  // The highest node id NextNodeId returned or RaiseNodeId was given (0:
+  // none yet): how far a restored identity's id may reach (AdmitLocked).
+  virtual uint32_t HighestNodeId() const = 0;
   // Per-node sequences for the low 32 bits of LMR and grant ids.
   virtual uint32_t NextLmrSeq(uint32_t home_node_id) = 0;
   virtual void RaiseLmrSeq(uint32_t home_node_id, uint32_t used_seq) = 0;

@@ -4,8 +4,10 @@
 // restore the grants they hold; `litectl lmrs` then shows the same LMRs as
 // before, and the grants survive the end of the recovery window.
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <cstdio>
 #include <iostream>
 #include <map>
 
@@ -66,6 +68,19 @@ bool SameRecords(const std::map<uint64_t, T>& a, const std::map<uint64_t, T>& b,
   return true;
 }
 
+// A --pair_key_file: identities are restored only by a manager with the
+// cluster key that signed their tokens.
+std::string KeyFile() {
+  const std::string path = absl::StrCat(ScratchDir(), "/pair.key");
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return "";
+  std::fputs(
+      "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf\n", f);
+  std::fclose(f);
+  chmod(path.c_str(), 0600);
+  return path;
+}
+
 class ManagerRestartTest : public ::testing::Test {
  protected:
   void TearDown() override {
@@ -76,7 +91,8 @@ class ManagerRestartTest : public ::testing::Test {
 
 TEST_F(ManagerRestartTest, AgentsRebuildTheManagersLmrsAndGrants) {
   const Cluster::ManagerConfig config{.lease_ms = 1000,
-                                      .recovery_window_ms = kRecoveryMs};
+                                      .recovery_window_ms = kRecoveryMs,
+                                      .pair_key_file = KeyFile()};
   ASSERT_TRUE(cluster_.StartManager(config).ok());
   ASSERT_TRUE(
       cluster_.StartAgent("n1", 1, {.fake_lmrs = "buf1=64M,shared/log=1G@0644"})
@@ -184,6 +200,113 @@ TEST_F(ManagerRestartTest, AgentsRebuildTheManagersLmrsAndGrants) {
     ASSERT_TRUE(peers.ok());
     EXPECT_EQ(peers->size(), 2u) << name;
   }
+}
+
+// Review cp H1, as the attacker: after a manager restart, the node
+// certificate "evil" asks for n1's id and incarnation (which its session
+// had shown it), and a newly issued certificate asks for node 0xFFFFFFFF.
+// Neither is adopted: evil gets a fresh id and only its own pairs'
+// secrets, n1 gets its identity back with its token, and new names still
+// join.
+TEST_F(ManagerRestartTest, ANodeCertificateCannotTakeAnotherNodesIdentity) {
+  const Cluster::ManagerConfig config{.lease_ms = 1000,
+                                      .recovery_window_ms = kRecoveryMs,
+                                      .pair_key_file = KeyFile()};
+  // In the authz file before the manager reads it.
+  ASSERT_TRUE(cluster_.Certificate("node", "evil").ok());
+  ASSERT_TRUE(cluster_.Certificate("node", "newcomer").ok());
+  ASSERT_TRUE(cluster_.Certificate("node", "later").ok());
+  ASSERT_TRUE(cluster_.StartManager(config).ok());
+  ASSERT_TRUE(cluster_.StartAgent("n1", 1, {.fake_lmrs = "buf1=1M"}).ok());
+  ASSERT_TRUE(cluster_.StartAgent("n2", 2, {}).ok());
+  auto n1 = cluster_.WaitConnected("n1");
+  auto n2 = cluster_.WaitConnected("n2");
+  ASSERT_TRUE(n1.ok() && n2.ok());
+
+  const int port = cluster_.manager_port();
+  cluster_.manager()->Signal(SIGKILL);
+  ASSERT_TRUE(cluster_.manager()->Wait(absl::Seconds(10)).has_value());
+  cluster_.DropManager();
+  ASSERT_TRUE(cluster_.StartManager(config, port).ok());
+
+  auto join = [&](const std::string& name, const std::string& address,
+                  uint32_t id, uint64_t incarnation,
+                  lite::v1::JoinResponse* response) {
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
+    lite::v1::JoinRequest request;
+    request.set_node_name(name);
+    request.set_rdma_address(address);
+    if (id != 0) {
+      request.mutable_restore()->set_node_id(id);
+      request.mutable_restore()->set_incarnation(incarnation);
+    }
+    return cluster_.manager_stub_as(name)->Join(&context, request, response);
+  };
+  // evil tries at once and keeps trying, as fast as it can.
+  lite::v1::JoinResponse evil;
+  grpc::Status last;
+  int refused = 0;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        last = join("evil", "127.0.0.1:17950", n1->node_id(), n1->incarnation(),
+                    &evil);
+        if (last.error_code() == grpc::StatusCode::UNAVAILABLE) ++refused;
+        return last.ok();
+      },
+      absl::Seconds(20), absl::Milliseconds(50)))
+      << last.error_message();
+  EXPECT_GT(refused, 0);  // Held off while n1 could still come back.
+  EXPECT_FALSE(evil.restored());
+  EXPECT_NE(evil.node_id(), n1->node_id());
+  EXPECT_EQ(evil.incarnation(), 1u);
+  for (const lite::v1::PeerSecret& s : evil.peer_secrets()) {
+    EXPECT_NE(s.node_id(), evil.node_id());
+  }
+  // n1 is itself again, id and incarnation; n2 still knows it at its own
+  // address, not evil's.
+  auto back = cluster_.WaitConnected("n1");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->node_id(), n1->node_id());
+  EXPECT_EQ(back->incarnation(), n1->incarnation());
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto peers = cluster_.AgentPeers("n2");
+        if (!peers.ok()) return false;
+        for (const lite::v1::Member& m : *peers) {
+          if (m.node_id() == n1->node_id()) {
+            return m.node_name() == "n1" &&
+                   m.incarnation() == n1->incarnation() &&
+                   m.rdma_address() == "127.0.0.1:17001";
+          }
+        }
+        return false;
+      },
+      absl::Seconds(10)));
+
+  // Node 0xFFFFFFFF: not adopted, and the next new name still gets an id
+  // (each call retried while a loaded host delays its first handshake).
+  auto join_new = [&](const std::string& name, const std::string& address,
+                      uint32_t id, lite::v1::JoinResponse* response) {
+    grpc::Status status;
+    EXPECT_TRUE(Eventually(
+        [&] {
+          status = join(name, address, id, id == 0 ? 0 : 1, response);
+          return status.error_code() != grpc::StatusCode::UNAVAILABLE;
+        },
+        absl::Seconds(20), absl::Milliseconds(100)));
+    return status;
+  };
+  lite::v1::JoinResponse newcomer;
+  grpc::Status s =
+      join_new("newcomer", "127.0.0.1:17951", 0xFFFFFFFF, &newcomer);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_FALSE(newcomer.restored());
+  EXPECT_NE(newcomer.node_id(), 0xFFFFFFFFu);
+  lite::v1::JoinResponse later;
+  s = join_new("later", "127.0.0.1:17952", 0, &later);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_NE(later.node_id(), 0u);
 }
 
 }  // namespace
