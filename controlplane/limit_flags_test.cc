@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "absl/flags/flag.h"
 
 namespace lite::controlplane {
@@ -21,6 +23,15 @@ TEST(LimitFlagsTest, CopiesEveryLimitAndRefusesNonsense) {
   EXPECT_EQ(options.max_joins_per_minute, defaults.max_joins_per_minute);
   EXPECT_EQ(options.watch_history, defaults.watch_history);
   EXPECT_LT(options.watch_history, defaults.session_queue_limit);
+  EXPECT_EQ(options.max_grants_per_lmr, defaults.max_grants_per_lmr);
+  EXPECT_EQ(options.max_lmrs_per_node, defaults.max_lmrs_per_node);
+  EXPECT_EQ(options.max_lmr_chunks_per_node, defaults.max_lmr_chunks_per_node);
+  EXPECT_EQ(options.max_lmr_bytes_per_owner, defaults.max_lmr_bytes_per_owner);
+  EXPECT_EQ(options.max_lmr_bytes_per_owner_per_home,
+            defaults.max_lmr_bytes_per_owner_per_home);
+  EXPECT_EQ(options.max_pending_binds_per_node,
+            defaults.max_pending_binds_per_node);
+  EXPECT_TRUE(CheckBurstLimits(options).ok());
 
   // The minimums themselves are taken.
   absl::SetFlag(&FLAGS_max_nodes, 7);
@@ -48,6 +59,33 @@ TEST(LimitFlagsTest, CopiesEveryLimitAndRefusesNonsense) {
   absl::SetFlag(&FLAGS_max_message_bytes, 100);
   EXPECT_EQ(ApplyLimitFlags(&options).message(),
             "--max_message_bytes=100: must be 1024..2147483647");
+}
+
+// Review cp H2: a configuration in which one operation's burst can overflow
+// an idle session by design does not start.
+TEST(LimitFlagsTest, BurstsThatCouldOverflowASessionAreRefused) {
+  ManagerOptions options;
+  options.session_queue_limit = 16384;
+  EXPECT_TRUE(CheckBurstLimits(options).ok());
+  options.max_grants_per_lmr = 8191;
+  EXPECT_TRUE(CheckBurstLimits(options).ok());
+  options.max_grants_per_lmr = 8192;
+  absl::Status refused = CheckBurstLimits(options);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.message(),
+            "--max_grants_per_lmr=8192 must be below "
+            "--session_queue_limit/2 (8192): a burst of that many messages "
+            "into one idle session would close it and fail its node");
+  options.max_grants_per_lmr = 7;
+  options.session_queue_limit = 16;
+  EXPECT_NE(CheckBurstLimits(options).message().find("--max_lmrs_per_node"),
+            std::string::npos);
+  options.max_lmrs_per_node = 7;
+  EXPECT_NE(
+      CheckBurstLimits(options).message().find("--max_pending_binds_per_node"),
+      std::string::npos);
+  options.max_pending_binds_per_node = 7;
+  EXPECT_TRUE(CheckBurstLimits(options).ok());
 }
 
 }  // namespace
