@@ -95,7 +95,8 @@ TEST_F(ManagerRestartTest, AgentsRebuildTheManagersLmrsAndGrants) {
                                       .pair_key_file = KeyFile()};
   ASSERT_TRUE(cluster_.StartManager(config).ok());
   ASSERT_TRUE(
-      cluster_.StartAgent("n1", 1, {.fake_lmrs = "buf1=64M,shared/log=1G@0644"})
+      cluster_
+          .StartAgent("n1", 1, {.fake_lmrs = "buf1=64M,shared/log=128M@0644"})
           .ok());
   ASSERT_TRUE(cluster_.StartAgent("n2", 2, {.fake_lmrs = "buf2=4K@0660"}).ok());
   ASSERT_TRUE(Eventually(
