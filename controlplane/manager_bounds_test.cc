@@ -215,12 +215,12 @@ TEST_F(BoundsTest, NamesCannotBeTakenWhileTheManagerRecovers) {
   options.recovery_window = absl::Seconds(3);
   options.lease = absl::Seconds(10);
   Restart(options);
-  // The nodes join the new manager (an empty store gives them their ids
-  // again: the victim's home is node 1 as before).
-  for (TestNode* n : {&a_, &b_}) {
-    const lite::v1::JoinResponse joined = JoinOnly(n->name, n->id);
-    ASSERT_EQ(joined.node_id(), n->id);
-    n->incarnation = joined.incarnation();
+  // The nodes restore their identities (the victim's home is node 1).
+  for (const TestNode* n : {&a_, &b_}) {
+    absl::StatusOr<lite::v1::JoinResponse> joined =
+        state_->Join(RestoreRequestFor(n->name, n->id, n->id, n->incarnation));
+    ASSERT_TRUE(joined.ok()) << joined.status();
+    ASSERT_EQ(joined->node_id(), n->id);
   }
   ASSERT_TRUE(state_->recovering());
   // The squatter (uid 666 on b) gets there first, both ways.
