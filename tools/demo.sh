@@ -165,8 +165,8 @@ if [[ ${1-} == --inside ]]; then
 		echo "$ litectl nodes    # with ${n1}'s node certificate, not an operator's"
 		"$litectl" --tls_cert="$LC_TLS_DIR/$n1.crt" --tls_key="$LC_TLS_DIR/$n1.key" \
 			nodes 2>&1 | indent || true
-		echo "$ LITE_INSECURE=1 litectl nodes    # plaintext to the manager's TLS port"
-		LITE_INSECURE=1 "$litectl" nodes 2>&1 | cut -c1-100 | indent || true
+		echo "$ litectl --insecure nodes    # plaintext to the manager's TLS port"
+		"$litectl" --insecure nodes 2>&1 | cut -c1-100 | indent || true
 	fi
 	printf '    memory keys in litectl lmrs/grants -o json: %s (sizes, homes, counts only)\n' \
 		"$({ "$litectl" lmrs -o json; "$litectl" grants -o json; } 2>&1 |
