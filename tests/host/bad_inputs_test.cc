@@ -385,6 +385,18 @@ TEST_F(BadInputsTest, EachBadInputGetsItsExactCode) {
         });
       },
       StatusCode::PERMISSION_DENIED);
+  // Review cp M2: outside recovery, made-up ids (fresh names each time)
+  // escaped every limit and DrainNode; only an id the manager issued and no
+  // longer holds comes back.
+  add(
+      "RegisterLmr: an lmr_id the manager never issued",
+      [&] {
+        return reg([&](auto& r) {
+          r.set_lmr_id((uint64_t{n1_.node_id()} << 32) | 0x7fffffff);
+          r.set_name("made-up");
+        });
+      },
+      StatusCode::FAILED_PRECONDITION);
   add(
       "RegisterLmr: unknown caller node 999",
       [&] {
