@@ -491,10 +491,14 @@ static struct lite_rpc_binding *lite_rpc_binding_rcu(u32 node, u32 port)
 	return xa_load(&lite_rpc_bindings, lite_rpc_binding_key(node, port));
 }
 
+static void lite_rpc_binding_end(struct lite_rpc_binding *b, u32 node,
+				 u32 port);
+
 void lite_rpc_binding_reply(u32 node, u32 port, u8 code, u32 slot, u32 len)
 {
 	struct lite_rpc_binding *b;
 	struct lite_rpc_cslot *s;
+	bool refused = false;
 
 	rcu_read_lock();
 	b = lite_rpc_binding_rcu(node, port);
@@ -512,8 +516,10 @@ void lite_rpc_binding_reply(u32 node, u32 port, u8 code, u32 slot, u32 len)
 		} else {
 			s->err = code == LITE_RPC_STATUS_OK ? -EIO :
 							      -ECONNREFUSED;
-			if (s->err == -ECONNREFUSED)
+			if (s->err == -ECONNREFUSED) {
 				lite_rpc_stat(LITE_RPC_ST_REFUSED);
+				refused = true;
+			}
 		}
 		lite_rpc_slot_done_locked(s);
 	} else if (s->state == LITE_CSLOT_ABANDONED &&
@@ -524,6 +530,15 @@ void lite_rpc_binding_reply(u32 node, u32 port, u8 code, u32 slot, u32 len)
 		lite_rpc_stat(LITE_RPC_ST_DROPPED);
 	}
 	spin_unlock(&b->lock);
+	/*
+	 * The server has no ring for this node on that port any more: the
+	 * service went, or it dropped our ring on its own verdict that we
+	 * were unreachable (we never heard a GONE). Nothing can be served
+	 * through this binding again, so end it as GONE does; the next open
+	 * binds anew instead of finding this one.
+	 */
+	if (refused)
+		lite_rpc_binding_end(b, node, port);
 out:
 	rcu_read_unlock();
 }
@@ -583,20 +598,26 @@ static void lite_rpc_release_work(struct work_struct *work)
 
 void lite_rpc_binding_gone(u32 node, u32 port)
 {
-	unsigned long key = lite_rpc_binding_key(node, port);
 	struct lite_rpc_binding *b;
 
 	rcu_read_lock();
 	b = lite_rpc_binding_rcu(node, port);
-	if (!b) {
-		rcu_read_unlock();
+	if (b)
+		lite_rpc_binding_end(b, node, port);
+	else
 		lite_rpc_stat(LITE_RPC_ST_DROPPED);
-		return;
-	}
+	rcu_read_unlock();
+}
+
+/* Kills @b and takes it out of the table, RELEASED owed. Under RCU. */
+static void lite_rpc_binding_end(struct lite_rpc_binding *b, u32 node,
+				 u32 port)
+{
+	unsigned long key = lite_rpc_binding_key(node, port);
+
 	spin_lock(&b->lock);
 	if (b->dead) {
 		spin_unlock(&b->lock);
-		rcu_read_unlock();
 		return;
 	}
 	lite_rpc_binding_kill_locked(b, -ECONNREFUSED);
@@ -610,7 +631,6 @@ void lite_rpc_binding_gone(u32 node, u32 port)
 		INIT_WORK(&b->released_work, lite_rpc_release_work);
 		queue_work(lite_wq, &b->released_work);
 	}
-	rcu_read_unlock();
 }
 
 /*

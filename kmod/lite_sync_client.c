@@ -243,6 +243,35 @@ static bool lite_sync_again(struct lite_sync_work *w, int ret)
 	return again;
 }
 
+/*
+ * A closed file's DIED waits while a release of the same file to the same
+ * home is being sent again (an UNLOCK the home has not heard yet): sent
+ * first, it would release that lock as died and tell the next holder so,
+ * though the file had let go of it. True if put off.
+ */
+static bool lite_sync_died_waits(struct lite_sync_work *w)
+{
+	struct lite_sync_work *o;
+	bool waits = false;
+
+	spin_lock(&lite_sync_retry_lock);
+	list_for_each_entry(o, &lite_sync_retries, retry) {
+		if (o != w && o->node == w->node &&
+		    o->req.file_id == w->req.file_id) {
+			waits = !lite_sync_stopping;
+			break;
+		}
+	}
+	if (waits) {
+		if (list_empty(&w->retry))
+			list_add_tail(&w->retry, &lite_sync_retries);
+		queue_delayed_work(lite_sync_wq, &w->work,
+				   msecs_to_jiffies(100));
+	}
+	spin_unlock(&lite_sync_retry_lock);
+	return waits;
+}
+
 static void lite_sync_work_fn(struct work_struct *work)
 {
 	struct lite_sync_work *w = container_of(to_delayed_work(work),
@@ -251,6 +280,8 @@ static void lite_sync_work_fn(struct work_struct *work)
 	struct lite_sync_binding *b;
 	int ret;
 
+	if (op == LITE_SYNC_REQ_DIED && lite_sync_died_waits(w))
+		return;
 	if (!w->b) {
 		b = lite_sync_binding_get(w->node);
 		if (!IS_ERR(b))
@@ -425,6 +456,22 @@ static int lite_sync_unlock(struct lite_file *lf, struct lite_sync_binding *b,
 	/* The hold's token: the home checks it with the file id. */
 	req->token = cpu_to_le64(xa_to_value(held));
 	ret = lite_sync_call(b, req, timeout_ms, NULL);
+	/*
+	 * ECONNREFUSED: the home had dropped this node's ring (its own
+	 * "unreachable" verdict, since lifted) and the binding is gone now.
+	 * Once more at once over a new one, so that the UNLOCK is in before
+	 * anything this file sends later (its DIED when it closes): sent
+	 * again from the workqueue after a backoff, a DIED could overtake
+	 * it and the next holder would be told the owner died.
+	 */
+	if (ret == -ECONNREFUSED) {
+		struct lite_sync_binding *fresh = lite_sync_binding_get(b->node);
+
+		if (!IS_ERR(fresh)) {
+			ret = lite_sync_call(fresh, req, timeout_ms, NULL);
+			lite_sync_binding_put(fresh);
+		}
+	}
 	if (lite_sync_unreachable(ret) || ret == -EINTR) {
 		lite_sync_queue(b->node, NULL, req, false, 0);
 		ret = 0;
