@@ -373,6 +373,13 @@ bool Agent::ApplyEvent(const lite::v1::Event& event, const PeerSecrets& secrets,
       // this thread's waits: the revoker drains them).
       if (r.revokes_grants()) {
         revoker_.RevokeLmr(r.lmr_id(), r.release_follows());
+        // Also those the manager lists for this node that lite.ko does not
+        // hold: their acknowledgement is waited for all the same.
+        for (const lite::v1::RevokedGrant& g : r.revoked()) {
+          if (g.holder_node_id() != self) continue;
+          revoker_.Revoke(g.grant_id(), g.holder_incarnation(),
+                          r.release_follows());
+        }
       }
       if (r.home_node_id() != self) break;
       if (r.release_follows()) {

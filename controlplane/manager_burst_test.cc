@@ -79,6 +79,7 @@ class BurstTest : public ManagerTest {
       EXPECT_EQ(e.lmr_removed().grants_revoked(),
                 static_cast<uint32_t>(kGrants));
       EXPECT_EQ(e.lmr_removed().release_follows(), release);
+      EXPECT_EQ(e.lmr_removed().revoked_size(), kGrants);
     }
     EXPECT_EQ(removed, 1) << node.name;
     EXPECT_EQ(revoked, 0) << node.name;

@@ -119,10 +119,16 @@ size_t ManagerState::RemoveLmrLocked(uint64_t lmr_id,
   // queue (review cp H2).
   const std::vector<uint64_t> grants = store_->GrantIdsForLmr(lmr_id);
   std::map<uint64_t, std::pair<uint32_t, uint64_t>> pending;
+  Event event;
+  auto* removed = event.mutable_lmr_removed();
   for (uint64_t grant_id : grants) {
     std::optional<Grant> grant = store_->GetGrant(grant_id);
     if (!grant.has_value()) continue;
     store_->DeleteGrant(grant_id);
+    auto* revoked = removed->add_revoked();
+    revoked->set_grant_id(grant_id);
+    revoked->set_holder_node_id(grant->holder_node_id());
+    revoked->set_holder_incarnation(grant->holder_incarnation());
     if (release) {
       pending.emplace(grant_id, std::make_pair(grant->holder_node_id(),
                                                grant->holder_incarnation()));
@@ -130,8 +136,6 @@ size_t ManagerState::RemoveLmrLocked(uint64_t lmr_id,
   }
   counters_.grants_revoked += grants.size();
   if (!release) store_->DeleteLmr(lmr_id);
-  Event event;
-  auto* removed = event.mutable_lmr_removed();
   removed->set_lmr_id(lmr_id);
   removed->set_name(lmr->name());
   removed->set_home_node_id(lmr->home_node_id());

@@ -284,11 +284,19 @@ void ManagerState::EndRecoveryLocked() {
   }
   for (const auto& [lmr_id, grant] : missing) {
     const std::vector<uint64_t> ids = store_->GrantIdsForLmr(lmr_id);
-    for (uint64_t grant_id : ids) store_->DeleteGrant(grant_id);
-    orphans += ids.size();
-    counters_.grants_revoked += ids.size();
     Event removed;
     auto* r = removed.mutable_lmr_removed();
+    for (uint64_t grant_id : ids) {
+      std::optional<lite::v1::Grant> orphan = store_->GetGrant(grant_id);
+      if (!orphan.has_value()) continue;
+      auto* revoked = r->add_revoked();
+      revoked->set_grant_id(grant_id);
+      revoked->set_holder_node_id(orphan->holder_node_id());
+      revoked->set_holder_incarnation(orphan->holder_incarnation());
+      store_->DeleteGrant(grant_id);
+    }
+    orphans += ids.size();
+    counters_.grants_revoked += ids.size();
     r->set_lmr_id(lmr_id);
     r->set_name(grant.lmr_name());
     r->set_home_node_id(grant.home_node_id());
