@@ -86,9 +86,9 @@ static void hold_page(void) {
   held = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
               -1, 0);
   if (held == MAP_FAILED) die("mmap", NULL);
-  reg = (struct uffdio_register){
-      .range = {.start = (uintptr_t)held, .len = PAGE},
-      .mode = UFFDIO_REGISTER_MODE_MISSING};
+  reg =
+      (struct uffdio_register){.range = {.start = (uintptr_t)held, .len = PAGE},
+                               .mode = UFFDIO_REGISTER_MODE_MISSING};
   if (ioctl(uffd, UFFDIO_REGISTER, &reg)) die("UFFDIO_REGISTER", NULL);
 }
 
@@ -100,17 +100,15 @@ static void wait_fault(const char *ready) {
   if (poll(&p, 1, 60000) != 1) die("no fault on the page within 60 s", NULL);
   if (read(uffd, &m, sizeof(m)) != sizeof(m) || m.event != UFFD_EVENT_PAGEFAULT)
     die("read of the fault", NULL);
-  if (close(open(ready, O_CREAT | O_WRONLY, 0644)))
-    die("create", ready);
+  if (close(open(ready, O_CREAT | O_WRONLY, 0644))) die("create", ready);
   printf("stalled: lite.ko waits on the page\n");
   fflush(stdout);
 }
 
 static void release_page(void) {
   static char src[PAGE] __attribute__((aligned(PAGE)));
-  struct uffdio_copy c = {.dst = (uintptr_t)held,
-                          .src = (uintptr_t)src,
-                          .len = PAGE};
+  struct uffdio_copy c = {
+      .dst = (uintptr_t)held, .src = (uintptr_t)src, .len = PAGE};
 
   memset(src, 'x', sizeof(src));
   if (ioctl(uffd, UFFDIO_COPY, &c)) die("UFFDIO_COPY", NULL);
@@ -180,9 +178,8 @@ static int do_serve(const char *name, int hold, const char *ready) {
                                 .depth = 4,
                                 .max_clients = 4};
   struct lite_rpc_request req;
-  struct lite_rpc_recv rv = {.requests = (uintptr_t)&req,
-                             .max = 1,
-                             .timeout_ms = 60000};
+  struct lite_rpc_recv rv = {
+      .requests = (uintptr_t)&req, .max = 1, .timeout_ms = 60000};
   struct lite_rpc_reply a;
   pthread_t tr, tc;
 
@@ -218,7 +215,6 @@ int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   fd = open("/dev/lite", O_RDWR | O_CLOEXEC);
   if (fd < 0) die("open /dev/lite", NULL);
-  if (!strcmp(argv[1], "call"))
-    return do_call(argv[2], atoi(argv[3]), argv[4]);
+  if (!strcmp(argv[1], "call")) return do_call(argv[2], atoi(argv[3]), argv[4]);
   return do_serve(argv[2], atoi(argv[3]), argv[4]);
 }
