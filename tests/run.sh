@@ -6,7 +6,8 @@
 #   3. bazel build //... (what the VM suites run), then the unit and host
 #      integration tests under AddressSanitizer + UBSan (--config=asan)
 #   4. the Python package's host tests (python/tests/test_host.py)
-#   5. the Debian packages (tools/package.sh) and lintian
+#   5. the Debian packages (tools/package.sh) and lintian; litevm's
+#      download guard (tools/vm/litevm_download_test.sh)
 #   6. the VM cluster tests in tests/vm/ — real RDMA in QEMU guests
 # Ends with one line "N passed, N failed"; exit status 0 only if all passed.
 # Usage: tests/run.sh [--no-vm]        (needs root, or sudo, for setup and VMs)
@@ -133,6 +134,14 @@ tools/package.sh --out "$pkg_out"
 record "packages: build and lintian" $?
 rm -rf "$pkg_out"
 phase_end "packages"
+
+# litevm's own download guard (review cp-2026-11-28 M9): the attack on the
+# kernel .deb between download and unpack, with stand-ins for apt (no
+# network, under a second).
+echo "== tools/vm/litevm_download_test.sh  (litevm's kernel download, attacked)"
+tools/vm/litevm_download_test.sh
+record "litevm: download guard" $?
+phase_end "litevm download"
 
 if ((run_vm)); then
 	for t in tests/vm/*.sh; do
