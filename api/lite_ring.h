@@ -50,10 +50,13 @@ struct lite_ring;
 /*
  * A ring on ctx (which must outlive it) for up to `depth`
  * (1..LITE_RING_DEPTH_MAX) operations in flight. lite.ko runs at most 32
- * operations at once on a device (all processes together); a deeper ring
- * queues the rest in the kernel's io_uring workers, which costs more than
- * it gains. Errors: -EINVAL, -ENOMEM, -EOPNOTSUPP (no io_uring, or lite.ko
- * without it), and io_uring_setup's (-EPERM, -EMFILE, ...).
+ * operations at once on a device (all processes together), and takes at
+ * most uring_cmds_per_file (default 16) commands in flight per open
+ * /dev/lite and uring_cmds_per_uid (16) per user: past them an operation
+ * completes at once with -EBUSY or -EDQUOT (docs/datapath.md, "Per-user
+ * limits"), so a ring deeper than 16 gains nothing by default. Errors: -EINVAL,
+ * -ENOMEM, -EOPNOTSUPP (no io_uring, or lite.ko without it), and
+ * io_uring_setup's (-EPERM, -EMFILE, ...).
  */
 int lite_ring_create(struct lite_ctx *ctx, uint32_t depth,
                      struct lite_ring **ring);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * LITE RPC's limits (docs/rpc.md "Limits"). /dev/lite is 0666 and RPC
- * keeps kernel memory for as long as a service or a binding lives (rings
- * on the server's node, reply slots on the client's; a binding outlives
- * its handles: it is the node's cached way to the service), so each uid
- * has its own share:
+ * LITE RPC's limits (docs/rpc.md "Limits"). Every user of /dev/lite may
+ * call and serve, and RPC keeps kernel memory for as long as a service or
+ * a binding lives (rings on the server's node, reply slots on the
+ * client's; a binding outlives its handles: it is the node's cached way
+ * to the service), so each uid has its own share:
  *
  *   rpc_services_per_uid  services a uid serves on this node (REGISTER:
  *                         EDQUOT beyond);
