@@ -19,6 +19,7 @@ fail() {
 id=$(arg id)
 ip=$(arg ip)
 module=$(arg module)
+own_root=$(arg root)  # 1: the guest booted a root of its own with systemd and udev
 
 hostname "litevm$id"
 # Userspace processes killed by a signal are not logged by the kernel: with
@@ -75,7 +76,9 @@ while :; do
 			mv "$ctl/jobs/$job.rc.tmp" "$ctl/jobs/$job.rc"
 		) &
 	done
-	# lite.ko makes /dev/lite 0660 root:root (no udev here): each new one is opened to the suites' users.
-	[[ /dev/lite -nt /run/lite-vm.mode ]] && chmod 0666 /dev/lite && : > /run/lite-vm.mode
+	# lite.ko makes /dev/lite 0660 root:root (no udev here): each new one is
+	# opened to the suites' users. A guest booting its own root (--root) runs
+	# udev, whose rule gives the device its group: that is left alone.
+	[[ -z $own_root && /dev/lite -nt /run/lite-vm.mode ]] && chmod 0666 /dev/lite && : > /run/lite-vm.mode
 	read -rt 0.05 <> "$idle"
 done
