@@ -106,6 +106,15 @@ std::string ScratchDir() {
   return dir;
 }
 
+std::string WritePairKeyFile() {
+  const std::string path = absl::StrCat(ScratchDir(), "/pair.key");
+  std::ofstream out(path);
+  out << "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf\n";
+  out.close();
+  if (!out || chmod(path.c_str(), 0600) != 0) return "";
+  return path;
+}
+
 bool Eventually(const std::function<bool()>& pred, absl::Duration timeout,
                 absl::Duration poll) {
   const absl::Time deadline = absl::Now() + timeout;

@@ -42,6 +42,12 @@ std::string Runfile(const std::string& path);
 // A fresh scratch directory (unique per call) under $TEST_TMPDIR.
 std::string ScratchDir();
 
+// Writes a fixed cluster key for --pair_key_file and returns its path. A
+// test that restarts the manager and expects nodes to keep their ids needs
+// it: identity tokens are restored only by a manager holding the key that
+// signed them (a manager without the file draws a new key at each start).
+std::string WritePairKeyFile();
+
 // Polls pred every `poll` until it holds or timeout passes.
 bool Eventually(const std::function<bool()>& pred, absl::Duration timeout,
                 absl::Duration poll = absl::Milliseconds(10));

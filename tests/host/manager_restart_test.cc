@@ -68,19 +68,6 @@ bool SameRecords(const std::map<uint64_t, T>& a, const std::map<uint64_t, T>& b,
   return true;
 }
 
-// A --pair_key_file: identities are restored only by a manager with the
-// cluster key that signed their tokens.
-std::string KeyFile() {
-  const std::string path = absl::StrCat(ScratchDir(), "/pair.key");
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) return "";
-  std::fputs(
-      "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf\n", f);
-  std::fclose(f);
-  chmod(path.c_str(), 0600);
-  return path;
-}
-
 class ManagerRestartTest : public ::testing::Test {
  protected:
   void TearDown() override {
@@ -92,7 +79,7 @@ class ManagerRestartTest : public ::testing::Test {
 TEST_F(ManagerRestartTest, AgentsRebuildTheManagersLmrsAndGrants) {
   const Cluster::ManagerConfig config{.lease_ms = 1000,
                                       .recovery_window_ms = kRecoveryMs,
-                                      .pair_key_file = KeyFile()};
+                                      .pair_key_file = WritePairKeyFile()};
   ASSERT_TRUE(cluster_.StartManager(config).ok());
   ASSERT_TRUE(
       cluster_
@@ -212,7 +199,7 @@ TEST_F(ManagerRestartTest, AgentsRebuildTheManagersLmrsAndGrants) {
 TEST_F(ManagerRestartTest, ANodeCertificateCannotTakeAnotherNodesIdentity) {
   const Cluster::ManagerConfig config{.lease_ms = 1000,
                                       .recovery_window_ms = kRecoveryMs,
-                                      .pair_key_file = KeyFile()};
+                                      .pair_key_file = WritePairKeyFile()};
   // In the authz file before the manager reads it.
   ASSERT_TRUE(cluster_.Certificate("node", "evil").ok());
   ASSERT_TRUE(cluster_.Certificate("node", "newcomer").ok());

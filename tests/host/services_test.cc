@@ -45,8 +45,11 @@ class ServicesTest : public ::testing::Test {
 };
 
 TEST_F(ServicesTest, RegisterOpenRestoreAndEndWithTheNode) {
+  // The same cluster key across the restart below: n1 keeps its node id,
+  // and with it the service ids lite.ko holds.
   const Cluster::ManagerConfig config{.lease_ms = 1000,
-                                      .recovery_window_ms = kRecoveryMs};
+                                      .recovery_window_ms = kRecoveryMs,
+                                      .pair_key_file = WritePairKeyFile()};
   ASSERT_TRUE(cluster_.StartManager(config).ok());
   ASSERT_TRUE(
       cluster_.StartAgent("n1", 1, {.fake_services = "echo=0711,nox=0600"})
