@@ -246,6 +246,8 @@ int Main() {
 
   RealClock clock;
   ManagerState state(options, &clock, std::make_unique<MemoryStore>());
+  // The state holds the key now; this copy is wiped (review cp L14).
+  PairSecrets::Wipe(&options.pair_key);
   ClusterManagerService service(&state, authz.get());
   ClusterOperatorService operator_service(&state, authz.get());
 

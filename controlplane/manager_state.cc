@@ -62,9 +62,21 @@ ManagerState::Locked::~Locked() {
   for (auto& fn : after) fn();
 }
 
+namespace {
+
+ManagerOptions WithoutPairKey(const ManagerOptions& options) {
+  ManagerOptions copy = options;
+  PairSecrets::Wipe(&copy.pair_key);
+  return copy;
+}
+
+}  // namespace
+
 ManagerState::ManagerState(ManagerOptions options, const Clock* clock,
                            std::unique_ptr<Store> store)
-    : options_(std::move(options)), clock_(clock), store_(std::move(store)) {
+    : options_(WithoutPairKey(options)),
+      clock_(clock),
+      store_(std::move(store)) {
   absl::MutexLock lock(&mu_);
   if (options_.recovery_window > absl::ZeroDuration() && store_->Empty()) {
     recovering_ = true;
@@ -72,7 +84,7 @@ ManagerState::ManagerState(ManagerOptions options, const Clock* clock,
   }
   // The cluster key: the configured one (--pair_key_file), else the one the
   // store kept, else a new one kept in the store from now on.
-  std::string key = options_.pair_key;
+  std::string key = options.pair_key;
   if (key.empty()) key = store_->ClusterKey();
   if (key.empty()) {
     absl::StatusOr<std::string> random = PairSecrets::RandomKey();
@@ -85,6 +97,11 @@ ManagerState::ManagerState(ManagerOptions options, const Clock* clock,
   if (store_->ClusterKey() != key) store_->SetClusterKey(key);
   absl::StatusOr<std::unique_ptr<PairSecrets>> secrets =
       PairSecrets::Create(key);
+  // From here the key lives in the keyed HMAC context and in the store
+  // (which must keep it for the manager's next start); options_ never held
+  // it, and this function's copies are wiped (review cp L14).
+  PairSecrets::Wipe(&key);
+  PairSecrets::Wipe(&options.pair_key);
   if (!secrets.ok()) {
     // litemgr checks --pair_key_file before it gets here: a programming
     // error, and a manager that cannot make pair secrets must not run.

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -194,6 +195,11 @@ absl::Status PairSecrets::ValidateClusterKey(absl::string_view key,
   return absl::OkStatus();
 }
 
+void PairSecrets::Wipe(std::string* key) {
+  if (!key->empty()) OPENSSL_cleanse(key->data(), key->size());
+  key->clear();
+}
+
 absl::StatusOr<std::string> PairSecrets::LoadKeyFile(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) {
@@ -215,6 +221,9 @@ absl::StatusOr<std::string> PairSecrets::LoadKeyFile(const std::string& path) {
         path, st.st_mode & 07777, path));
   }
   std::string content(kMaxKeyFileBytes + 1, '\0');
+  // The file's bytes (the key, raw or in hex) leave nothing behind on any
+  // return.
+  absl::Cleanup wipe_content = [&content] { Wipe(&content); };
   size_t got = 0;
   while (got < content.size()) {
     const ssize_t n = read(fd, content.data() + got, content.size() - got);
@@ -244,7 +253,10 @@ absl::StatusOr<std::string> PairSecrets::LoadKeyFile(const std::string& path) {
         "raw or as %d hex digits (e.g. openssl rand -hex 32)",
         path, content.size(), kKeyBytes, 2 * kKeyBytes));
   }
-  if (absl::Status s = ValidateClusterKey(key, path); !s.ok()) return s;
+  if (absl::Status s = ValidateClusterKey(key, path); !s.ok()) {
+    Wipe(&key);
+    return s;
+  }
   return key;
 }
 

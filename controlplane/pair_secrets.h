@@ -77,6 +77,11 @@ class PairSecrets {
   // its group or others may read or write, as ssh does with private keys.
   static absl::StatusOr<std::string> LoadKeyFile(const std::string& path);
 
+  // Overwrites *key's bytes (OPENSSL_cleanse, which the compiler may not
+  // drop) and empties it: transient copies of the cluster key must not
+  // outlive their use in a heap a core dump or a later bug could read.
+  static void Wipe(std::string* key);
+
  private:
   explicit PairSecrets(evp_mac_ctx_st* keyed);
   // HMAC-SHA256 of `message` under the cluster key; aborts if it fails.

@@ -178,5 +178,20 @@ TEST(PairSecretsTest, RefusesBadKeyFiles) {
           "openssl rand -hex 32");
 }
 
+// Wipe overwrites the bytes in place, not only the length: the buffer a
+// copy of the key lived in reads as zeros afterwards.
+TEST(PairSecretsTest, WipeZeroesTheBufferItEmpties) {
+  std::string key = TestKey();
+  ASSERT_GT(key.size(), 15u);  // on the heap, not in the inline buffer
+  const char* buffer = key.data();
+  const size_t size = key.size();
+  PairSecrets::Wipe(&key);
+  EXPECT_TRUE(key.empty());
+  ASSERT_EQ(key.data(), buffer);  // clear() keeps the allocation
+  EXPECT_EQ(std::string(buffer, size), std::string(size, '\0'));
+  PairSecrets::Wipe(&key);  // an empty string is fine
+  EXPECT_TRUE(key.empty());
+}
+
 }  // namespace
 }  // namespace lite::controlplane
