@@ -10,11 +10,13 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -106,12 +108,24 @@ std::string ScratchDir() {
   return dir;
 }
 
+std::string TestClusterKey() {
+  std::string key;
+  for (int i = 0; i < 32; ++i) key.push_back(static_cast<char>(0xa0 + i));
+  return key;
+}
+
 std::string WritePairKeyFile() {
   const std::string path = absl::StrCat(ScratchDir(), "/pair.key");
   std::ofstream out(path);
-  out << "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf\n";
+  out << absl::BytesToHexString(TestClusterKey()) << "\n";
   out.close();
-  if (!out || chmod(path.c_str(), 0600) != 0) return "";
+  if (!out || chmod(path.c_str(), 0600) != 0) {
+    // An empty path would start a manager with a random key and fail the
+    // test far from here, for another reason.
+    std::fprintf(stderr, "cannot write the test's key file %s: %s\n",
+                 path.c_str(), std::strerror(errno));
+    std::abort();
+  }
   return path;
 }
 

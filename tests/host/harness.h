@@ -42,10 +42,15 @@ std::string Runfile(const std::string& path);
 // A fresh scratch directory (unique per call) under $TEST_TMPDIR.
 std::string ScratchDir();
 
-// Writes a fixed cluster key for --pair_key_file and returns its path. A
-// test that restarts the manager and expects nodes to keep their ids needs
-// it: identity tokens are restored only by a manager holding the key that
-// signed them (a manager without the file draws a new key at each start).
+// The cluster key WritePairKeyFile writes (32 bytes, 0xa0 to 0xbf), for a
+// test that derives pair secrets or identity tokens itself.
+std::string TestClusterKey();
+
+// Writes TestClusterKey() in hex to a fresh --pair_key_file (mode 0600) and
+// returns its path; aborts, saying why, if it cannot. A test that restarts
+// the manager and expects nodes to keep their ids needs it: identity tokens
+// are restored only by a manager holding the key that signed them (without
+// the file a manager draws a new key at each start).
 std::string WritePairKeyFile();
 
 // Polls pred every `poll` until it holds or timeout passes.

@@ -186,16 +186,8 @@ class PairSecretsTest : public ::testing::Test {
 
 TEST_F(PairSecretsTest, BothEndsHoldTheDerivedSecretAndNothingShowsIt) {
   // A key the test knows, so that it can derive every secret itself.
-  std::string key;
-  for (int i = 0; i < 32; ++i) key.push_back(static_cast<char>(0xa0 + i));
-  const std::string key_file = absl::StrCat(ScratchDir(), "/pair.key");
-  {
-    std::FILE* f = std::fopen(key_file.c_str(), "w");
-    ASSERT_NE(f, nullptr);
-    std::fputs((absl::BytesToHexString(key) + "\n").c_str(), f);
-    std::fclose(f);
-    chmod(key_file.c_str(), 0600);
-  }
+  const std::string key = TestClusterKey();
+  const std::string key_file = WritePairKeyFile();
   const Cluster::ManagerConfig config{
       .lease_ms = 1000, .recovery_window_ms = 3000, .pair_key_file = key_file};
   ASSERT_TRUE(cluster_.StartManager(config).ok());
