@@ -62,6 +62,11 @@ struct lite_sync_lock {
 	bool held;
 	/* The next grant says the previous holder died. */
 	bool owner_died;
+	/*
+	 * The current hold was granted with the owner-died mark: if its caller
+	 * cancels (it never learned of the grant), the mark passes on.
+	 */
+	bool hold_told_died;
 	struct lite_sync_hold owner;
 };
 
@@ -169,6 +174,7 @@ static void lite_sync_grant(struct lite_sync_lock *l, const struct lite_kreq *re
 	l->owner.file_id = file_id;
 	l->owner.token = token;
 	lite_sync_answer(req, 0, l->owner_died ? LITE_SYNC_OWNER_DIED : 0);
+	l->hold_told_died = l->owner_died;
 	l->owner_died = false;
 }
 
@@ -435,7 +441,8 @@ static void lite_sync_cancel_req(const struct lite_kreq *req,
 
 	if (l) {
 		if (l->held && lite_sync_hold_is(&l->owner, node, file_id, token)) {
-			lite_sync_release(lmr_id, l, false);
+			/* Nobody ran under this hold: a death before it is untold. */
+			lite_sync_release(lmr_id, l, l->hold_told_died);
 			goto out;
 		}
 		list_for_each_entry_safe(w, wn, &l->waiters, node)

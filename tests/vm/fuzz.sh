@@ -13,6 +13,15 @@
 #    every admin command (FUZZ_MESSAGES each, default 100,000);
 #  - both fail on a success the uapi forbids, an errno it does not document,
 #    a call that hangs, or a crash;
+#  - guest 1, then: fuzz_sync opens and registers every variant of the
+#    reserved lock service names (lite.sync.<id>: case, bytes after a NUL,
+#    128/129 characters, prefix tricks), as root and as uid 1000, each
+#    refused exactly (EPERM/EINVAL; ENOENT for names that are not
+#    reserved), and fuzzes LOCK/TRYLOCK/UNLOCK/BARRIER with unmaps, closes
+#    and SIGKILLed holders across threads and processes (FUZZ_SYNC_SECS,
+#    default 6, per uid) on root's 0666 LMRs, as root then as uid 1000;
+#    after each run no lock is stuck, a barrier of 1 passes and the uid's
+#    whole wait budget can wait (one more EDQUOT);
 #  - afterwards: a write/read round trip through liteop is correct (guest 1),
 #    a fresh anonymous read-only mapping reads as zeros (the zero page was
 #    never written), the node still takes netlink commands (guest 2), the
@@ -30,20 +39,23 @@ VM_SUITE=fuzz
 VM_GUESTS=2
 VM_TIMEOUT=420
 VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
-	//tools/litenl //tools/liteop //tests/vm:fuzz_ioctl //tests/vm:fuzz_netlink)
+	//tools/litenl //tools/liteop //tests/vm:fuzz_ioctl //tests/vm:fuzz_netlink
+	//tests/vm:fuzz_sync)
 VM_GUEST_SECS=200
 FUZZ_SEED=${FUZZ_SEED:-1}
 FUZZ_CALLS=${FUZZ_CALLS:-100000}
 FUZZ_MESSAGES=${FUZZ_MESSAGES:-100000}
 FUZZ_THREADS=${FUZZ_THREADS:-4}
 FUZZ_PROCS=${FUZZ_PROCS:-2}
-VM_GUEST_ENV=(FUZZ_SEED FUZZ_CALLS FUZZ_MESSAGES FUZZ_THREADS FUZZ_PROCS)
+FUZZ_SYNC_SECS=${FUZZ_SYNC_SECS:-6}
+VM_GUEST_ENV=(FUZZ_SEED FUZZ_CALLS FUZZ_MESSAGES FUZZ_THREADS FUZZ_PROCS FUZZ_SYNC_SECS)
 
 # ---------------------------------------------------------------------------
 # Guest side (fuzz.sh --guest FUNCTION ARGS...; see lib.sh).
 # ---------------------------------------------------------------------------
 FUZZ_IOCTL=${LITE_BIN-}/tests/vm/fuzz_ioctl
 FUZZ_NETLINK=${LITE_BIN-}/tests/vm/fuzz_netlink
+FUZZ_SYNC=${LITE_BIN-}/tests/vm/fuzz_sync
 LITEOP=${LITE_BIN-}/tools/liteop/liteop
 ME=10.211.0.$((10 + ${GUEST:-0}))
 
@@ -68,6 +80,24 @@ ioctl_fuzz() {
 		"$FUZZ_IOCTL" --seed "$FUZZ_SEED" --calls $((FUZZ_CALLS / 5)) --threads 4 --procs 1
 	check "free fz.root.private" "$LITEOP" free fz.root.private
 	check "free fz.root.shared" "$LITEOP" free fz.root.shared
+	sync_fuzz
+}
+
+as_user() { setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
+# The lock service opened directly (review 2026-11-28 H2) and the lock and
+# barrier ioctls fuzzed; each run ends with fuzz_sync --check (no lock
+# stuck, no wait slot leaked) for its uid, and root checks every lock last.
+sync_fuzz() {
+	local args=(--seed "$FUZZ_SEED" --secs "$FUZZ_SYNC_SECS" --threads 4 --procs 2)
+	fuzzer "fuzz_sync --names as root" "$FUZZ_SYNC" --names
+	fuzzer "fuzz_sync --names as uid 1000" as_user "$FUZZ_SYNC" --names
+	check "alloc fz.sync.0..3 (0666)" "$FUZZ_SYNC" --alloc
+	fuzzer "fuzz_sync --fuzz as root ${args[*]}" "$FUZZ_SYNC" --fuzz "${args[@]}"
+	fuzzer "fuzz_sync --check as root" "$FUZZ_SYNC" --check
+	fuzzer "fuzz_sync --fuzz as uid 1000 ${args[*]}" as_user "$FUZZ_SYNC" --fuzz "${args[@]}"
+	fuzzer "fuzz_sync --check as uid 1000" as_user "$FUZZ_SYNC" --check
+	fuzzer "fuzz_sync --check as root, then free" "$FUZZ_SYNC" --check --free
+	check "guest kernel log is clean after fuzz_sync" log_clean
 }
 
 reload_lite() {
