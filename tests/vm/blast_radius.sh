@@ -8,9 +8,9 @@
 #    (grants) by root on node2 and uid 1001 on node3, a lock homed on node2
 #    held by root on node3, an echo service of root's on node2 (0700) with
 #    a bound client on node3, barrier rounds between node2 and node3;
-#  - a snapshot: the membership (ids, incarnations, states), the victims'
-#    LMRs (owner, mode, size, epoch), services, grants, the bytes'
-#    checksums, the manager's failure counter;
+#  - a snapshot: the membership (ids, incarnations, states, open
+#    sessions), the victims' LMRs (owner, mode, size, epoch), services,
+#    grants, the bytes' checksums, the manager's failure counter;
 #  - phase A, uid 1000 on every node runs the attacks of the reviews
 #    kmod-2026-11-28 and cp-2026-11-28 (the existing attacker probes), each
 #    checked for its own refusal:
@@ -35,7 +35,9 @@
 #    passes, and root on node1 takes a second lock of the same home;
 #  - phase B, root on node1 with node1's own node certificate
 #    (tests/vm/attack/node_attack, gRPC to litemgr): Join as node2, also
-#    restoring node2's id (PERMISSION_DENIED); AllocLmr, MapLmr, FreeLmr,
+#    restoring node2's id (PERMISSION_DENIED); a Session stream that
+#    heartbeats as node2 (PERMISSION_DENIED) or opens with a forged agent
+#    answer (INVALID_ARGUMENT); AllocLmr, MapLmr, FreeLmr,
 #    RegisterService, BindService acting as node2 (PERMISSION_DENIED);
 #    RegisterLmr of an id never issued (FAILED_PRECONDITION) or of node2's
 #    (PERMISSION_DENIED); a victim's LMR or service name (ALREADY_EXISTS);
@@ -300,7 +302,8 @@ nodes, lmrs, services, grants = (json.loads(p) for p in parts)
 g = lambda o, k: o.get(k, 0)
 for n in nodes.get("nodes", []):
     print("node", g(n, "node_id"), n.get("node_name"), g(n, "incarnation"),
-          n.get("state"), n.get("rdma_address"), "draining" if n.get("draining") else "")
+          n.get("state"), n.get("rdma_address"), "draining" if n.get("draining") else "",
+          "session_open" if n.get("session_open") else "session_closed")
 for l in lmrs.get("lmrs", []):
     if l.get("name", "").startswith("br.v."):
         print("lmr", l["name"], g(l, "lmr_id"), g(l, "home_node_id"), g(l, "size_bytes"),

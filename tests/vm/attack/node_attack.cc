@@ -144,6 +144,31 @@ int main(int argc, char** argv) {
            r.mutable_restore()->set_token(std::string(32, 'x'));
            return stub->Join(c, r, &resp);
          });
+  // A session speaks for the node of its first heartbeat: node1's
+  // certificate cannot open node2's, so it cannot answer node2's requests
+  // (bind a ring, allocate memory) nor heartbeat for it.
+  const auto session = [&](const lite::v1::AgentMessage& first) {
+    return [&, first](grpc::ClientContext* c) {
+      auto stream = stub->Session(c);
+      lite::v1::ManagerMessage in;
+      stream->Write(first);
+      stream->WritesDone();
+      while (stream->Read(&in)) {
+      }
+      return stream->Finish();
+    };
+  };
+  lite::v1::AgentMessage beat;
+  beat.mutable_heartbeat()->set_node_id(other_id);
+  beat.mutable_heartbeat()->set_incarnation(other_inc);
+  beat.mutable_heartbeat()->set_heartbeat_seq(1);
+  Expect("Session whose first heartbeat is " + other_name + "'s",
+         grpc::PERMISSION_DENIED, session(beat));
+  lite::v1::AgentMessage answer;
+  answer.mutable_result()->set_request_id(1);
+  answer.mutable_result()->mutable_bound_service_ring();
+  Expect("Session that opens with a forged agent answer (a bound ring)",
+         grpc::INVALID_ARGUMENT, session(answer));
   // Acting for another node: every node RPC names its caller.
   Expect("AllocLmr as " + other_name, grpc::PERMISSION_DENIED,
          [&](grpc::ClientContext* c) {
