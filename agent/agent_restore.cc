@@ -161,6 +161,7 @@ absl::Status Agent::ReRegister(const lite::v1::NodeCaller& caller,
   req.set_mode(lmr.mode());
   *req.mutable_chunks() = lmr.chunks();
   req.set_memory_key(lmr.memory_key());
+  req.set_read_key(lmr.read_key());
   // The id keeps its home part only if this node kept its id; otherwise the
   // LMR is registered as new and gets a fresh id.
   const bool keeps_id = (lmr.lmr_id() >> 32) == caller.node_id();

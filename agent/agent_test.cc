@@ -514,6 +514,9 @@ TEST(AgentTest, ReRegistersAndRestoresGrantsAfterAManagerRestart) {
             (std::vector<std::string>{"Join", "RegisterLmr", "RestoreGrant",
                                       "Session"}));
   EXPECT_EQ(second.manager().registers()[0].lmr_id(), own_lmr);
+  // Both keys, so read grants keep the read-only one (review cp L13).
+  EXPECT_EQ(second.manager().registers()[0].memory_key(), 0x117eu);
+  EXPECT_EQ(second.manager().registers()[0].read_key(), 0x117fu);
   EXPECT_EQ(second.manager().restores()[0].grant().grant_id(), grant_id);
   EXPECT_EQ(module.ListGrants()->size(), 1u);
   // Peer 2 has not come back yet, but the manager is recovering: kept...

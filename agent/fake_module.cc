@@ -189,6 +189,7 @@ absl::StatusOr<lite::v1::AllocatedLmrMemory> FakeModule::AllocateLmrMemory(
     *out.add_chunks() = chunk;
   }
   out.set_memory_key(options_.memory_key);
+  out.set_read_key(options_.read_key);
   allocated_bytes_ += request.size_bytes();
 
   lite::v1::Lmr lmr;
@@ -200,6 +201,7 @@ absl::StatusOr<lite::v1::AllocatedLmrMemory> FakeModule::AllocateLmrMemory(
   lmr.set_mode(request.mode());
   *lmr.mutable_chunks() = out.chunks();
   lmr.set_memory_key(out.memory_key());
+  lmr.set_read_key(out.read_key());
   lmr.set_origin(lite::v1::LMR_ORIGIN_ALLOCATED);
   if (identity_.has_value()) {
     lmr.set_home_node_id(identity_->node_id());

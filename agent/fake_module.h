@@ -36,6 +36,9 @@ struct FakeModuleOptions {
   uint64_t max_chunk_bytes = uint64_t{64} << 20;
   // The made-up global memory key reported for every LMR.
   uint32_t memory_key = 0x117e;
+  // The made-up read-only key reported for every LMR (0: none, as lite.ko
+  // with key_mode=global).
+  uint32_t read_key = 0x117f;
   // TEST ONLY: after every change of identity or peers, the module rewrites
   // this file (atomically) with what it holds — "self ID INCARNATION", then
   // "peer ID INCARNATION SHA256" per peer, where SHA256 is the hex SHA-256 of

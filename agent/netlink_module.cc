@@ -165,6 +165,7 @@ lite::v1::Lmr LmrFromGenl(const genl::LmrInfo& info, uint32_t home_node_id) {
     *lmr.add_chunks() = std::move(chunk);
   }
   lmr.set_memory_key(info.memory_key);
+  lmr.set_read_key(info.read_key);
   if (info.releasing) lmr.set_state(lite::v1::LMR_STATE_RELEASING);
   // lite.ko hosts only memory it allocated (there is no register upcall).
   lmr.set_origin(lite::v1::LMR_ORIGIN_ALLOCATED);
@@ -502,6 +503,7 @@ absl::StatusOr<lite::v1::AllocatedLmrMemory> NetlinkModule::AllocateLmrMemory(
     *out.add_chunks() = std::move(chunk);
   }
   out.set_memory_key(memory->memory_key);
+  out.set_read_key(memory->read_key);
   return out;
 }
 

@@ -207,6 +207,7 @@ TEST(ConversionTest, HostedLmr) {
   info.mode = 0600;
   info.epoch = 4;
   info.memory_key = 9;
+  info.read_key = 10;
   info.chunks = {{0x5000, 4096}};
   lite::v1::Lmr lmr = LmrFromGenl(info, 2);
   EXPECT_EQ(lmr.lmr_id(), 0x200000003ULL);
@@ -216,6 +217,8 @@ TEST(ConversionTest, HostedLmr) {
   EXPECT_EQ(lmr.mode(), 0600u);
   EXPECT_EQ(lmr.epoch(), 4u);
   EXPECT_EQ(lmr.memory_key(), 9u);
+  // Re-registered with both keys after a manager restart (agent_restore.cc).
+  EXPECT_EQ(lmr.read_key(), 10u);
   ASSERT_EQ(lmr.chunks_size(), 1);
   EXPECT_EQ(lmr.chunks(0).address(), 0x5000u);
   EXPECT_EQ(lmr.origin(), lite::v1::LMR_ORIGIN_ALLOCATED);

@@ -152,6 +152,74 @@ TEST_F(LmrTest, AllocAsksTheHomeNodeAndRecordsItsAnswer) {
   EXPECT_EQ(TakeRequest(c_).allocate_lmr_memory().lmr_id() >> 32, c_.id);
 }
 
+// Review cp-2026-11-28 L13: a read-only grant carries the LMR's read-only
+// key (the home's NIC refuses writes with it), a grant with write access
+// the read-write key; with no read key reported (key_mode=global, an older
+// home) every grant carries the one key. Neither key leaves in answers or
+// listings.
+TEST_F(LmrTest, ReadOnlyGrantsCarryTheLmrsReadOnlyKey) {
+  auto outcome = StartAlloc(AllocRequest(a_, b_.id, "rk"));
+  const lite::v1::NodeRequest request = TakeRequest(b_);
+  lite::v1::NodeRequestResult answer = Allocated(request.request_id(), 8192);
+  answer.mutable_allocated_lmr_memory()->set_read_key(78);
+  ASSERT_TRUE(state_->HandleResult(b_.binding(), answer).ok());
+  ASSERT_TRUE(outcome->has_value() && outcome->value().ok());
+  EXPECT_EQ(outcome->value()->lmr().read_key(), 0u);
+  const auto map = [&](const std::string& name, bool read, bool write) {
+    lite::v1::MapLmrRequest m;
+    *m.mutable_caller() = a_.caller();
+    *m.mutable_requester() = Creds(1000, 100);
+    m.set_name(name);
+    *m.mutable_access() = Access(read, write);
+    absl::StatusOr<lite::v1::MapLmrResponse> mapped = state_->MapLmr(m);
+    EXPECT_TRUE(mapped.ok()) << mapped.status();
+    return mapped.ok() ? mapped->grant().memory_key() : 0u;
+  };
+  EXPECT_EQ(map("rk", true, false), 78u);
+  EXPECT_EQ(map("rk", true, true), 77u);
+  EXPECT_EQ(map("rk", false, true), 77u);
+  const absl::StatusOr<lite::v1::ListLmrsResponse> lmrs =
+      state_->ListLmrs(lite::v1::ListLmrsRequest());
+  ASSERT_TRUE(lmrs.ok() && lmrs->lmrs_size() > 0);
+  for (const lite::v1::Lmr& lmr : lmrs->lmrs()) {
+    EXPECT_EQ(lmr.read_key(), 0u) << lmr.name();
+    EXPECT_EQ(lmr.memory_key(), 0u) << lmr.name();
+  }
+  const absl::StatusOr<lite::v1::ListGrantsResponse> grants =
+      state_->ListGrants(lite::v1::ListGrantsRequest());
+  ASSERT_TRUE(grants.ok() && grants->grants_size() == 3);
+  for (const lite::v1::Grant& g : grants->grants()) {
+    EXPECT_EQ(g.memory_key(), 0u);
+  }
+  // A home that reported no read key: read grants get the one key.
+  auto old = StartAlloc(AllocRequest(a_, b_.id, "onekey"));
+  const lite::v1::NodeRequest old_request = TakeRequest(b_);
+  ASSERT_TRUE(state_
+                  ->HandleResult(b_.binding(),
+                                 Allocated(old_request.request_id(), 8192))
+                  .ok());
+  ASSERT_TRUE(old->has_value() && old->value().ok());
+  EXPECT_EQ(map("onekey", true, false), 77u);
+  // Registered LMRs (and re-registrations) keep the read key too.
+  lite::v1::RegisterLmrRequest reg;
+  *reg.mutable_caller() = c_.caller();
+  *reg.mutable_owner() = Creds(1000, 100);
+  reg.set_name("reg");
+  reg.set_size_bytes(4096);
+  reg.set_mode(0644);
+  auto* chunk = reg.add_chunks();
+  chunk->set_address(0x10000);
+  chunk->set_length_bytes(4096);
+  reg.set_memory_key(0xabc);
+  reg.set_read_key(0xabd);
+  absl::StatusOr<lite::v1::RegisterLmrResponse> registered =
+      state_->RegisterLmr(reg);
+  ASSERT_TRUE(registered.ok()) << registered.status();
+  EXPECT_EQ(registered->lmr().read_key(), 0u);
+  EXPECT_EQ(map("reg", true, false), 0xabdu);
+  EXPECT_EQ(map("reg", true, true), 0xabcu);
+}
+
 TEST_F(LmrTest, AllocPassesOnTheHomesErrorAndFreesTheName) {
   auto outcome = StartAlloc(AllocRequest(a_, b_.id, "big"));
   const lite::v1::NodeRequest request = TakeRequest(b_);

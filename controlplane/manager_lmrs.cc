@@ -38,8 +38,8 @@ bool SameLmr(const Lmr& a, const Lmr& b) {
   if (a.name() != b.name() || a.home_node_id() != b.home_node_id() ||
       a.size_bytes() != b.size_bytes() || a.owner_uid() != b.owner_uid() ||
       a.owner_gid() != b.owner_gid() || a.mode() != b.mode() ||
-      a.memory_key() != b.memory_key() || a.origin() != b.origin() ||
-      a.chunks_size() != b.chunks_size()) {
+      a.memory_key() != b.memory_key() || a.read_key() != b.read_key() ||
+      a.origin() != b.origin() || a.chunks_size() != b.chunks_size()) {
     return false;
   }
   for (int i = 0; i < a.chunks_size(); ++i) {
@@ -215,6 +215,7 @@ absl::StatusOr<lite::v1::RegisterLmrResponse> ManagerState::RegisterLmr(
   lmr.set_mode(request.mode());
   *lmr.mutable_chunks() = request.chunks();
   lmr.set_memory_key(request.memory_key());
+  lmr.set_read_key(request.read_key());
   lmr.set_origin(request.origin() == lite::v1::LMR_ORIGIN_UNSPECIFIED
                      ? lite::v1::LMR_ORIGIN_REGISTERED
                      : request.origin());
@@ -540,6 +541,7 @@ absl::Status ManagerState::HandleResult(
   }
   *lmr.mutable_chunks() = result.allocated_lmr_memory().chunks();
   lmr.set_memory_key(result.allocated_lmr_memory().memory_key());
+  lmr.set_read_key(result.allocated_lmr_memory().read_key());
   lmr.set_epoch(binding.incarnation);
   lmr.set_created_at_unix_ms(absl::ToUnixMillis(clock_->Now()));
   lmr.set_state(lite::v1::LMR_STATE_LIVE);
@@ -593,7 +595,7 @@ absl::StatusOr<lite::v1::MapLmrResponse> ManagerState::MapLmr(
   *grant.mutable_access() = request.access();
   grant.set_epoch(lmr.epoch());
   grant.set_size_bytes(lmr.size_bytes());
-  grant.set_memory_key(lmr.memory_key());
+  grant.set_memory_key(GrantKey(lmr, request.access()));
   grant.set_granted_at_unix_ms(absl::ToUnixMillis(clock_->Now()));
   // The record refers to its LMR's chunks instead of keeping a copy (up to
   // --max_lmr_chunks per grant, review cp M2); only the answer has them.

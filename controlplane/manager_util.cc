@@ -41,6 +41,7 @@ std::string IdHex(uint64_t id) { return absl::StrFormat("0x%016x", id); }
 lite::v1::Lmr WithoutKey(lite::v1::Lmr lmr) {
   lmr.clear_chunks();
   lmr.clear_memory_key();
+  lmr.clear_read_key();
   return lmr;
 }
 
@@ -48,6 +49,11 @@ lite::v1::Grant WithoutKey(lite::v1::Grant grant) {
   grant.clear_chunks();
   grant.clear_memory_key();
   return grant;
+}
+
+uint32_t GrantKey(const lite::v1::Lmr& lmr, const lite::v1::Access& access) {
+  if (!access.write() && lmr.read_key() != 0) return lmr.read_key();
+  return lmr.memory_key();
 }
 
 absl::StatusCode AgentCode(int32_t code) {

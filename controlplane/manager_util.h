@@ -28,6 +28,11 @@ absl::Status StaleIncarnationError(const lite::v1::Member& node,
 // Register/Alloc answers carry neither (issue #10).
 lite::v1::Lmr WithoutKey(lite::v1::Lmr lmr);
 lite::v1::Grant WithoutKey(lite::v1::Grant grant);
+// The key a grant with @access into @lmr carries: the LMR's read-only key
+// (the home's NIC refuses writes with it) for a grant without write access
+// when the home reported one (key_mode=lmr), else its memory_key, which
+// allows writes (key_mode=global, or a home that predates read keys).
+uint32_t GrantKey(const lite::v1::Lmr& lmr, const lite::v1::Access& access);
 
 // "0x0000000300000001": LMR and grant ids in messages, showing both halves.
 std::string IdHex(uint64_t id);

@@ -218,8 +218,15 @@ TEST(DecodeLmrTest, AllFields) {
   EXPECT_EQ(lmr->mode, 0640u);
   EXPECT_EQ(lmr->epoch, 9u);
   EXPECT_EQ(lmr->memory_key, 0x1234u);
+  EXPECT_EQ(lmr->read_key, 0u);
   EXPECT_EQ(lmr->chunks,
             (std::vector<Chunk>{{0x1000, 1 << 20}, {0x900000, 2 << 20}}));
+  MsgPtr with_read = NewMessage(LITE_CMD_LMR_GET);
+  PutLmr(with_read.get(), 4096, {{0x1000, 4096}});
+  nla_put_u32(with_read.get(), LITE_ATTR_READ_KEY, 0x1235);
+  lmr = DecodeLmr(nlmsg_hdr(with_read.get()));
+  ASSERT_TRUE(lmr.ok()) << lmr.status();
+  EXPECT_EQ(lmr->read_key, 0x1235u);
 }
 
 // The largest LMR lite.ko reports: LITE_CHUNKS_MAX chunks of 4 MiB in one
@@ -321,7 +328,18 @@ TEST(DecodeLmrMemoryTest, AllocReply) {
   auto memory = DecodeLmrMemory(nlmsg_hdr(msg.get()));
   ASSERT_TRUE(memory.ok()) << memory.status();
   EXPECT_EQ(memory->memory_key, 77u);
+  EXPECT_EQ(memory->read_key, 0u);  // key_mode=global: none
   EXPECT_EQ(memory->chunks, (std::vector<Chunk>{{0x10000, 8192}}));
+
+  // key_mode=lmr: the read-only region's key too.
+  MsgPtr lmr_mode = NewMessage(LITE_CMD_LMR_ALLOC);
+  nla_put_u32(lmr_mode.get(), LITE_ATTR_MEMORY_KEY, 77);
+  nla_put_u32(lmr_mode.get(), LITE_ATTR_READ_KEY, 78);
+  PutChunks(lmr_mode.get(), {{0x10000, 8192}});
+  memory = DecodeLmrMemory(nlmsg_hdr(lmr_mode.get()));
+  ASSERT_TRUE(memory.ok()) << memory.status();
+  EXPECT_EQ(memory->memory_key, 77u);
+  EXPECT_EQ(memory->read_key, 78u);
 
   MsgPtr no_key = NewMessage(LITE_CMD_LMR_ALLOC);
   PutChunks(no_key.get(), {{0x10000, 8192}});

@@ -87,6 +87,7 @@ const nla_policy* Policy() {
     p[LITE_ATTR_RPC_QUEUED].type = NLA_U64;
     p[LITE_ATTR_RPC_SERVED].type = NLA_U64;
     p[LITE_ATTR_RPC_CLOSING].type = NLA_FLAG;
+    p[LITE_ATTR_READ_KEY].type = NLA_U32;
     return p;
   }();
   return policy;
@@ -569,6 +570,9 @@ absl::StatusOr<LmrMemory> DecodeLmrMemory(const nlmsghdr* msg) {
   if (!a.tb[LITE_ATTR_MEMORY_KEY]) return Missing("LITE_ATTR_MEMORY_KEY");
   LmrMemory m;
   m.memory_key = nla_get_u32(a.tb[LITE_ATTR_MEMORY_KEY]);
+  if (a.tb[LITE_ATTR_READ_KEY]) {
+    m.read_key = nla_get_u32(a.tb[LITE_ATTR_READ_KEY]);
+  }
   LITE_ASSIGN_OR_RETURN(m.chunks,
                         GetChunks(a, LITE_LMR_SIZE_MAX, /*partial=*/true));
   return m;
@@ -596,6 +600,9 @@ absl::StatusOr<LmrInfo> DecodeLmr(const nlmsghdr* msg, bool partial) {
   LITE_RETURN_IF_ERROR(CheckMode(l.mode));
   l.epoch = nla_get_u64(a.tb[LITE_ATTR_EPOCH]);
   l.memory_key = nla_get_u32(a.tb[LITE_ATTR_MEMORY_KEY]);
+  if (a.tb[LITE_ATTR_READ_KEY]) {
+    l.read_key = nla_get_u32(a.tb[LITE_ATTR_READ_KEY]);
+  }
   LITE_ASSIGN_OR_RETURN(l.chunks, GetChunks(a, l.size, partial));
   l.releasing = a.tb[LITE_ATTR_RELEASING] != nullptr;
   return l;

@@ -86,6 +86,9 @@ struct LmrAllocRequest {
 // LITE_CMD_LMR_ALLOC's reply: where the memory is.
 struct LmrMemory {
   uint32_t memory_key = 0;
+  // LITE_ATTR_READ_KEY: the read-only region's rkey (key_mode=lmr); 0 when
+  // absent (key_mode=global, or a lite.ko before it).
+  uint32_t read_key = 0;
   std::vector<Chunk> chunks;  // 1..LITE_CHUNKS_MAX
 };
 
@@ -99,6 +102,7 @@ struct LmrInfo {
   uint32_t mode = 0;
   uint64_t epoch = 0;  // 0 until LITE_CMD_LMR_UPDATE set one
   uint32_t memory_key = 0;
+  uint32_t read_key = 0;      // as LmrMemory's
   std::vector<Chunk> chunks;  // lengths add up to size
   // LITE_ATTR_RELEASING: the manager freed it and the home waits for
   // LMR_FREE; set by LITE_CMD_LMR_UPDATE, never cleared.

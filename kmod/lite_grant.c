@@ -26,7 +26,12 @@ static DEFINE_MUTEX(lite_grants_mutex);
 /* Module unload: no netlink family any more, so no UNMAP upcall. */
 static bool lite_grants_exiting;
 
-/* Any context. */
+/*
+ * Process context: the last put of a grant into an LMR hosted here puts the
+ * LMR, and its last put (lite_lmr_release()) sleeps for the regions'
+ * invalidation. Every final grant put is in process context today
+ * (lite_slot_put() defers to release_work when grants are left); keep it so.
+ */
 static void lite_grant_release(struct kref *ref)
 {
 	struct lite_grant *grant = container_of(ref, struct lite_grant, ref);
@@ -36,7 +41,7 @@ static void lite_grant_release(struct kref *ref)
 	/* Counted against its user until it is really gone (parked too). */
 	if (grant->user)
 		lite_user_uncharge_grant(grant->user);
-	/* Any context: the last put kvfree()s, which defers a vfree. */
+	/* The last put kvfree()s, which defers a vfree. */
 	if (grant->groups)
 		put_group_info(grant->groups);
 	kvfree_rcu(grant, rcu);

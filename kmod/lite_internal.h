@@ -502,7 +502,8 @@ void lite_lmr_exit(void);
  * lite_mr_device_init() makes @ldev's private QP (-EOPNOTSUPP: the device
  * cannot fast-register); lite_mr_device_exit() destroys it once no region
  * is left. lite_mr_register() registers @nents DMA-mapped entries of @sgl
- * as one region of @npages pages of @page_size bytes, valid on return.
+ * as one region of @npages pages of @page_size bytes with @access (enum
+ * ib_access_flags), valid on return.
  * lite_mr_unregister() invalidates and deregisters it; 0 once no work
  * request can reach its memory, else the pages must never be freed.
  */
@@ -510,7 +511,7 @@ int lite_mr_device_init(struct lite_device *ldev);
 void lite_mr_device_exit(struct lite_device *ldev);
 struct ib_mr *lite_mr_register(struct lite_device *ldev,
 			       struct scatterlist *sgl, int nents,
-			       unsigned int page_size, u32 npages);
+			       unsigned int page_size, u32 npages, int access);
 int lite_mr_unregister(struct lite_device *ldev, struct ib_mr *mr);
 
 /* lite_grant.c: the node's grants (see lite_grant.h). */

@@ -8,8 +8,9 @@
  * DMA-mapped on the RDMA device under the node's address. With
  * key_mode=global peers reach them with the device's global key and the DMA
  * addresses, nothing registered per LMR. With key_mode=lmr the chunks are
- * one memory region (lite_lmr_mr.c) whose rkey is the LMR's key, shown to
- * peers as one chunk: the region's address range.
+ * two memory regions over the same pages (lite_lmr_mr.c): a read-write one
+ * whose rkey is the LMR's key and a read-only one whose rkey is its read
+ * key, shown to peers as one chunk: the regions' address range.
  *
  * Lifetimes. The table (lite_lmrs, under lite_lmr_mutex) holds a reference
  * to each hosted LMR; a grant to a hosted LMR held by an application of
@@ -192,8 +193,13 @@ int lite_lmr_check_grant(struct lite_lmr *lmr, const struct lite_grant *g,
 	int ret = 0;
 	u32 i;
 
+	/* A read-only grant may carry the read key (key_mode=lmr). */
+	bool key_ok = g->memory_key == lmr->memory_key ||
+		      (lmr->read_key && g->memory_key == lmr->read_key &&
+		       !(g->access & LITE_ACCESS_WRITE));
+
 	if (g->size != lmr->size || g->nr_chunks != lite_lmr_nr_shown(lmr) ||
-	    g->memory_key != lmr->memory_key) {
+	    !key_ok) {
 		GENL_SET_ERR_MSG(info, "size, chunk count or key differ from the hosted LMR's");
 		return -ESTALE;
 	}
@@ -393,7 +399,9 @@ static int lite_nl_put_lmr(struct sk_buff *msg, const struct lite_lmr *lmr,
 {
 	if (nla_put_u64_64bit(msg, LITE_ATTR_LMR_ID, lmr->lmr_id,
 			      LITE_ATTR_PAD) ||
-	    nla_put_u32(msg, LITE_ATTR_MEMORY_KEY, lmr->memory_key))
+	    nla_put_u32(msg, LITE_ATTR_MEMORY_KEY, lmr->memory_key) ||
+	    (lmr->read_key &&
+	     nla_put_u32(msg, LITE_ATTR_READ_KEY, lmr->read_key)))
 		return -EMSGSIZE;
 	if (all &&
 	    (nla_put_string(msg, LITE_ATTR_NAME, lmr->name) ||

@@ -70,10 +70,16 @@ struct lite_lmr {
 	 * lite_lmr_unmap_mutex and lite_lmr_dma_lock, read under either.
 	 */
 	struct lite_device *ldev;
-	/* key_mode=lmr: the LMR's region (under lite_lmr_unmap_mutex) and its start. */
+	/*
+	 * key_mode=lmr: the LMR's regions over the same pages (under
+	 * lite_lmr_unmap_mutex), read-write (memory_key) and read-only
+	 * (read_key, 0 in key_mode=global), and their start.
+	 */
 	struct ib_mr *mr;
+	struct ib_mr *read_mr;
+	u32 read_key;
 	u64 iova;
-	/* Its region could not be deregistered: the pages are never freed. */
+	/* A region could not be deregistered: the pages are never freed. */
 	bool leak;
 	/* lite_lmrs_quarantined, under lite_lmr_mutex. */
 	struct list_head quarantine;
@@ -99,8 +105,9 @@ struct lite_device *lite_lmr_unmap_locked(struct lite_lmr *lmr);
 /*
  * lite_lmr_mr.c. lite_lmr_floor(): key_mode=lmr's smallest chunk order for
  * an LMR of @size bytes on @ldev (-ENOMEM: none fits one region).
- * lite_lmr_register(): the chunks become one region, valid on return.
- * lite_lmr_mr_drop(): invalidates and deregisters it (under
+ * lite_lmr_register(): the chunks become two regions, read-write and
+ * read-only, valid on return.
+ * lite_lmr_mr_drop(): invalidates and deregisters both (under
  * lite_lmr_unmap_mutex); if that fails, lmr->leak. lite_lmr_quarantine():
  * LMR_FREE with LITE_ATTR_QUARANTINE, taking the table's reference.
  */

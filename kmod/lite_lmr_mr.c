@@ -19,8 +19,9 @@
  * (ctx->mutex), each signaled and waited for, so the completion is always
  * the one being waited for.
  *
- * The second half (below) is the hosted LMR's side: its region made from
- * its chunks, dropped before its pages go, quarantine, and device removal.
+ * The second half (below) is the hosted LMR's side: its two regions (read-
+ * write and read-only) made from its chunks, dropped before its pages go,
+ * quarantine, and device removal.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -230,7 +231,7 @@ static int lite_mr_post_wait(struct lite_device *ldev, struct lite_mr_ctx *ctx,
 
 struct ib_mr *lite_mr_register(struct lite_device *ldev,
 			       struct scatterlist *sgl, int nents,
-			       unsigned int page_size, u32 npages)
+			       unsigned int page_size, u32 npages, int access)
 {
 	struct lite_mr_ctx *ctx = ldev->mr_ctx;
 	struct ib_reg_wr wr = {};
@@ -247,13 +248,16 @@ struct ib_mr *lite_mr_register(struct lite_device *ldev,
 		ret = n < 0 ? n : -EINVAL;
 		goto err;
 	}
+	/*
+	 * A new key byte for every registration: a driver whose allocator
+	 * hands the same index back (mlx5's 8-bit variant) then gives the new
+	 * region another rkey than the freed one it reuses.
+	 */
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
 	wr.wr.opcode = IB_WR_REG_MR;
 	wr.mr = mr;
 	wr.key = mr->rkey;
-	wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
-		    IB_ACCESS_REMOTE_WRITE;
-	if (ldev->atomics)
-		wr.access |= IB_ACCESS_REMOTE_ATOMIC;
+	wr.access = access;
 	mutex_lock(&ctx->mutex);
 	ret = lite_mr_post_wait(ldev, ctx, &wr.wr);
 	mutex_unlock(&ctx->mutex);
@@ -297,19 +301,21 @@ int lite_mr_unregister(struct lite_device *ldev, struct ib_mr *mr)
 /* The regions of hosted LMRs, quarantine and device removal. */
 
 /*
- * Invalidates and deregisters the LMR's region, if it has one. Under
- * lite_lmr_unmap_mutex, which keeps lmr->ldev. If that fails the pages
- * stay reachable: they are never freed.
+ * Invalidates and deregisters the LMR's regions, the read-write one and the
+ * read-only one, whichever it has. Under lite_lmr_unmap_mutex, which keeps
+ * lmr->ldev. If either fails the pages stay reachable: they are never
+ * freed.
  */
 void lite_lmr_mr_drop(struct lite_lmr *lmr)
 {
-	struct ib_mr *mr = lmr->mr;
+	struct ib_mr *mr = lmr->mr, *read_mr = lmr->read_mr;
 
 	lockdep_assert_held(&lite_lmr_unmap_mutex);
-	if (!mr)
-		return;
 	lmr->mr = NULL;
-	if (lite_mr_unregister(lmr->ldev, mr))
+	lmr->read_mr = NULL;
+	if (mr && lite_mr_unregister(lmr->ldev, mr))
+		lmr->leak = true;
+	if (read_mr && lite_mr_unregister(lmr->ldev, read_mr))
 		lmr->leak = true;
 }
 
@@ -335,12 +341,21 @@ int lite_lmr_floor(struct lite_device *ldev, u64 size, unsigned int *floor)
 	return -ENOMEM;
 }
 
-/* key_mode=lmr: the chunks become one region, valid on return. */
+/*
+ * key_mode=lmr: the chunks become two regions over the same pages, valid on
+ * return: one peers may read, write and (if the device can) use atomics on,
+ * whose rkey is the LMR's memory key, and one they may only read, whose
+ * rkey is its read key. The manager puts the read key in read-only grants,
+ * so the NIC refuses a write with it whatever the holder's kernel does.
+ */
 int lite_lmr_register(struct lite_lmr *lmr, unsigned int floor)
 {
+	int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+		     IB_ACCESS_REMOTE_WRITE;
 	unsigned int page_size = PAGE_SIZE << floor;
+	u32 npages = DIV_ROUND_UP_ULL(lmr->size, page_size);
+	struct ib_mr *mr, *read_mr;
 	struct scatterlist *sgl;
-	struct ib_mr *mr;
 	u32 i;
 
 	sgl = kvmalloc_array(lmr->nr_chunks, sizeof(*sgl), GFP_KERNEL);
@@ -352,15 +367,28 @@ int lite_lmr_register(struct lite_lmr *lmr, unsigned int floor)
 		sg_dma_address(&sgl[i]) = lmr->chunks[i].dma;
 		sg_dma_len(&sgl[i]) = lmr->chunks[i].length;
 	}
+	if (lmr->ldev->atomics)
+		access |= IB_ACCESS_REMOTE_ATOMIC;
 	mr = lite_mr_register(lmr->ldev, sgl, lmr->nr_chunks, page_size,
-			      DIV_ROUND_UP_ULL(lmr->size, page_size));
-	kvfree(sgl);
-	if (IS_ERR(mr))
+			      npages, access);
+	if (IS_ERR(mr)) {
+		kvfree(sgl);
 		return PTR_ERR(mr);
+	}
 	/* Device removal waits for lite_lmr_mutex: nobody else looks yet. */
 	lmr->mr = mr;
+	read_mr = lite_mr_register(lmr->ldev, sgl, lmr->nr_chunks, page_size,
+				   npages, IB_ACCESS_REMOTE_READ);
+	kvfree(sgl);
+	/* On error the caller's put drops the first region (lite_lmr_release()). */
+	if (IS_ERR(read_mr))
+		return PTR_ERR(read_mr);
+	lmr->read_mr = read_mr;
 	lmr->memory_key = mr->rkey;
+	lmr->read_key = read_mr->rkey;
 	lmr->iova = mr->iova;
+	/* One address range: the same chunk is valid with either key. */
+	WARN_ON_ONCE(read_mr->iova != mr->iova);
 	return 0;
 }
 

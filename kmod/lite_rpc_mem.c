@@ -35,8 +35,10 @@ static int lite_rpc_mem_register(struct lite_rpc_mem *mem)
 	sg_set_buf(&sg, mem->vaddr, mem->bytes);
 	sg_dma_address(&sg) = mem->dma;
 	sg_dma_len(&sg) = mem->bytes;
+	/* Peers only write into rings and reply slots (RDMA WRITE with immediate). */
 	mr = lite_mr_register(mem->ldev, &sg, 1, PAGE_SIZE,
-			      mem->bytes >> PAGE_SHIFT);
+			      mem->bytes >> PAGE_SHIFT,
+			      IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
 	if (IS_ERR(mr))
 		return PTR_ERR(mr);
 	mem->mr = mr;

@@ -42,6 +42,7 @@ FakeManager::FakeManager() {
             lmr->set_epoch(req.caller().incarnation());
             *lmr->mutable_chunks() = req.chunks();
             lmr->set_memory_key(req.memory_key());
+            lmr->set_read_key(req.read_key());
             lmr->set_origin(req.origin() == lite::v1::LMR_ORIGIN_UNSPECIFIED
                                 ? lite::v1::LMR_ORIGIN_REGISTERED
                                 : req.origin());

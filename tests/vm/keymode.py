@@ -27,7 +27,9 @@ measurement). Numbers of commands and attributes come from LITE_NUMS
   keymode.py lmr-keys
       LMR_GET (root only: EPERM otherwise, printed as "errno 1 ..." with
       exit status 1): per hosted LMR "lmr ID NAME key=0xKEY chunks=N", then
-      "chunk ID 0xADDR LENGTH" per chunk. litenl prints no keys or chunk
+      "readkey ID 0xKEY" if it has a read-only key (LITE_ATTR_READ_KEY,
+      key_mode=lmr), then "chunk ID 0xADDR LENGTH" per chunk. litenl prints
+      no keys or chunk
       addresses; tests that need them read them here, as root
   keymode.py grant PROBE HOME INCARNATION LMR NAME KEY SIZE CHUNKS OPS
       as this node's agent: runs PROBE (a command line: grant_probe NAME,
@@ -278,10 +280,14 @@ def lmr_keys(g):
     for a in rep:
         lmr = get_u(a, "LMR_ID", "Q")
         if lmr not in lmrs:
-            lmrs[lmr] = (a[A("NAME")][0].rstrip(b"\0").decode(), get_u(a, "MEMORY_KEY"), [])
-        lmrs[lmr][2].extend(chunk_list(a))
-    for lmr, (name, key, chunks) in lmrs.items():
+            # No LITE_ATTR_READ_KEY: key_mode=global, or a lite.ko before it.
+            rkey = get_u(a, "READ_KEY") if N.get("LITE_ATTR_READ_KEY") in a else None
+            lmrs[lmr] = (a[A("NAME")][0].rstrip(b"\0").decode(), get_u(a, "MEMORY_KEY"), rkey, [])
+        lmrs[lmr][3].extend(chunk_list(a))
+    for lmr, (name, key, rkey, chunks) in lmrs.items():
         print("lmr %d %s key=0x%x chunks=%d" % (lmr, name, key, len(chunks)))
+        if rkey is not None:
+            print("readkey %d 0x%x" % (lmr, rkey))
         for addr, length in chunks:
             print("chunk %d 0x%x %d" % (lmr, addr, length))
     return 0

@@ -53,17 +53,26 @@ km_one() {
 	KM_KEY=${BASH_REMATCH[1]} KM_CHUNKS=${BASH_REMATCH[2]}
 	[[ $keys =~ chunk\ $1\ (0x[0-9a-f]+)\ ([0-9]+) ]] || { echo "        $keys"; return 1; }
 	KM_ADDR=${BASH_REMATCH[1]} KM_LEN=${BASH_REMATCH[2]}
+	# The read-only region's key (key_mode=lmr); global mode has one key.
+	KM_RKEY=$KM_KEY
+	[[ $keys =~ readkey\ $1\ (0x[0-9a-f]+) ]] && KM_RKEY=${BASH_REMATCH[1]}
+	return 0
 }
 # km_counts NAME...: KM[NAME] is debugfs counter NAME.
 declare -A KM=()
 km_counts() { local c; for c in "$@"; do counter "$c"; KM[$c]=$COUNTER; done; }
+# The reader's key is the one a read grant carries: the read-only region's
+# in lmr mode, so the stale READ checks that key's invalidation.
 km_alloc() {  # km_alloc MODE (guest 1): lmr 60 (64 KiB); prints KM key=.. addr=.. len=..
 	km_counts mr_registrations mr_invalidations
 	check "lmr alloc 60, 64 KiB" km_one 60 64K
-	echo "KM key=$KM_KEY addr=$KM_ADDR len=$KM_LEN"
+	echo "KM key=$KM_RKEY addr=$KM_ADDR len=$KM_LEN"
 	[[ $1 == lmr ]] || return 0
 	check "lmr mode: one chunk, the region's 65536 bytes ($KM_CHUNKS)" test "$KM_CHUNKS/$KM_LEN" = 1/65536
-	check "... debugfs mr_registrations + 1" counter_is mr_registrations $((KM[mr_registrations] + 1))
+	check "... a read-only key besides the read-write one ($KM_RKEY, $KM_KEY)" \
+		test "$KM_RKEY" != "$KM_KEY"
+	check "... debugfs mr_registrations + 2 (read-write and read-only regions)" \
+		counter_is mr_registrations $((KM[mr_registrations] + 2))
 	# Chunks of two orders (4 MiB + a smaller tail) and 16 chunks: one region.
 	check "lmr alloc 61, 4 MiB + 4 KiB: one chunk of 4198400 bytes" km_one 61 4198400
 	check "... one chunk ($KM_CHUNKS, $KM_LEN bytes)" test "$KM_CHUNKS/$KM_LEN" = 1/4198400
@@ -71,13 +80,15 @@ km_alloc() {  # km_alloc MODE (guest 1): lmr 60 (64 KiB); prints KM key=.. addr=
 	check "... one chunk ($KM_CHUNKS, $KM_LEN bytes)" test "$KM_CHUNKS/$KM_LEN" = 1/67108864
 	check "lmr free 61 and 62" litenl_ok lmr free --id 61
 	litenl_ok lmr free --id 62
-	check "... debugfs mr_invalidations + 2" counter_is mr_invalidations $((KM[mr_invalidations] + 2))
+	check "... debugfs mr_invalidations + 4 (two regions each)" \
+		counter_is mr_invalidations $((KM[mr_invalidations] + 4))
 }
 km_free() {  # km_free MODE (guest 1)
 	km_counts mr_invalidations
 	check "lmr free 60" litenl_ok lmr free --id 60
 	[[ $1 == lmr ]] || return 0
-	check "... its region invalidated first (mr_invalidations + 1)" counter_is mr_invalidations $((KM[mr_invalidations] + 1))
+	check "... its two regions invalidated first (mr_invalidations + 2)" \
+		counter_is mr_invalidations $((KM[mr_invalidations] + 2))
 }
 # km_reader MODE INCARNATION KEY ADDR LEN (guest 2, spawned): a grant into
 # guest 1's lmr 60 READs, then (once km.go exists) READs again after the
@@ -90,7 +101,7 @@ km_reader() {
 	indent <<< "$out"
 	check "the grant READs before the free" has_text "$out" "first read: OK"
 	if [[ $1 == lmr ]]; then
-		check "lmr mode: a READ with the freed LMR's rkey fails (the NIC refuses it)" \
+		check "lmr mode: a READ with the freed LMR's read key fails (the NIC refuses it)" \
 			stale_refused "$out"
 	else
 		# What lmr mode exists for: the global key still reaches the pages.
@@ -105,7 +116,7 @@ km_quarantine() {  # (guest 1, lmr mode)
 	check "... lmrs_quarantined + 1" counter_is lmrs_quarantined $((KM[lmrs_quarantined] + 1))
 	check "... quarantined_bytes + 1 MiB" counter_is quarantined_bytes $((KM[quarantined_bytes] + 1048576))
 	check "... still counted in lmr_bytes" counter_is lmr_bytes $((KM[lmr_bytes] + 1048576))
-	check "... its region invalidated" counter_is mr_invalidations $((KM[mr_invalidations] + 1))
+	check "... its two regions invalidated" counter_is mr_invalidations $((KM[mr_invalidations] + 2))
 	check "... a warning names it" has_text "$(dmesg | tail -n 20)" "LMR 63 (km.63) quarantined"
 	check "lmr alloc 64" km_one 64 4K
 	check "LMR_FREE with a QUARANTINE flag carrying bytes is refused" bad_flag_refused 64

@@ -16,7 +16,12 @@
 #    A, fails READ and WRITE (the home's NIC refuses: grants_key_refused),
 #    and B's memory is unchanged; the same key with A's own chunk works; a
 #    chunk that wraps around the address space, and chunks that are not
-#    whole pages (33 of 64 bytes), are refused by the holder.
+#    whole pages (33 of 64 bytes), are refused by the holder;
+#  - a read-only key used for writing (review cp-2026-11-28 L13): LMR C is
+#    mode 0444; root on the holder takes the key a read grant carries (C's
+#    read-only key, LITE_ATTR_READ_KEY; an older lite.ko has one key for
+#    both) and answers its own MAP with a read-write grant: READ works,
+#    WRITE is refused by the home's NIC, and C's bytes stay zero.
 # Usage: tests/vm/trust_kernel.sh [--state DIR]  (needs root and tools/setup.sh)
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
@@ -149,14 +154,24 @@ home_lmrs() {
 	local out
 	check "lmr alloc A (901, 64 KiB)" litenl_ok lmr alloc --id 901 --name tk.a --size 64K
 	check "lmr alloc B (902, 64 KiB)" litenl_ok lmr alloc --id 902 --name tk.b --size 64K
+	check "lmr alloc C (903, 64 KiB, mode 0444)" litenl_ok lmr alloc --id 903 --name tk.c \
+		--size 64K --mode 0444
 	out=$(km_py lmr-keys)
 	check "A and B have a key and one chunk each (key_mode=lmr)" \
 		has_text "$out" "tk.a key=0x"
-	sed -nE 's/^lmr (90[12]) tk\.[ab] key=(0x[0-9a-f]+) chunks=1$/\1 \2/p' <<< "$out" |
+	sed -nE 's/^lmr (90[123]) tk\.[abc] key=(0x[0-9a-f]+) chunks=1$/\1 \2/p' <<< "$out" |
 		while read -r id key; do
 			[[ $out =~ chunk\ $id\ (0x[0-9a-f]+)\ ([0-9]+) ]] &&
 				echo "LMR $id $key ${BASH_REMATCH[1]} ${BASH_REMATCH[2]}"
 		done
+	check "C has a read-only key besides its read-write one (LITE_ATTR_READ_KEY)" \
+		has_text "$out" "readkey 903 0x"
+	# What the manager puts in a read grant: the read key, else the only key.
+	if [[ $out =~ readkey\ 903\ (0x[0-9a-f]+) ]]; then
+		echo "READKEY 903 ${BASH_REMATCH[1]}"
+	else
+		sed -nE 's/^lmr 903 tk\.c key=(0x[0-9a-f]+) chunks=1$/READKEY 903 \1/p' <<< "$out"
+	fi
 }
 
 # grant_case WHAT PROBE_PREFIX KEY CHUNKS OPS: one grant answered by hand
@@ -219,15 +234,37 @@ forged() {
 		has_text "$OUT" "map answer: errno 22 LITE_ATTR_CHUNK: every chunk but the last must be a multiple of 4 KiB"
 }
 
+# read_key_write HOME_ID CKEY CADDR (guest 2, its agent stopped): root takes
+# the key a read grant into C (mode 0444) carries and writes with it.
+read_key_write() {
+	local refused0
+	HOME_ID=$1
+	counter grants_key_refused
+	refused0=$COUNTER
+	grant_case "C's read-grant key in a grant root made read-write: READ, WRITE, READ" \
+		"" "$2" "$3:65536" "r 0;w 0;r 8"
+	check "the grant installs (only the home can tell the key is read-only)" \
+		has_text "$OUT" "map answer: errno 0 ; probe map: OK"
+	check "... READ with C's read key works" has_text "$OUT" "r 0: read: OK 0000000000000000"
+	check "... WRITE with C's read key is refused by the home's NIC" refused "w 0"
+	counter grants_key_refused
+	check "... counted as a refused key (grants_key_refused $refused0 -> $COUNTER)" \
+		test "$COUNTER" -eq $((refused0 + 1))
+	grant_case "C read again with its read key, through a new grant" "" "$2" "$3:65536" "r 0;r 8"
+	check "C's bytes are unchanged (zero where the WRITE aimed)" \
+		has_text "$OUT" "r 0: read: OK 0000000000000000"
+}
+
 home_free() {  # (guest 1)
-	check "lmr free A and B" litenl_ok lmr free --id 901
+	check "lmr free A, B and C" litenl_ok lmr free --id 901
 	litenl_ok lmr free --id 902
+	litenl_ok lmr free --id 903
 }
 
 # --- host side -----------------------------------------------------------------
 
 host_main() {
-	local out a b akey aaddr bkey baddr
+	local out a b c ckey caddr akey aaddr bkey baddr
 	# shellcheck source=tools/vm/litecluster.sh
 	source "$VM_REPO/tools/vm/litecluster.sh"
 	guests "1 key_mode_is_lmr" "2 key_mode_is_lmr"
@@ -243,7 +280,7 @@ host_main() {
 	guests "1 fresh_lite 41" "2 fresh_lite 41"
 	out=$(litevm exec -g 1 -t "$VM_GUEST_SECS" -- "$(vm_guest_cmd 1 home_lmrs)") ||
 		vm_count "guest 1: home_lmrs" $?
-	grep -v '^LMR ' <<< "$out" || true
+	grep -v '^LMR \|^READKEY ' <<< "$out" || true
 	a=$(grep '^LMR 901 ' <<< "$out" || true)
 	b=$(grep '^LMR 902 ' <<< "$out" || true)
 	if [[ -z $a || -z $b ]]; then
@@ -253,6 +290,15 @@ host_main() {
 	read -r _ _ akey aaddr _ <<< "$a"
 	read -r _ _ bkey baddr _ <<< "$b"
 	guest 2 forged 1 "$akey" "$aaddr" "$bkey" "$baddr"
+	echo "== a read grant's key used for writing (review cp L13)"
+	c=$(grep '^LMR 903 ' <<< "$out" || true)
+	ckey=$(sed -n 's/^READKEY 903 //p' <<< "$out")
+	if [[ -n $c && -n $ckey ]]; then
+		read -r _ _ _ caddr _ <<< "$c"
+		guest 2 read_key_write 1 "$ckey" "$caddr"
+	else
+		vm_fail "no key and chunk for C"
+	fi
 	guest 1 home_free
 }
 

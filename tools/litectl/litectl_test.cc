@@ -121,6 +121,7 @@ class CannedManager final : public lite::v1::ClusterOperator::Service {
     l->mutable_chunks()->Add()->set_address(kChunkAddress);
     l->mutable_chunks(0)->set_length_bytes(uint64_t{64} << 20);
     l->set_memory_key(kKey);
+    l->set_read_key(kKey);
     l->set_state(lite::v1::LMR_STATE_LIVE);
     resp->set_revision(41);
     lite::v1::Lmr* freed = resp->add_lmrs();
@@ -206,6 +207,7 @@ class CannedManager final : public lite::v1::ClusterOperator::Service {
         l->mutable_chunks()->Add()->set_address(kChunkAddress);
         l->mutable_chunks(0)->set_length_bytes(4096);
         l->set_memory_key(kKey);
+        l->set_read_key(kKey);
       }
       if (!writer->Write(e)) break;
     }

@@ -4,6 +4,7 @@ namespace lite::litectl {
 
 void Redact(lite::v1::Lmr* lmr) {
   lmr->clear_memory_key();
+  lmr->clear_read_key();
   lmr->clear_chunks();
 }
 

@@ -635,10 +635,12 @@ enum lite_genl_cmd {
 	 *
 	 * LITE_CMD_LMR_ALLOC (CAP_NET_ADMIN): LITE_ATTR_LMR_ID, LITE_ATTR_NAME,
 	 * LITE_ATTR_SIZE, LITE_ATTR_UID, LITE_ATTR_GID, LITE_ATTR_MODE (all
-	 * required). Reply: LITE_ATTR_MEMORY_KEY and LITE_ATTR_CHUNKS. With
+	 * required). Reply: LITE_ATTR_MEMORY_KEY, LITE_ATTR_READ_KEY
+	 * (key_mode=lmr only) and LITE_ATTR_CHUNKS. With
 	 * key_mode=global the key is the device's global rkey and the chunks
 	 * are the DMA addresses of the memory's chunks. With key_mode=lmr the
-	 * LMR is its own memory region: the key is its rkey, and
+	 * LMR is its own memory region: the key is its rkey, the read key the
+	 * rkey of a second, read-only region over the same pages, and
 	 * LITE_ATTR_CHUNKS holds one chunk, the region's start address and
 	 * LITE_ATTR_SIZE bytes (the region's addresses are contiguous whatever
 	 * the pages); the same in LITE_CMD_LMR_GET. A peer posts with that key
@@ -710,7 +712,8 @@ enum lite_genl_cmd {
 	 * dump only: one message per hosted LMR
 	 * in lmr id order: LITE_ATTR_LMR_ID, LITE_ATTR_NAME, LITE_ATTR_SIZE,
 	 * LITE_ATTR_UID, LITE_ATTR_GID, LITE_ATTR_MODE, LITE_ATTR_EPOCH (0
-	 * until set), LITE_ATTR_MEMORY_KEY, LITE_ATTR_CHUNKS, and
+	 * until set), LITE_ATTR_MEMORY_KEY, LITE_ATTR_READ_KEY (key_mode=lmr),
+	 * LITE_ATTR_CHUNKS, and
 	 * LITE_ATTR_RELEASING (flag) once LMR_UPDATE set it. An LMR whose
 	 * chunks do not fit in one dump message goes on in the next ones:
 	 * the same attributes, LITE_ATTR_CHUNKS holding the following chunks
@@ -937,6 +940,13 @@ enum lite_genl_attr {
 	LITE_ATTR_RPC_QUEUED,		/* u64 (dump only) */
 	LITE_ATTR_RPC_SERVED,		/* u64 (dump only) */
 	LITE_ATTR_RPC_CLOSING,		/* flag (dump only) */
+	/*
+	 * u32: key_mode=lmr only, the rkey of the LMR's read-only region
+	 * over the same pages (LMR_ALLOC reply, LMR_GET dump); absent in
+	 * key_mode=global. Read-only grants carry it as their
+	 * LITE_ATTR_MEMORY_KEY, so the home's NIC refuses writes with it.
+	 */
+	LITE_ATTR_READ_KEY,
 
 	__LITE_ATTR_MAX,
 	LITE_ATTR_MAX = __LITE_ATTR_MAX - 1
@@ -975,11 +985,15 @@ enum lite_chunk_attr {
 /*
  * How peers reach hosted LMR memory (the key_mode module parameter).
  * GLOBAL: one DMA memory region per RDMA device covers all of the node's
- * memory; every LMR's LITE_ATTR_MEMORY_KEY is its rkey. LMR: every hosted
- * LMR is its own fast-registered memory region with its own rkey, which is
- * invalidated before its pages are freed, so the NIC refuses a stale grant,
- * and which reaches only that LMR's pages, so the NIC also refuses a grant
- * whose key and addresses do not belong together. LMR is the default.
+ * memory; every LMR's LITE_ATTR_MEMORY_KEY is its rkey, and it allows
+ * remote writes: a read-only grant's key is write-capable (only the
+ * holder's lite.ko refuses its writes). LMR: every hosted LMR is its own
+ * fast-registered memory region with its own rkey, which is invalidated
+ * before its pages are freed, so the NIC refuses a stale grant, and which
+ * reaches only that LMR's pages, so the NIC also refuses a grant whose key
+ * and addresses do not belong together; a second, read-only region over the
+ * same pages (LITE_ATTR_READ_KEY, invalidated with it) is what read-only
+ * grants carry, so the NIC refuses writes with it. LMR is the default.
  */
 enum lite_key_mode {
 	LITE_KEY_MODE_GLOBAL = 1,
