@@ -22,6 +22,10 @@
 #        sync_probe forge), and its wait budget (48 waiters: 16 wait,
 #        32 EDQUOT) while root on another node takes a lock of the same
 #        home at once;
+#      the RPC fence (kmod H4): uid 1000's own service closed while its
+#        reply is held by userfaultfd (rpc_stall serve), called from node1:
+#        ECONNREFUSED, nothing posted late (rpc/send_errors), root's calls
+#        to the victims' service meanwhile answered;
 #      io_uring READs never reaped on every node (kmod H1: ring_probe hold,
 #        EBUSY past 16 per file, EDQUOT per uid), held through the rest;
 #      RPC: the victims' service (EACCES), lite.sync.* (EPERM), the
@@ -56,7 +60,7 @@ VM_GUESTS=3
 VM_TIMEOUT=600
 VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
 	//tools/litenl //tools/liteop //tests/vm:sync_probe //tests/vm:ring_probe
-	//tests/vm:limits_map //tests/vm:v0_lock //tests/vm/attack:node_attack)
+	//tests/vm:limits_map //tests/vm:v0_lock //tests/vm:rpc_stall //tests/vm/attack:node_attack)
 # The victims' holders (lock, maps, service) live through both phases: a
 # job is killed after VM_GUEST_SECS.
 VM_GUEST_SECS=400
@@ -199,6 +203,32 @@ lmr_attacks() {
 }
 # forge HOME_ID LMR_ID: kmod H2, the lock protocol spoken by hand.
 forge() { probe_run as_user "$SYNC" forge "lite.sync.$1" "$2"; }
+# The fence (kmod H4): uid 1000 serves br.a.stall (rpc_stall serve) and
+# closes it while its reply's page is held by userfaultfd for 8 s; uid 1000
+# on another node calls it. Nothing may be posted late (into freed memory
+# under key_mode=global, a remote access error under lmr).
+RPC_STALL=${LITE_BIN-}/tests/vm/rpc_stall
+stall_serve() {  # READY
+	local out e0 was
+	counter rpc/send_errors
+	e0=$COUNTER
+	read -r was < /proc/sys/vm/unprivileged_userfaultfd
+	sysctl -qw vm.unprivileged_userfaultfd=1
+	out=$(as_user "$RPC_STALL" serve br.a.stall 8 "$1" 2>&1)
+	sysctl -qw vm.unprivileged_userfaultfd="$was"
+	echo "$out" | indent
+	check "uid 1000's reply copied during its RPC_CLOSE is not sent (ECONNREFUSED)" \
+		has_text "$out" "result=ECONNREFUSED"
+	nap 1
+	counter rpc/send_errors
+	check "nothing was posted after GONE (rpc/send_errors $e0 -> $COUNTER)" test "$COUNTER" -eq "$e0"
+}
+stall_call() {
+	local out
+	out=$(as_user "$LITEOP" rpc-call br.a.stall --timeout-ms 30000 2>&1)
+	echo "        node$GUEST: ${out:0:300}"
+	check "uid 1000's call to its closing br.a.stall: ECONNREFUSED" has_text "$out" ECONNREFUSED
+}
 # ring_hold READY: kmod H1 on this node, until SIGUSR1.
 ring_hold() { probe_run as_user "$RING" hold "br.a.ring$GUEST" "$1"; }
 ring_release() {  # READY
@@ -368,7 +398,7 @@ node_inc() {  # NAME: its incarnation at the manager
 job_ready() { litevm exec -g "$1" -t 20 -- "test ${3:--e} $2" > /dev/null 2>&1; }
 
 host_main() {
-	local n1 n2 n3 lock_id svc_id out g hold2 hold3 echo_job lock_job jobs=() rings=() q w t0
+	local n1 n2 n3 lock_id svc_id out g job job1 hold2 hold3 echo_job lock_job jobs=() rings=() q w t0
 	# shellcheck source=tools/vm/litecluster.sh
 	source "$VM_REPO/tools/vm/litecluster.sh"
 	echo "== cluster: litemgr on the host, liteagent on 3 guests"
@@ -422,6 +452,16 @@ host_main() {
 	guests "1 lmr_attacks $n2 $n3" "2 lmr_attacks $n2 $n3" "3 lmr_attacks $n2 $n3"
 	echo "-- the lock service spoken directly (kmod H2), from every node"
 	guests "1 forge $n2 $lock_id" "2 forge $n2 $lock_id" "3 forge $n2 $lock_id"
+	echo "-- the RPC fence (kmod H4): uid 1000's service on node3 closes while its reply faults in"
+	job=$(vm_spawn 3 stall_serve /tmp/br.stall.ready)
+	vm_wait_until 60 bash -c "'$LITE_BIN/tools/litectl/litectl' services | grep -q br.a.stall" ||
+		vm_fail "uid 1000's br.a.stall is not served"
+	job1=$(vm_spawn 1 stall_call)
+	vm_wait_until 60 job_ready 3 /tmp/br.stall.ready || vm_fail "uid 1000's reply did not stall"
+	echo "   meanwhile root on node3 calls br.v.echo:"
+	guest 3 call_ok br.v.echo 5
+	vm_join 1 "$job1" "uid 1000's call to br.a.stall"
+	vm_join 3 "$job" "uid 1000's rpc_stall serve"
 	echo "-- the wait budget at node2 (kmod H2): root on node3 takes br.v.lock2 meanwhile"
 	q=$(vm_spawn 1 quota_hold)
 	vm_wait_until 60 job_ready 1 /tmp/br.q.ready || vm_fail "uid 1000 did not take br.a.q"
