@@ -351,10 +351,14 @@ for x in grants.get("grants", []):
 EOF
 	echo "failures $(failures)" >> "$1"
 }
-# failures: the manager's lite_manager_member_failures_total, summed.
+# failures: the manager's lite_manager_member_failures_total (every cause)
+# plus its failed records (lite_manager_members{state="failed"}); "unread"
+# when the metrics do not have both.
 failures() {
-	curl -s --max-time 5 http://127.0.0.1:9742/metrics |
-		awk '/^lite_manager_member_failures_total/ {s += $NF} END {print s + 0}'
+	curl -s --max-time 5 http://127.0.0.1:9742/metrics | awk '
+		/^lite_manager_member_failures_total[{ ]/ {s += $NF; n++}
+		/^lite_manager_members[{].*state="failed"/ {f += $NF; m++}
+		END {if (n && m) print s + f; else print "unread"}'
 }
 # sums_of GUEST: the victims' checksums, read on GUEST.
 sums_of() { litevm exec -g "$1" -t 60 -- "$(vm_guest_cmd "$1" sums)" | grep '^SUM ' || true; }
@@ -370,7 +374,7 @@ compare() {
 		vm_fail "$1: the cluster differs from the snapshot"
 		indent < "$now.diff"
 	fi
-	check "$1: nobody was declared failed (lite_manager_member_failures_total $(failures))" \
+	check "$1: nobody was declared failed (member_failures_total + failed members: $(failures))" \
 		grep -qx "failures 0" "$now"
 	if diff -u "$LITE_VM_STATE/br.snap.0.sums" "$now.sums" > "$now.sums.diff"; then
 		vm_ok "$1: the victims' bytes are unchanged ($(wc -l < "$now.sums") checksums)"
