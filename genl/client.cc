@@ -457,6 +457,19 @@ absl::StatusOr<std::vector<PeerInfo>> Client::ListPeers() {
   return peers;
 }
 
+absl::StatusOr<ProbeResult> Client::ProbePeer(uint32_t node_id) {
+  std::optional<ProbeResult> probe;
+  Request r;
+  r.cmd = LITE_CMD_PEER_PROBE;
+  r.build = [&](nl_msg* msg) { return EncodePeerProbe(msg, node_id); };
+  r.on_reply = [&](const nlmsghdr* msg) {
+    return ExpectOne(&probe, DecodeProbe, msg);
+  };
+  LITE_RETURN_IF_ERROR(Transact(r));
+  if (!probe) return ErrnoStatus(EBADMSG, "lite.ko sent no reply");
+  return *probe;
+}
+
 absl::StatusOr<LmrMemory> Client::AllocLmr(const LmrAllocRequest& request) {
   std::optional<LmrMemory> memory;
   Request r;

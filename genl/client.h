@@ -81,6 +81,11 @@ class Client {
   absl::Status RemovePeer(uint32_t node_id,
                           std::optional<uint64_t> incarnation = std::nullopt);
   absl::StatusOr<std::vector<PeerInfo>> ListPeers();
+  // Is the peer's kernel alive? A zero-byte RDMA WRITE to it, acknowledged
+  // by its RDMA device (LITE_CMD_PEER_PROBE; at most 2 * peer_timeout_ms +
+  // 1 s). NotFound no such peer, Unavailable (EHOSTDOWN) it did not
+  // acknowledge or has no connected QP.
+  absl::StatusOr<ProbeResult> ProbePeer(uint32_t node_id);
 
   // LMR memory this node hosts.
   absl::StatusOr<LmrMemory> AllocLmr(const LmrAllocRequest& request);

@@ -33,9 +33,10 @@ namespace lite::genl {
 
 // ---- Decoders: a whole netlink message of the family ----
 
-absl::StatusOr<PeerInfo> DecodePeer(const nlmsghdr* msg);  // PEER_GET
-absl::StatusOr<NodeInfo> DecodeNode(const nlmsghdr* msg);  // NODE_GET
-absl::StatusOr<Event> DecodeEvent(const nlmsghdr* msg);    // EVENT_PEER_*
+absl::StatusOr<PeerInfo> DecodePeer(const nlmsghdr* msg);      // PEER_GET
+absl::StatusOr<NodeInfo> DecodeNode(const nlmsghdr* msg);      // NODE_GET
+absl::StatusOr<ProbeResult> DecodeProbe(const nlmsghdr* msg);  // PEER_PROBE
+absl::StatusOr<Event> DecodeEvent(const nlmsghdr* msg);        // EVENT_PEER_*
 absl::StatusOr<LmrLostEvent> DecodeLmrLost(const nlmsghdr* msg);
 // LMR_ALLOC's reply. Chunk lists: LITE_ATTR_CHUNKS may come more than once
 // in a message (one attribute holds at most 64 KiB, ~1800 chunks); the
@@ -83,6 +84,7 @@ absl::Status EncodePeerSecret(nl_msg* msg, absl::string_view secret);
 // PEER_REMOVE: with an incarnation, only a peer that has it goes.
 absl::Status EncodePeerRemove(nl_msg* msg, uint32_t node_id,
                               std::optional<uint64_t> incarnation);
+absl::Status EncodePeerProbe(nl_msg* msg, uint32_t node_id);
 absl::Status EncodeLmrAlloc(nl_msg* msg, const LmrAllocRequest& request);
 // With @quarantine, LITE_ATTR_QUARANTINE: the pages are never reused.
 absl::Status EncodeLmrFree(nl_msg* msg, uint64_t lmr_id,

@@ -88,6 +88,7 @@ const nla_policy* Policy() {
     p[LITE_ATTR_RPC_SERVED].type = NLA_U64;
     p[LITE_ATTR_RPC_CLOSING].type = NLA_FLAG;
     p[LITE_ATTR_READ_KEY].type = NLA_U32;
+    p[LITE_ATTR_PROBE_NS].type = NLA_U64;
     return p;
   }();
   return policy;
@@ -480,6 +481,22 @@ absl::StatusOr<NodeInfo> DecodeNode(const nlmsghdr* msg) {
   }
   LITE_ASSIGN_OR_RETURN(node.name, GetNodeName(a));
   return node;
+}
+
+absl::StatusOr<ProbeResult> DecodeProbe(const nlmsghdr* msg) {
+  LITE_ASSIGN_OR_RETURN(Attrs a, Parse(msg));
+  if (a.cmd != LITE_CMD_PEER_PROBE) {
+    return ErrnoStatus(EBADMSG, "not a LITE_CMD_PEER_PROBE message");
+  }
+  LITE_RETURN_IF_ERROR(
+      Require(a, {{LITE_ATTR_NODE_ID, "LITE_ATTR_NODE_ID"},
+                  {LITE_ATTR_INCARNATION, "LITE_ATTR_INCARNATION"},
+                  {LITE_ATTR_PROBE_NS, "LITE_ATTR_PROBE_NS"}}));
+  ProbeResult probe;
+  probe.node_id = nla_get_u32(a.tb[LITE_ATTR_NODE_ID]);
+  probe.incarnation = nla_get_u64(a.tb[LITE_ATTR_INCARNATION]);
+  probe.round_trip_ns = nla_get_u64(a.tb[LITE_ATTR_PROBE_NS]);
+  return probe;
 }
 
 absl::StatusOr<Event> DecodeEvent(const nlmsghdr* msg) {

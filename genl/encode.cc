@@ -148,6 +148,11 @@ absl::Status EncodePeerRemove(nl_msg* msg, uint32_t node_id,
   return Put(err);
 }
 
+absl::Status EncodePeerProbe(nl_msg* msg, uint32_t node_id) {
+  if (node_id == 0) return InvalidRequest("node id 0");
+  return Put(nla_put_u32(msg, LITE_ATTR_NODE_ID, node_id));
+}
+
 absl::Status EncodeLmrAlloc(nl_msg* msg, const LmrAllocRequest& r) {
   if (r.lmr_id == 0) return InvalidRequest("LMR id 0");
   LITE_RETURN_IF_ERROR(CheckName(r.name));

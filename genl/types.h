@@ -33,6 +33,13 @@ struct NodeInfo {
   std::string name;
 };
 
+// LITE_CMD_PEER_PROBE's answer: the peer's kernel acknowledged.
+struct ProbeResult {
+  uint32_t node_id = 0;
+  uint64_t incarnation = 0;  // of the peer that acknowledged
+  uint64_t round_trip_ns = 0;
+};
+
 // One peer of LITE_CMD_PEER_GET.
 struct PeerInfo {
   uint32_t node_id = 0;

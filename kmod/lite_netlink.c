@@ -36,6 +36,7 @@
 #include <net/netlink.h>
 
 #include "lite_internal.h"
+#include "lite_peer_probe.h"
 #include "lite_rpc.h"
 
 static struct {
@@ -91,6 +92,10 @@ static const struct nla_policy lite_nl_peer_add_policy[LITE_ATTR_MAX + 1] = {
 static const struct nla_policy lite_nl_peer_remove_policy[LITE_ATTR_MAX + 1] = {
 	[LITE_ATTR_NODE_ID] = { .type = NLA_U32 },
 	[LITE_ATTR_INCARNATION] = { .type = NLA_U64 },
+};
+
+static const struct nla_policy lite_nl_peer_probe_policy[LITE_ATTR_MAX + 1] = {
+	[LITE_ATTR_NODE_ID] = { .type = NLA_U32 },
 };
 
 static const struct nla_policy lite_nl_lmr_alloc_policy[LITE_ATTR_MAX + 1] = {
@@ -769,6 +774,14 @@ static const struct genl_ops lite_genl_ops[] = {
 		.flags = GENL_ADMIN_PERM,
 		.dumpit = lite_nl_rpc_service_dump,
 		.policy = lite_nl_no_attrs,
+		.maxattr = LITE_ATTR_MAX,
+	},
+	{
+		/* Not owned: it changes nothing an agent keeps. */
+		.cmd = LITE_CMD_PEER_PROBE,
+		.flags = GENL_ADMIN_PERM,
+		.doit = lite_nl_peer_probe,
+		.policy = lite_nl_peer_probe_policy,
 		.maxattr = LITE_ATTR_MAX,
 	},
 };

@@ -112,6 +112,7 @@ static int is_admin(int cmd) {
     case LITE_CMD_GRANT_GET:
     case LITE_CMD_RPC_BIND:
     case LITE_CMD_RPC_SERVICE_GET:
+    case LITE_CMD_PEER_PROBE:
       return 1;
   }
   return 0;
@@ -150,6 +151,8 @@ static const int kDoc[NCMD][12] = {
     [LITE_CMD_RPC_BIND] = {EPERM, EBUSY, ENOENT, ESTALE, EUSERS, EHOSTDOWN,
                            ENOMEM, EINTR},
     [LITE_CMD_RPC_SERVICE_GET] = {EPERM},
+    [LITE_CMD_PEER_PROBE] = {EPERM, ENOENT, EHOSTDOWN, ETIMEDOUT, EINTR, ENOMEM,
+                             EIO},
 };
 
 static int documented(int cmd, int err) {
@@ -290,6 +293,10 @@ static void template(struct msg *m, int cmd) {
     case LITE_CMD_PEER_REMOVE:
       put32(m, LITE_ATTR_NODE_ID, (uint32_t)below(2000) + 1);
       if (pct(50)) put64(m, LITE_ATTR_INCARNATION, below(3) + 1);
+      return;
+    case LITE_CMD_PEER_PROBE:  // mostly the cluster's own nodes: real probes
+      put32(m, LITE_ATTR_NODE_ID,
+            pct(80) ? (uint32_t)below(4) : (uint32_t)below(2000) + 1);
       return;
     case LITE_CMD_LMR_ALLOC:
       put64(m, LITE_ATTR_LMR_ID, below(64) + 1);
@@ -539,6 +546,7 @@ static const struct rule kRules[NCMD] = {
                             LITE_ATTR_PEER_SECRET},
                            3},
     [LITE_CMD_PEER_REMOVE] = {{LITE_ATTR_NODE_ID, LITE_ATTR_INCARNATION}, 1},
+    [LITE_CMD_PEER_PROBE] = {{LITE_ATTR_NODE_ID}, 1},
     [LITE_CMD_LMR_ALLOC] = {{LITE_ATTR_LMR_ID, LITE_ATTR_NAME, LITE_ATTR_SIZE,
                              LITE_ATTR_UID, LITE_ATTR_GID, LITE_ATTR_MODE},
                             6},
@@ -734,12 +742,12 @@ static unsigned clean_up(int fd, struct msg *m) {
 }
 
 static const char *const kCmdNames[] = {
-    "UNSPEC",          "AGENT_ATTACH",   "AGENT_DETACH",  "NODE_SET",
-    "NODE_GET",        "PEER_ADD",       "PEER_REMOVE",   "PEER_GET",
-    "EVENT_CONNECTED", "EVENT_FAILED",   "EVENT_REMOVED", "LMR_ALLOC",
-    "LMR_FREE",        "LMR_UPDATE",     "LMR_GET",       "UPCALL",
-    "UPCALL_COMPLETE", "GRANT_REVOKE",   "GRANT_GET",     "EVENT_LMR_LOST",
-    "RPC_BIND",        "RPC_SERVICE_GET"};
+    "UNSPEC",          "AGENT_ATTACH",    "AGENT_DETACH",  "NODE_SET",
+    "NODE_GET",        "PEER_ADD",        "PEER_REMOVE",   "PEER_GET",
+    "EVENT_CONNECTED", "EVENT_FAILED",    "EVENT_REMOVED", "LMR_ALLOC",
+    "LMR_FREE",        "LMR_UPDATE",      "LMR_GET",       "UPCALL",
+    "UPCALL_COMPLETE", "GRANT_REVOKE",    "GRANT_GET",     "EVENT_LMR_LOST",
+    "RPC_BIND",        "RPC_SERVICE_GET", "PEER_PROBE"};
 static const char *cmd_name(int c) {
   return c < (int)(sizeof(kCmdNames) / sizeof(kCmdNames[0])) ? kCmdNames[c]
                                                              : "unknown";

@@ -11,6 +11,10 @@
 #    up with exactly K connected RC QPs (rdma resource show: type RC, state
 #    RTS; litenl peers; debugfs), K x (N-1) per node; prints how long that
 #    took;
+#  - LITE_CMD_PEER_PROBE: connected peers acknowledge (litenl peer probe),
+#    an unknown one is ENOENT, nobody gets EPERM; a peer cut off (its
+#    neighbour entry pointed nowhere) is EHOSTDOWN within 3 s, and the mesh
+#    is whole again once the route is back;
 #  - an attached agent owns the node (others get EBUSY) and is detached
 #    when it detaches or when its socket closes;
 #  - removing a peer: its QPs are gone on both sides, an event on each;
@@ -180,6 +184,42 @@ bringup3() {
 	add_peers 2:102 1:101
 	wait_connected 60 1:101 2:102
 }
+
+# LITE_CMD_PEER_PROBE (guest 1): connected peers acknowledge; bad input
+# and callers without CAP_NET_ADMIN are refused.
+probes() {
+	check "peer probe --id 2: acknowledged by incarnation 102" \
+		out_has "peer 2 (incarnation 102) acknowledged in" "$LITENL" peer probe --id 2
+	check "peer probe 3: acknowledged by incarnation 103" \
+		out_has "peer 3 (incarnation 103) acknowledged in" "$LITENL" peer probe 3
+	check "peer probe of a node that is no peer: ENOENT" \
+		expect_err ENOENT "" peer probe --id 99
+	check "peer probe without CAP_NET_ADMIN: EPERM" \
+		as_nobody expect_err EPERM "" peer probe --id 2
+}
+# Guest 3's packets to node 1 go nowhere: node 1 does not acknowledge, and
+# the verdict comes within 2 x peer_timeout_ms + 1 s; then the route back.
+probe_cut() {
+	local t0
+	ip_of 1
+	ip neigh replace "$IP" lladdr 02:00:00:00:00:99 dev eth0 nud permanent
+	now_ms
+	t0=$NOW_MS
+	check "peer probe 1 while cut off from it: EHOSTDOWN" \
+		expect_err EHOSTDOWN "" peer probe --id 1
+	now_ms
+	check "... within 3 s ($((NOW_MS - t0)) ms)" test $((NOW_MS - t0)) -le 3000
+	ip neigh del "$IP" dev eth0
+}
+# Node 1 learns of the cut when it sends (its QPs' peers are gone): a
+# probe from it, then both sides wait for the mesh to be whole again.
+probe_after_cut() {
+	"$LITENL" peer probe --id 3 > /dev/null 2>&1 || true
+	wait_connected 60 2:102 3:103
+	check "peer probe 3 after the cut: acknowledged" \
+		out_has "acknowledged in" "$LITENL" peer probe --id 3
+}
+reconnected3() { wait_connected 60 1:101 2:102; }
 
 wait_qps() {  # wait_qps SECS N: teardown is asynchronous
 	local start
@@ -355,6 +395,11 @@ host_main() {
 	t0=$(date +%s%N)
 	guests "1 bringup1" "2 bringup2" "3 bringup3"
 	echo "  bring-up: all 3 nodes fully connected, $K QPs per pair, $((($(date +%s%N) - t0) / 1000000)) ms after it started"
+
+	echo "probes: connected peers acknowledge, a cut-off one does not:"
+	guest 1 probes
+	guest 3 probe_cut
+	guests "1 probe_after_cut" "3 reconnected3"
 
 	echo "refusals once connected, and agent ownership (guest 1):"
 	guests "1 refusals" "3 listen lost1 --count 1 --type failed --peer 1"

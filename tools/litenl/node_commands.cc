@@ -143,21 +143,31 @@ std::string RefusalText(const genl::PeerInfo& p) {
                       genl::RefusalName(*p.last_refusal));
 }
 
-absl::Status PeerRemove(const cli::Args& a) {
+// NODE (a name or, all digits, an id) or --id N, not both.
+absl::StatusOr<cli::NodeRef> PeerRef(const cli::Args& a) {
   const bool positional = !a.positional().empty();
   if (positional == a.Has("id")) {
     return cli::UsageError(
         absl::StrFormat("give a peer (name or id) or --id N, not %s",
                         positional ? "both" : "neither"));
   }
+  if (positional) return cli::ParseNode("NODE", a.positional()[0]);
   cli::NodeRef peer;
-  if (positional) {
-    LITE_ASSIGN_OR_RETURN(peer, cli::ParseNode("NODE", a.positional()[0]));
-  } else {
-    LITE_ASSIGN_OR_RETURN(uint64_t id,
-                          cli::Number("--id", a.Get("id"), UINT32_MAX));
-    peer.id = static_cast<uint32_t>(id);
-  }
+  LITE_ASSIGN_OR_RETURN(uint64_t id,
+                        cli::Number("--id", a.Get("id"), UINT32_MAX));
+  peer.id = static_cast<uint32_t>(id);
+  return peer;
+}
+
+// The peer's id: a name is looked up in lite.ko's peers.
+absl::StatusOr<uint32_t> PeerIdOf(genl::Client& client,
+                                  const cli::NodeRef& peer) {
+  if (peer.name.empty()) return peer.id;
+  return PeerId(client, peer.name);
+}
+
+absl::Status PeerRemove(const cli::Args& a) {
+  LITE_ASSIGN_OR_RETURN(cli::NodeRef peer, PeerRef(a));
   std::optional<uint64_t> incarnation;
   if (a.Has("incarnation")) {
     LITE_ASSIGN_OR_RETURN(incarnation,
@@ -165,12 +175,23 @@ absl::Status PeerRemove(const cli::Args& a) {
   }
   absl::StatusOr<std::unique_ptr<genl::Client>> client = OpenClient(a);
   if (!client.ok()) return Failed("peer remove", client.status());
-  if (!peer.name.empty()) {
-    absl::StatusOr<uint32_t> id = PeerId(**client, peer.name);
-    if (!id.ok()) return Failed("peer remove", id.status());
-    peer.id = *id;
-  }
-  return Failed("peer remove", (*client)->RemovePeer(peer.id, incarnation));
+  absl::StatusOr<uint32_t> id = PeerIdOf(**client, peer);
+  if (!id.ok()) return Failed("peer remove", id.status());
+  return Failed("peer remove", (*client)->RemovePeer(*id, incarnation));
+}
+
+absl::Status PeerProbe(const cli::Args& a) {
+  LITE_ASSIGN_OR_RETURN(cli::NodeRef peer, PeerRef(a));
+  absl::StatusOr<std::unique_ptr<genl::Client>> client = OpenClient(a);
+  if (!client.ok()) return Failed("peer probe", client.status());
+  absl::StatusOr<uint32_t> id = PeerIdOf(**client, peer);
+  if (!id.ok()) return Failed("peer probe", id.status());
+  absl::StatusOr<genl::ProbeResult> probe = (*client)->ProbePeer(*id);
+  if (!probe.ok()) return Failed("peer probe", probe.status());
+  a.out() << absl::StrFormat(
+      "peer %u (incarnation %u) acknowledged in %.1f us\n", probe->node_id,
+      probe->incarnation, static_cast<double>(probe->round_trip_ns) / 1e3);
+  return absl::OkStatus();
 }
 
 absl::Status Peers(const cli::Args& a) {
@@ -265,8 +286,8 @@ std::vector<cli::Command> NodeCommands() {
                 .run = NodeShow},
            }},
       {.name = "peer",
-       .usage = "peer (add | remove)",
-       .summary = "Connect to a peer, or forget one",
+       .usage = "peer (add | remove | probe)",
+       .summary = "Connect to a peer, forget one, or probe one",
        .commands =
            {
                {.name = "add",
@@ -294,6 +315,20 @@ std::vector<cli::Command> NodeCommands() {
                 .flags = {kId, kIncarnation},
                 .max_args = 1,
                 .run = PeerRemove},
+               {.name = "probe",
+                .usage = "peer probe (NODE | --id N)",
+                .summary = "Is the peer's kernel alive? (a zero-byte RDMA "
+                           "WRITE it must acknowledge)",
+                .details = "NODE is the peer's name, or (all digits) its id. "
+                           "The peer's RDMA device acknowledges whatever its "
+                           "user space does (a stopped liteagent still "
+                           "answers); a peer that is gone does not, within "
+                           "peer_timeout_ms, and that connection is failed "
+                           "as for any operation. Exit status 0 and the "
+                           "round trip when acknowledged.",
+                .flags = {kId},
+                .max_args = 1,
+                .run = PeerProbe},
            }},
       {.name = "peers",
        .usage = "peers [-o table|json]",

@@ -873,6 +873,27 @@ enum lite_genl_cmd {
 	 */
 	LITE_CMD_RPC_SERVICE_GET,
 
+	/*
+	 * LITE_CMD_PEER_PROBE (CAP_NET_ADMIN): is the peer's kernel alive?
+	 * LITE_ATTR_NODE_ID (required). A zero-byte RDMA WRITE is posted on
+	 * one of the peer's connected QPs and acknowledged by its RDMA device
+	 * (its kernel, for a software provider), whatever its user space does:
+	 * the cluster manager asks a node's peers this before it fails the
+	 * node by its lease alone (docs/controlplane.md). Takes at most
+	 * 2 * peer_timeout_ms + 1 s.
+	 * Reply: LITE_ATTR_NODE_ID, LITE_ATTR_INCARNATION (of the peer that
+	 * acknowledged), LITE_ATTR_PROBE_NS (from the post to the completion).
+	 * Errors: EPERM    no CAP_NET_ADMIN;
+	 *         EINVAL   LITE_ATTR_NODE_ID missing or 0, or another attribute;
+	 *         ENOENT   no such peer;
+	 *         EHOSTDOWN no connected QP to the peer, or it did not
+	 *                  acknowledge within its RC retries (peer_timeout_ms):
+	 *                  that connection is failed, as for any operation;
+	 *         ETIMEDOUT no verdict in time; EINTR a fatal signal; ENOMEM;
+	 *         EIO the probe could not be posted.
+	 */
+	LITE_CMD_PEER_PROBE,
+
 	__LITE_CMD_MAX,
 	LITE_CMD_MAX = __LITE_CMD_MAX - 1
 };
@@ -947,6 +968,7 @@ enum lite_genl_attr {
 	 * LITE_ATTR_MEMORY_KEY, so the home's NIC refuses writes with it.
 	 */
 	LITE_ATTR_READ_KEY,
+	LITE_ATTR_PROBE_NS,		/* u64: PEER_PROBE's round trip (reply only) */
 
 	__LITE_ATTR_MAX,
 	LITE_ATTR_MAX = __LITE_ATTR_MAX - 1
