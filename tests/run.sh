@@ -10,55 +10,209 @@
 #      download guard (tools/vm/litevm_download_test.sh)
 #   6. the VM cluster tests in tests/vm/ — real RDMA in QEMU guests
 # Ends with one line "N passed, N failed"; exit status 0 only if all passed.
-# Usage: tests/run.sh [--no-vm]        (needs root, or sudo, for setup and VMs)
+# The summary gives each phase's seconds against its budget (docs/testing.md)
+# and says OVER BUDGET for a phase that ran over (it does not fail for it).
+#
+# Usage: tests/run.sh [--no-vm] [--only WHAT] [--repeat N]
+#                                      (needs root, or sudo, for setup and VMs)
+#   (no option)   everything above, in that order: what CI runs (.ci/run)
+#   --no-vm       everything but the VM suites
+#   --only WHAT   one phase or one test, without setup (run tools/setup.sh
+#                 once first); the build first when WHAT needs it (VM suites,
+#                 python, packages) and LITE_BIN is not set. WHAT is one of:
+#                   lint, lint:format, lint:shell, lint:checkpatch, lint:arch
+#                   build                    bazel build //...
+#                   asan                     every host test, under ASan
+#                   //PKG:TARGET, //PKG/...  those Bazel tests, under ASan
+#                   python, packages, download
+#                   vm                       every VM suite
+#                   SUITE                    one VM suite: compat, tests/vm/rpc,
+#                                            tests/vm/rpc.sh ...
+#                   setup                    tools/setup.sh
+#   --repeat N    runs the selection N times (1-1000; with no --only: all but
+#                 setup, which runs once); a line per round (passes, failures,
+#                 seconds) and a summary: rounds green, failures per test.
+#                 Bazel's cached test results are not used (each round runs
+#                 the tests again).
+# Examples: tests/run.sh --only datapath --repeat 5
+#           tests/run.sh --only //tests/host:membership_test --repeat 20
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo" || exit 1
 
-run_vm=1
-case ${1-} in
---no-vm) run_vm=0 ;;
--h|--help) sed -n '2,10s/^# \{0,1\}//p' "$0"; exit 0 ;;
-"") ;;
-*) echo "tests/run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
-esac
+usage() { sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0"; }
+bad_usage() {
+	echo "tests/run.sh: $* (see --help)" >&2
+	exit 2
+}
 
-passed=0
+run_vm=1
+only=""
+repeat=1
+while (($#)); do
+	case $1 in
+	--no-vm) run_vm=0 ;;
+	--only) (($# > 1)) || bad_usage "--only needs a phase or test"; only=$2; shift ;;
+	--only=*) only=${1#--only=} ;;
+	--repeat) (($# > 1)) || bad_usage "--repeat needs a number"; repeat=$2; shift ;;
+	--repeat=*) repeat=${1#--repeat=} ;;
+	-h | --help) usage; exit 0 ;;
+	*) bad_usage "unknown option '$1'" ;;
+	esac
+	shift
+done
+if [[ ! $repeat =~ ^[1-9][0-9]{0,3}$ ]] || ((repeat > 1000)); then
+	bad_usage "--repeat takes a number of rounds from 1 to 1000, not '$repeat'"
+fi
+[[ -z $only ]] || ((run_vm)) || bad_usage "--no-vm goes with the whole run, not with --only"
+
+# The VM suites: every tests/vm/*.sh but lib.sh (sourced by the suites).
+vm_suites=()
+for t in tests/vm/*.sh; do
+	[[ $t == tests/vm/lib.sh ]] || vm_suites+=("$t")
+done
+
+# --- the selection: a list of steps ----------------------------------------------
+# A step is "KIND ARG": setup, lint CHECK, build, asan TARGET, python,
+# packages, download, vm tests/vm/NAME.sh.
+steps=()
+needs_build=0
+select_only() {
+	local what=$1 c t
+	case $what in
+	setup) steps=("setup") ;;
+	lint) for c in format shell checkpatch arch; do steps+=("lint $c"); done ;;
+	lint:format | lint:shell | lint:checkpatch | lint:arch) steps=("lint ${what#lint:}") ;;
+	build) steps=("build") ;;
+	asan | host) steps=("asan //...") ;;
+	//*) steps=("asan $what") ;;
+	python | packages | download) steps=("$what"); needs_build=1 ;;
+	vm)
+		for t in "${vm_suites[@]}"; do steps+=("vm $t"); done
+		needs_build=1
+		;;
+	*)
+		t=${what%.sh}
+		t=tests/vm/${t#tests/vm/}.sh
+		[[ $t != tests/vm/lib.sh && -f $t ]] ||
+			bad_usage "--only: no phase, Bazel label or VM suite '$what' (VM suites:$(printf ' %s' "${vm_suites[@]##*/}" | sed 's/\.sh//g'))"
+		steps=("vm $t")
+		needs_build=1
+		;;
+	esac
+	# The download guard runs no binary of the build.
+	[[ $what == download ]] && needs_build=0
+	return 0
+}
+if [[ -n $only ]]; then
+	select_only "$only"
+	[[ -n ${LITE_BIN-} ]] && needs_build=0
+else
+	steps=("lint format" "lint shell" "lint checkpatch" "lint arch" build "asan //..."
+		python packages download)
+	if ((run_vm)); then
+		for t in "${vm_suites[@]}"; do steps+=("vm $t"); done
+	fi
+fi
+
+# --- results ---------------------------------------------------------------------
+passed=0           # over every round
 failed=0
-failed_names=()
+failed_names=()    # in the order they failed, once each
+declare -A fail_count=()
+round_passed=0
+round_failed=0
+round_failed_names=()
 record() {  # record NAME STATUS(0=pass)
 	if (($2 == 0)); then
 		passed=$((passed + 1))
+		round_passed=$((round_passed + 1))
 	else
 		failed=$((failed + 1))
-		failed_names+=("$1")
+		round_failed=$((round_failed + 1))
+		round_failed_names+=("$1")
+		[[ -n ${fail_count[$1]-} ]] || failed_names+=("$1")
+		fail_count[$1]=$((${fail_count[$1]-0} + 1))
 	fi
 }
 stamp() { date +%s; }
 t0=$(stamp)
+
+# --- budgets (docs/testing.md): seconds per phase ------------------------------------
+# CI's whole run must fit 25 minutes warm (a machine that built LITE before:
+# Bazel's disk cache full) and 45 minutes cold (a machine that never did), on
+# 2 cores. The phases before the VM suites are given what they take today
+# with a margin; the VM suites as a whole get what is left, which is less
+# than they take today (#36). Each suite has its own line besides, a little
+# over what it takes today: a suite that suddenly takes twice as long shows.
+declare -A budget_warm=(
+	[setup]=30 [lint]=60 ["bazel build"]=420 ["bazel test --config=asan"]=660
+	[python]=15 [packages]=30 ["litevm download"]=10
+)
+declare -A budget_cold=(
+	[setup]=420 [lint]=60 ["bazel build"]=900 ["bazel test --config=asan"]=780
+	[python]=15 [packages]=30 ["litevm download"]=10
+)
+# Per VM suite, warm or cold alike (their binaries are built by then).
+declare -A budget_vm=(
+	[compat]=120 [datapath]=240 [device_readd]=120 [free_in_use]=120 [fuzz]=120
+	[install]=180 [limits]=90 [lmr]=180 [locks_attack]=90 [peer_auth]=120
+	[peer_failure]=120 [peers]=90 [qos_locks]=90 [rpc]=120 [smoke]=60
+	[teardown]=60 [trust_kernel]=90 [uring_hold]=60
+)
+budget_total_warm=1500
+budget_total_cold=2700
+# Cold: Bazel's disk cache held nothing when this run began.
+disk_cache=${LITE_BAZEL_DISK_CACHE:-/var/cache/lite-bazel}
+cold=0
+[[ -n $(find "$disk_cache" -type f -print -quit 2> /dev/null) ]] || cold=1
+
 # Seconds per phase, printed with the summary: CI shows the end of the
-# output, and the budget (40 minutes) is spent phase by phase.
-phase_names=()
-phase_secs=()
+# output, and the budget is spent phase by phase. With --repeat, the
+# slowest round counts against the budget.
+phase_names=()      # in the order first seen
+declare -A phase_max=() phase_sum=() phase_runs=() phase_boot=()
 phase_start=$t0
-phase_end() {  # phase_end NAME: the phase that began at $phase_start ends now
-	local now
+phase_end() {  # phase_end NAME [BOOT_SECS]: the phase that began at $phase_start ends now
+	local now secs
 	now=$(stamp)
-	phase_names+=("$1")
-	phase_secs+=($((now - phase_start)))
+	secs=$((now - phase_start))
+	[[ -n ${phase_runs[$1]-} ]] || phase_names+=("$1")
+	phase_runs[$1]=$((${phase_runs[$1]-0} + 1))
+	phase_sum[$1]=$((${phase_sum[$1]-0} + secs))
+	((secs > ${phase_max[$1]-0})) && phase_max[$1]=$secs
+	phase_max[$1]=${phase_max[$1]-0}
+	[[ -z ${2-} ]] || phase_boot[$1]=$2
 	phase_start=$now
 }
+phase_budget() {  # phase_budget NAME: BUDGET is its budget in seconds, or empty
+	BUDGET=
+	case $1 in
+	vm/*) BUDGET=${budget_vm[${1#vm/}]-} ;;
+	*)
+		if ((cold)); then BUDGET=${budget_cold[$1]-}; else BUDGET=${budget_warm[$1]-}; fi
+		;;
+	esac
+}
 
-echo "== setup"
-tools/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
-phase_end setup
+# --- the steps ---------------------------------------------------------------------
 
-echo "== lint  (tools/lint.sh: format, shell, checkpatch, arch)"
-for check in format shell checkpatch arch; do
-	tools/lint.sh "$check"
-	record "lint: $check" $?
-done
-phase_end lint
+step_setup() {
+	echo "== setup"
+	tools/setup.sh
+	local rc=$?
+	# counted as a test only when it is what was asked for (--only setup)
+	[[ $only != setup ]] || record "setup" "$rc"
+	phase_end setup
+	return "$rc"
+}
+
+lint_header=0
+step_lint() {  # step_lint CHECK
+	((lint_header++)) || echo "== lint  (tools/lint.sh: format, shell, checkpatch, arch)"
+	tools/lint.sh "$1"
+	record "lint: $1" $?
+}
 
 # bazel_tests LABEL ARGS...: one recorded test per Bazel test target.
 bazel_tests() {
@@ -83,85 +237,201 @@ bazel_tests() {
 # whose inputs did not change is not run again. It is content-addressed (a
 # changed source, flag or toolchain is a new key), so it is never stale;
 # without it everything is built, only slower. Emptied past 8 GiB.
-disk_cache=${LITE_BAZEL_DISK_CACHE:-/var/cache/lite-bazel}
-if mkdir -p "$disk_cache" 2> /dev/null && [[ -w $disk_cache ]]; then
-	if (($(du -sm "$disk_cache" | cut -f1) > 8192)); then
-		echo "the Bazel disk cache $disk_cache is over 8 GiB: emptied"
-		rm -rf "${disk_cache:?}"/*
+cache_flags=()
+bazel_cache_ready=0
+bazel_cache() {
+	((bazel_cache_ready++)) && return 0
+	if mkdir -p "$disk_cache" 2> /dev/null && [[ -w $disk_cache ]]; then
+		if (($(du -sm "$disk_cache" | cut -f1) > 8192)); then
+			echo "the Bazel disk cache $disk_cache is over 8 GiB: emptied"
+			rm -rf "${disk_cache:?}"/*
+		fi
+		cache_flags=(--disk_cache="$disk_cache")
 	fi
-	cache_flags=(--disk_cache="$disk_cache")
-else
-	cache_flags=()
-fi
+}
 
 # Everything is built once as shipped (the VM suites run these binaries);
 # the unit and host integration tests run once, under AddressSanitizer +
 # UBSan, which checks more than a plain run would. Running them plainly as
 # well took minutes of CI's budget and found nothing the sanitized run
 # did not.
-echo "== bazel build //...  (what the VM suites and the demo run)"
-build_log=$(mktemp)
-bazel build "${cache_flags[@]}" //... > "$build_log" 2>&1
-rc=$?
-((rc == 0)) || tail -n 40 "$build_log"
-record "bazel build //..." "$rc"
-rm -f "$build_log"
-# The suites test these binaries (Bazel's real output directory, not the
-# bazel-bin symlink) instead of each building its own targets again.
-LITE_BIN=$(bazel info bazel-bin 2> /dev/null)
-export LITE_BIN
-phase_end "bazel build"
+step_build() {
+	local build_log rc
+	bazel_cache
+	echo "== bazel build //...  (what the VM suites and the demo run)"
+	build_log=$(mktemp)
+	bazel build "${cache_flags[@]}" //... > "$build_log" 2>&1
+	rc=$?
+	((rc == 0)) || tail -n 40 "$build_log"
+	record "bazel build //..." "$rc"
+	rm -f "$build_log"
+	# The suites test these binaries (Bazel's real output directory, not
+	# the bazel-bin symlink) instead of each building its own targets again.
+	LITE_BIN=$(bazel info bazel-bin 2> /dev/null)
+	export LITE_BIN
+	phase_end "bazel build"
+	return "$rc"
+}
 
-echo "== bazel test --config=asan  (unit and host integration tests under AddressSanitizer + UBSan)"
-# (the suppressions: libcrypto's own allocations, see the file)
-bazel_tests "asan: " "${cache_flags[@]}" --config=asan --build_tests_only \
-	--test_env=LSAN_OPTIONS="suppressions=$repo/tools/bazel/lsan.supp:print_suppressions=0" //...
-phase_end "bazel test --config=asan"
+step_asan() {  # step_asan TARGET
+	local more=()
+	bazel_cache
+	# A repeated round runs the tests again instead of showing the first
+	# round's cached result; so does --only (the point is to run them).
+	[[ -n $only ]] || ((repeat > 1)) && more=(--nocache_test_results)
+	echo "== bazel test --config=asan $1  (unit and host integration tests under AddressSanitizer + UBSan)"
+	# (the suppressions: libcrypto's own allocations, see the file)
+	bazel_tests "asan: " "${cache_flags[@]}" --config=asan --build_tests_only "${more[@]}" \
+		--test_env=LSAN_OPTIONS="suppressions=$repo/tools/bazel/lsan.supp:print_suppressions=0" "$1"
+	if [[ $1 == //... ]]; then phase_end "bazel test --config=asan"; else phase_end "asan: $1"; fi
+}
 
 # The Python package's host tests (its cluster tests run in tests/vm/compat.sh):
 # Debian's python3, which has the cffi and pytest that tools/setup.sh installs.
-echo "== python/tests/test_host.py  (the Python package, against liblite.so.0)"
-(cd python && LITE_LIBRARY=$LITE_BIN/api/liblite.so.0 PYTHONDONTWRITEBYTECODE=1 \
-	/usr/bin/python3 -m pytest -q -p no:cacheprovider tests/test_host.py)
-record "python: host tests" $?
-phase_end "python"
+step_python() {
+	echo "== python/tests/test_host.py  (the Python package, against liblite.so.0)"
+	(cd python && LITE_LIBRARY=$LITE_BIN/api/liblite.so.0 PYTHONDONTWRITEBYTECODE=1 \
+		/usr/bin/python3 -m pytest -q -p no:cacheprovider tests/test_host.py)
+	record "python: host tests" $?
+	phase_end "python"
+}
 
 # The Debian packages, from the binaries just built, and lintian on them
 # (their contents and an application built against them: tests/vm/compat.sh).
-echo "== tools/package.sh  (the Debian packages, lintian)"
-pkg_out=$(mktemp -d /tmp/lite-dist.XXXXXX)
-tools/package.sh --out "$pkg_out"
-record "packages: build and lintian" $?
-rm -rf "$pkg_out"
-phase_end "packages"
+step_packages() {
+	local pkg_out
+	echo "== tools/package.sh  (the Debian packages, lintian)"
+	pkg_out=$(mktemp -d /tmp/lite-dist.XXXXXX)
+	tools/package.sh --out "$pkg_out"
+	record "packages: build and lintian" $?
+	rm -rf "$pkg_out"
+	phase_end "packages"
+}
 
 # litevm's own download guard (review cp-2026-11-28 M9): the attack on the
 # kernel .deb between download and unpack, with stand-ins for apt (no
 # network, under a second).
-echo "== tools/vm/litevm_download_test.sh  (litevm's kernel download, attacked)"
-tools/vm/litevm_download_test.sh
-record "litevm: download guard" $?
-phase_end "litevm download"
+step_download() {
+	echo "== tools/vm/litevm_download_test.sh  (litevm's kernel download, attacked)"
+	tools/vm/litevm_download_test.sh
+	record "litevm: download guard" $?
+	phase_end "litevm download"
+}
 
-if ((run_vm)); then
-	for t in tests/vm/*.sh; do
-		[[ $t == tests/vm/lib.sh ]] && continue  # sourced by the suites, not one
-		name=${t%.sh}
-		echo "== $name  (VM cluster)"
-		start=$(stamp)
-		"$t"
-		rc=$?
-		echo "-- $name: $( ((rc == 0)) && echo PASSED || echo "FAILED (exit $rc)") in $(($(stamp) - start)) s"
-		record "$name" "$rc"
-		phase_end "${name#tests/}"
-	done
+# One VM suite. Its output is kept to add up where its time went: the
+# guests' boots (litevm's "N guest(s) ready in S s") and the control
+# plane's starts (litecluster's "cluster ready: ... (S s)").
+step_vm() {  # step_vm tests/vm/NAME.sh
+	local t=$1 name rc start log boot cp
+	name=${t%.sh}
+	echo "== $name  (VM cluster)"
+	start=$(stamp)
+	log=$(mktemp)
+	"$t" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	read -r boot cp < <(awk '
+		/^litevm: [0-9]+ guest\(s\) ready in [0-9.]+ s$/ { b += $(NF - 1) }
+		/ cluster ready: / && match($0, /\([0-9]+ s\)$/) { c += substr($0, RSTART + 1, RLENGTH - 4) }
+		END { printf "%.0f %d\n", b, c }' "$log")
+	rm -f "$log"
+	echo "-- $name: $( ((rc == 0)) && echo PASSED || echo "FAILED (exit $rc)") in $(($(stamp) - start)) s (guest boots ${boot} s, control plane starts ${cp} s)"
+	record "$name" "$rc"
+	phase_end "${name#tests/}" "$boot+$cp"
+}
+
+run_step() {  # run_step KIND [ARG]
+	case $1 in
+	setup) step_setup ;;
+	lint) step_lint "$2" ;;
+	build) step_build ;;
+	asan) step_asan "$2" ;;
+	python) step_python ;;
+	packages) step_packages ;;
+	download) step_download ;;
+	vm) step_vm "$2" ;;
+	esac
+}
+
+# --- the run -------------------------------------------------------------------------
+
+if [[ -z $only ]]; then
+	step_setup || { echo "0 passed, 1 failed"; exit 1; }
+elif [[ $only == setup ]]; then
+	steps=()
+	step_setup
+fi
+# --only: the binaries its tests run, built once before the rounds.
+if ((needs_build)); then
+	step_build || { echo "tests/run.sh: the build failed: nothing to test"; echo "$passed passed, $failed failed"; exit 1; }
 fi
 
-echo
-echo "== summary: $(($(stamp) - t0)) s"
-for i in "${!phase_names[@]}"; do
-	printf '  %6d s  %s\n' "${phase_secs[i]}" "${phase_names[i]}"
+rounds_green=0
+for ((round = 1; round <= repeat; round++)); do
+	((repeat == 1)) || echo "=== round $round of $repeat"
+	round_passed=0 round_failed=0 round_failed_names=() lint_header=0
+	round_t0=$(stamp)
+	phase_start=$round_t0
+	for i in "${!steps[@]}"; do
+		read -r kind arg <<< "${steps[i]}"
+		run_step "$kind" "$arg"
+		# the lint checks are one phase
+		[[ $kind == lint && ${steps[i + 1]-} != "lint "* ]] && phase_end lint
+	done
+	((round_failed == 0)) && rounds_green=$((rounds_green + 1))
+	if ((repeat > 1)); then
+		echo "=== round $round of $repeat: $round_passed passed, $round_failed failed in $(($(stamp) - round_t0)) s${round_failed_names[*]:+: ${round_failed_names[*]}}"
+	fi
 done
-for name in "${failed_names[@]}"; do echo "FAILED: $name"; done
+
+# --- summary -------------------------------------------------------------------------
+
+echo
+echo "== summary: $(($(stamp) - t0)) s$( ((repeat > 1)) && echo ", $repeat rounds (a phase's slowest round is shown and held to its budget)")"
+over=()
+vm_secs=0
+for name in "${phase_names[@]}"; do
+	secs=${phase_max[$name]}
+	[[ $name == vm/* ]] && vm_secs=$((vm_secs + secs))
+	phase_budget "$name"
+	parts=()
+	if [[ -n $BUDGET ]]; then
+		parts+=("budget $BUDGET s")
+		((secs > BUDGET)) && over+=("$name took $secs s, its budget is $BUDGET s")
+	fi
+	((repeat > 1)) && parts+=("mean $((phase_sum[$name] / phase_runs[$name])) s")
+	if [[ -n ${phase_boot[$name]-} ]]; then
+		IFS=+ read -r b c <<< "${phase_boot[$name]}"
+		parts+=("guest boots $b s, control plane starts $c s")
+	fi
+	extra=$(IFS=';'; echo "${parts[*]}")
+	printf '  %6d s  %-28s%s\n' "$secs" "$name" "${extra:+  (${extra//;/, })}"
+	if [[ -n $BUDGET ]] && ((secs > BUDGET)); then
+		printf '  %6s    ^^^ OVER BUDGET by %d s\n' "" $((secs - BUDGET))
+	fi
+done
+# The whole run against CI's limit (only when it was the whole run).
+if [[ -z $only ]] && ((repeat == 1)); then
+	total=$(($(stamp) - t0))
+	if ((cold)); then limit=$budget_total_cold kind=cold; else limit=$budget_total_warm kind=warm; fi
+	# The VM suites share what the other phases leave of the total.
+	if ((run_vm)); then
+		rest=$limit
+		for name in "${!budget_warm[@]}"; do
+			if ((cold)); then rest=$((rest - budget_cold[$name])); else rest=$((rest - budget_warm[$name])); fi
+		done
+		printf '  %6d s  %-28s  (budget %d s: what the other phases leave)\n' "$vm_secs" "VM suites, all" "$rest"
+		((vm_secs > rest)) && over+=("the VM suites took $vm_secs s, their share of the $kind budget is $rest s")
+	fi
+	printf '  %6d s  %-28s  (budget %d s, %s: Bazel'"'"'s disk cache %s)\n' "$total" "the whole run" "$limit" \
+		"$kind" "$( ((cold)) && echo "was empty" || echo "was warm")"
+	((total > limit)) && over+=("the whole run took $total s, the $kind budget is $limit s")
+fi
+for line in "${over[@]}"; do echo "!!! OVER BUDGET: $line"; done
+if ((repeat > 1)); then
+	echo "repeat: $rounds_green of $repeat rounds green"
+	for name in "${failed_names[@]}"; do echo "FAILED: $name (in ${fail_count[$name]} of $repeat rounds)"; done
+else
+	for name in "${failed_names[@]}"; do echo "FAILED: $name"; done
+fi
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -414,7 +414,7 @@ rmmod_busy() {  # NAME
 	check "rmmod lite with an open file is refused" rmmod_refused
 	check "lite.ko is still loaded" test -e /dev/lite
 	kill "$pid"
-	wait "$pid"
+	wait "$pid" || true  # 143: the TERM just sent (this function's status is counted)
 }
 free_lmr() {  # NAME
 	check "free $1" "$LITEOP" free "$1"
@@ -422,6 +422,22 @@ free_lmr() {  # NAME
 rmmod_clean() {
 	check "rmmod lite with live peers and no open file is clean" rmmod lite
 	check "/dev/lite is gone" test ! -e /dev/lite
+}
+# perftest_reaped: no perftest process is left in this guest. One that is
+# (hung past its bound: perftest-pair's and compare's timeout) is killed by
+# its PID and named; it is the anchor's failure, not LITE's: not counted.
+perftest_reaped() {
+	local p comm left=""
+	for p in /proc/[0-9]*; do
+		read -r comm < "$p/comm" 2> /dev/null || continue
+		[[ $comm == ib_*_lat || $comm == ib_*_bw ]] || continue
+		kill -KILL "${p#/proc/}" 2> /dev/null && left+=" ${p#/proc/} ($comm)"
+	done
+	if [[ -n $left ]]; then
+		echo "  SKIP  [$VM_TAG] perftest (the anchor) processes left after compare, killed:$left"
+	else
+		vm_ok "no perftest process left"
+	fi
 }
 
 # ---------------------------------------------------------------------------
@@ -435,6 +451,34 @@ probe_after() {
 	vm_wait_until 60 litevm exec -g "$1" -t 20 -- "test -e $ready" > /dev/null 2>&1 ||
 		echo "        (guest $1: lite_probe not ready after 60 s)" >&2
 	echo "$job"
+}
+
+# bench_compare LMR: tools/bench/compare, guest 2 serving guest 1. Two sizes
+# and short bandwidth runs: the test checks lite-bench works on every op;
+# the demo prints the full table (README). perftest is the comparison's
+# anchor: its processes run at nice 19 and are killed after 60 s
+# (perftest-pair, compare), as it busy-polls and on a one-vCPU guest once
+# starved the node's liteagent past its lease (#36). A perftest that fails
+# is the anchor's failure: the comparison is skipped on a SKIP line, and
+# LITE's checks count as they are.
+bench_compare() {
+	local out rc=0 anchor
+	out=$("$VM_REPO/tools/bench/compare" --lmr "$1" --server 2 --client 1 --iters 300 \
+		--sizes "8 4096" --bw-seconds 1 --batch 16 --depth 16 --batch-sizes 8 2>&1) || rc=$?
+	indent <<< "$out"
+	check "compare ran to its table (exit status $rc)" test "$rc" -eq 0
+	check "lite-bench: latency and bandwidth against $1" has_text "$out" $'\n  lite: done'
+	check "lite-bench: batches of 16" has_text "$out" $'\n  lite: batches done'
+	check "lite-bench: io_uring commands, 16 in flight" has_text "$out" $'\n  lite_ring: io_uring done'
+	anchor=$(grep -E 'failed 3 times$|^compare: perftest .* attempt 3 failed$|^  ib_[a-z_]+ [0-9]+ B failed$|^perftest-pair: cannot find' <<< "$out")
+	if [[ -n $anchor ]]; then
+		echo "  SKIP  [host] the comparison with perftest: perftest (the anchor), not LITE, failed;" \
+			"LITE's figures are checked above, their ratios to perftest are not:"
+		indent <<< "$anchor"
+	else
+		vm_ok "perftest (the anchor) gave every figure"
+	fi
+	guests "1 perftest_reaped" "2 perftest_reaped"
 }
 
 set_param() {  # NAME VALUE: a writable lite.ko parameter
@@ -550,11 +594,7 @@ host_main() {
 
 	echo "== lite-bench next to perftest: the same guests, the same run"
 	guest 1 alloc_and_write dp.bench 1M "$n2" 0600 0 "b"
-	# Two sizes and short bandwidth runs: the test checks the tool works on
-	# every op; the demo prints the full table (README).
-	check "compare (perftest and lite-bench, guest 2 serving guest 1)" \
-		"$VM_REPO/tools/bench/compare" --lmr dp.bench --server 2 --client 1 --iters 300 \
-		--sizes "8 4096" --bw-seconds 1 --batch 16 --depth 16 --batch-sizes 8
+	bench_compare dp.bench
 
 	echo "== free: other nodes' handles go stale"
 	job=$(probe_after 3 dp.private ESTALE)

@@ -276,12 +276,21 @@ vm_main() {
 	esac
 }
 
-vm_guest_side() {  # FUNCTION ARGS...
+# vm_guest_side FUNCTION ARGS...: runs one guest function; exits (through
+# vm_main) with its failures. A function that returns non-zero without a
+# FAIL line of its own (a helper or a program it ended on failed, a count it
+# kept itself) is one failure, named; one that printed its FAILs is not
+# counted again.
+vm_guest_side() {
+	local rc=0 before
 	set +e  # failures are counted by check, not fatal
 	VM_TAG=g$GUEST
 	[[ -d /sys/kernel/debug/lite ]] || mount -t debugfs none /sys/kernel/debug 2> /dev/null || true
 	if declare -F "${1-}" > /dev/null; then
-		"$@"
+		before=$VM_FAILURES
+		"$@" || rc=$?
+		((rc == 0 || VM_FAILURES > before)) ||
+			vm_fail "guest function $1 returned status $rc (no FAIL line of its own)"
 	else
 		vm_fail "$VM_SUITE has no guest function '${1-}'"
 	fi

@@ -59,10 +59,23 @@ no_key_in() {
 		$out != *'"addr"'* && $out != *0x* ]]
 }
 # nobody_dump_refused: keymode.py's raw LMR_GET dump as uid 65534: EPERM.
+# nobody runs a copy (with the uapi header it reads) in a folder it can
+# read: the checkout may be in one only root can enter (a clone in /root,
+# or in mktemp -d's 0700 folder), and a script nobody cannot open fails
+# with EACCES, not with the EPERM this checks.
 nobody_dump_refused() {
-	local out
-	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups python3 "$KM_PY" lmr-keys 2>&1)
+	local out dir
+	if ! dir=$(mktemp -d /tmp/tk-nobody.XXXXXX) ||
+		! mkdir -p "$dir/tests/vm" "$dir/kmod/include/uapi" ||
+		! cp "$KM_PY" "$dir/tests/vm/keymode.py" ||
+		! cp "$(dirname "$KM_PY")/../../kmod/include/uapi/lite.h" "$dir/kmod/include/uapi/" ||
+		! chmod -R a+rX "$dir"; then
+		echo "        cannot copy keymode.py to ${dir-a folder nobody reads}"
+		return 1
+	fi
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups python3 "$dir/tests/vm/keymode.py" lmr-keys 2>&1)
 	echo "        $out"
+	rm -rf "$dir"
 	[[ $out == "errno 1 "* ]]
 }
 peer_connected() { peers_json && peer_field "$1" state && [[ $REPLY == connected ]]; }
