@@ -324,9 +324,10 @@ TEST_F(TlsTest, NoKeyOrAddressInListingsEventsOrLitectl) {
             "member_drain_changed");
       },
       absl::Seconds(10), absl::Milliseconds(200)));
-  // An LMR allocated on n2 for n1, then mapped by n1: the fake module's
-  // key (0x117e) and chunk addresses (from 0x7f0000000000) are now in the
-  // manager's registry and in the grant n1 received.
+  // An LMR allocated on n2 for n1, then mapped by n1 for reading: the fake
+  // module's keys (0x117e read-write, 0x117f read-only) and chunk addresses
+  // (from 0x7f0000000000) are now in the manager's registry, and the
+  // read-only key in the grant n1 received (review cp L13).
   {
     grpc::ClientContext context;
     Arm(&context);
@@ -364,7 +365,8 @@ TEST_F(TlsTest, NoKeyOrAddressInListingsEventsOrLitectl) {
       absl::StrFormat("%x", mapped.grant().chunks(0).address());
   const std::string address_dec =
       absl::StrCat(mapped.grant().chunks(0).address());
-  ASSERT_EQ(key_hex, "117e");
+  ASSERT_EQ(key_hex, "117f");
+  const std::string rw_key_hex = "117e";
   ASSERT_TRUE(absl::StartsWith(address_hex, "7f"));
 
   auto leaks = [&](const std::string& what, const std::string& text) {
@@ -373,12 +375,16 @@ TEST_F(TlsTest, NoKeyOrAddressInListingsEventsOrLitectl) {
     const std::string lower = absl::StrReplaceAll(absl::AsciiStrToLower(text),
                                                   {{"\"memory_key\": 0", ""},
                                                    {"\"memory_key\":0", ""},
+                                                   {"\"read_key\": 0", ""},
+                                                   {"\"read_key\":0", ""},
                                                    {"\"chunks\": []", ""},
                                                    {"\"chunks\":[]", ""}});
     for (const std::string& needle :
          {std::string("memory_key"), std::string("memorykey"),
+          std::string("read_key"), std::string("readkey"),
           std::string("chunks"), std::string("\"address\""), key_hex,
-          absl::StrCat("0x", key_hex), address_hex, address_dec}) {
+          absl::StrCat("0x", key_hex), rw_key_hex,
+          absl::StrCat("0x", rw_key_hex), address_hex, address_dec}) {
       EXPECT_FALSE(absl::StrContains(lower, needle))
           << what << " carries \"" << needle << "\":\n"
           << text;
