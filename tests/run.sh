@@ -177,7 +177,8 @@ declare -A budget_cold=(
 # suite not named here has budget_vm_default.
 budget_vm_default=180
 declare -A budget_vm=(
-	[compat]=115 [datapath]=270 [device_readd]=130 [free_in_use]=135 [fuzz]=80
+	[blast_radius]=220 [compat]=115 [datapath]=270 [device_readd]=130
+	[free_in_use]=135 [fuzz]=115
 	[install]=300 [limits]=40 [lmr]=120 [locks_attack]=110 [peer_auth]=75
 	[peer_failure]=60 [peers]=65 [qos_locks]=180 [rpc]=270 [smoke]=40
 	[teardown]=120 [trust_kernel]=65 [uring_hold]=45
