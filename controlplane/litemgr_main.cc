@@ -50,6 +50,14 @@ ABSL_FLAG(std::string, port_file, "",
           "(for tests and scripts that listen on port 0).");
 ABSL_FLAG(int64_t, lease_ms, 1000,
           "Lease: a node with no heartbeat for this long is declared failed.");
+ABSL_FLAG(int64_t, suspect_max_ms, 30000,
+          "A node whose lease runs out while peers with open sessions can be "
+          "asked is SUSPECT, not failed: its peers probe its lite.ko, and it "
+          "stays SUSPECT (its LMRs and grants kept, new maps into it "
+          "UNAVAILABLE) while one still reaches it, for at most this long; "
+          "0: no SUSPECT state, a lease that runs out fails the node. "
+          "Default 30 s, the time the HTTP/2 keepalive gives a frozen agent's "
+          "session anyway. 0, or lease_ms..3600000.");
 ABSL_FLAG(int32_t, heartbeats_per_lease, 4,
           "Agents are told to heartbeat every lease_ms / this.");
 ABSL_FLAG(int64_t, session_queue_limit, 16384,
@@ -131,6 +139,15 @@ int Main() {
     return Fail("--lease_ms must be at least 10");
   }
   options.lease = absl::Milliseconds(absl::GetFlag(FLAGS_lease_ms));
+  const int64_t suspect_max_ms = absl::GetFlag(FLAGS_suspect_max_ms);
+  if (suspect_max_ms != 0 && (suspect_max_ms < absl::GetFlag(FLAGS_lease_ms) ||
+                              suspect_max_ms > 3600000)) {
+    return Fail(absl::StrCat("--suspect_max_ms must be 0 (no SUSPECT state) "
+                             "or between --lease_ms (",
+                             absl::GetFlag(FLAGS_lease_ms),
+                             ") and 3600000, not ", suspect_max_ms));
+  }
+  options.suspect_max = absl::Milliseconds(suspect_max_ms);
   if (absl::GetFlag(FLAGS_heartbeats_per_lease) < 2) {
     return Fail("--heartbeats_per_lease must be at least 2");
   }

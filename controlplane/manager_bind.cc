@@ -52,6 +52,8 @@ absl::Status ManagerState::BindService(
                      "' has no open session; retry shortly"));
   }
   Live& server = server_it->second;
+  LITE_RETURN_IF_ERROR(CheckNotSuspectLocked(
+      server, absl::StrCat("a ring of service '", service.name(), "'")));
   const uint32_t client = caller->member.node_id();
   // Only a node that opened the service binds to it (OpenService checked
   // the requester's access); while recovering, nodes bind again to what

@@ -74,6 +74,8 @@ void ManagerState::SendToNodeLocked(Live& live, ManagerMessage message) {
       kind = NodeRequestStats::Kind::kReleaseLmrMemory;
     } else if (request.has_bind_service_ring()) {
       kind = NodeRequestStats::Kind::kBindServiceRing;
+    } else if (request.has_probe_peer()) {
+      kind = NodeRequestStats::Kind::kProbePeer;
     }
     node_requests_.Sent(request.request_id(), kind, clock_->Now());
   }

@@ -382,6 +382,7 @@ absl::Status ManagerState::AllocLmr(const lite::v1::AllocLmrRequest& request,
         " has no open session (it joined but has not opened it yet, or is "
         "restoring); retry shortly"));
   }
+  LITE_RETURN_IF_ERROR(CheckNotSuspectLocked(home, "an allocation on it"));
   LITE_RETURN_IF_ERROR(CheckLmrNameFreeLocked(request.name()));
   LITE_RETURN_IF_ERROR(CheckPendingRoomLocked());
   LITE_RETURN_IF_ERROR(CheckOwnerRoomLocked(request.owner().uid()));
@@ -453,6 +454,9 @@ absl::Status ManagerState::HandleResult(
   }
   if (pending_binds_.contains(result.request_id())) {
     return BindResultLocked(binding, result);
+  }
+  if (probes_.contains(result.request_id())) {
+    return ProbeResultLocked(binding, result);
   }
   auto it = pending_.find(result.request_id());
   if (it == pending_.end()) {
@@ -576,6 +580,10 @@ absl::StatusOr<lite::v1::MapLmrResponse> ManagerState::MapLmr(
   LITE_RETURN_IF_ERROR(CheckAccess(LmrLabel(lmr), lmr.mode(), lmr.owner_uid(),
                                    lmr.owner_gid(), request.requester(),
                                    request.access()));
+  if (auto home = live_.find(lmr.home_node_id()); home != live_.end()) {
+    LITE_RETURN_IF_ERROR(CheckNotSuspectLocked(
+        home->second, absl::StrCat("a new map of LMR '", lmr.name(), "'")));
+  }
   const uint32_t holder = caller->member.node_id();
   LITE_RETURN_IF_ERROR(CheckGrantRoomLocked(holder));
   LITE_RETURN_IF_ERROR(CheckLmrGrantRoomLocked(lmr.lmr_id()));

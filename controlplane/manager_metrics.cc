@@ -159,6 +159,24 @@ std::vector<MetricFamily> ManagerFamilies(const ManagerMetricsSnapshot& s) {
                        "PeerFailureReports about a node not alive in that "
                        "incarnation",
                        kCounter, static_cast<double>(c.peer_reports_ignored)));
+  out.push_back(Single("lite_manager_nodes_suspect",
+                       "Live nodes SUSPECT now: lease run out, their peers "
+                       "being asked whether their lite.ko still answers",
+                       kGauge, static_cast<double>(c.nodes_suspect)));
+  MetricFamily suspicions = Family(
+      "lite_manager_suspicions_total",
+      "Leases that ran out into SUSPECT, by how it ended: recovered (a "
+      "heartbeat came), failed (the peers found it gone, none answered, or "
+      "--suspect_max_ms passed)",
+      kCounter);
+  Add(suspicions, {{"outcome", "recovered"}},
+      static_cast<double>(c.suspicions_recovered));
+  Add(suspicions, {{"outcome", "failed"}},
+      static_cast<double>(c.suspect_failures));
+  out.push_back(std::move(suspicions));
+  out.push_back(Single("lite_manager_probes_sent_total",
+                       "ProbePeer requests sent to the peers of SUSPECT nodes",
+                       kCounter, static_cast<double>(c.probes_sent)));
   MetricFamily acks = Family(
       "lite_manager_revoke_acks_total",
       "Acknowledgements of revoked grants in the fenced free: received (one "

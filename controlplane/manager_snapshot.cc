@@ -40,6 +40,7 @@ ManagerCounters ManagerState::CountersLocked() const {
   out.sessions_open = 0;
   for (const auto& [node_id, live] : live_) {
     if (live.session_open) ++out.sessions_open;
+    if (live.suspect_since != absl::InfiniteFuture()) ++out.nodes_suspect;
   }
   out.lmrs_releasing = releases_.size();
   out.lmrs = store_->LmrCount() - releases_.size();

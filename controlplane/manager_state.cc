@@ -190,6 +190,7 @@ void ManagerState::AddDeadlineLocked(absl::Time deadline) {
 
 void ManagerState::RenewLeaseLocked(Live& live, absl::Time now) {
   const uint32_t node_id = live.member.node_id();
+  if (live.suspect_since != absl::InfiniteFuture()) RecoverLocked(live, now);
   expiries_.erase({live.lease_expiry, node_id});
   live.lease_expiry = now + options_.lease;
   if (recovering_) {
@@ -218,19 +219,8 @@ absl::Time ManagerState::Tick() {
   }
   const absl::Time now = clock_->Now();
   while (!expiries_.empty() && expiries_.begin()->first <= now) {
-    const uint32_t node_id = expiries_.begin()->second;
-    const Live& live = live_.at(node_id);
-    const std::string reason =
-        live.session_opened
-            ? absl::StrCat("no heartbeat for ",
-                           absl::ToInt64Milliseconds(now - live.last_renewal),
-                           " ms (lease ",
-                           absl::ToInt64Milliseconds(options_.lease), " ms)")
-            : absl::StrCat("no session opened within the ",
-                           absl::ToInt64Milliseconds(options_.lease),
-                           " ms lease after Join");
-    EndIncarnationLocked(node_id, /*left=*/false,
-                         lite::v1::FAILURE_CAUSE_LEASE_EXPIRED, reason);
+    // SUSPECT, another probe round, or failed (manager_suspect.cc).
+    LeaseExpiredLocked(expiries_.begin()->second, now);
   }
   while (!request_deadlines_.empty() &&
          request_deadlines_.begin()->first <= now) {
@@ -351,6 +341,10 @@ Member ManagerState::DecoratedLocked(const Member& member,
     out.set_lease_remaining_ms(std::max<int64_t>(
         0, absl::ToInt64Milliseconds(it->second.lease_expiry - now)));
     out.set_session_open(it->second.session_open);
+    if (it->second.suspect_since != absl::InfiniteFuture()) {
+      out.set_suspect_since_unix_ms(
+          absl::ToUnixMillis(it->second.suspect_since));
+    }
   }
   return out;
 }
@@ -410,6 +404,7 @@ void ManagerState::EndIncarnationLocked(uint32_t node_id, bool left,
   EmitLocked(std::move(event));
 
   Live live = std::move(live_.at(node_id));
+  DropProbesLocked(live);
   live_.erase(node_id);
   members_wire_stale_ = true;
   expiries_.erase({live.lease_expiry, node_id});

@@ -72,6 +72,14 @@ struct ManagerCounters {
   uint64_t peer_reports = 0;
   uint64_t peer_reports_ignored = 0;
   uint64_t peer_report_failures = 0;
+  // SUSPECT: leases that ran out into it; of them, nodes that heartbeated
+  // again (recovered) and that failed while suspect (by their peers' word,
+  // unanswered probes, or --suspect_max_ms); ProbePeer requests sent.
+  uint64_t suspicions = 0;
+  uint64_t suspicions_recovered = 0;
+  uint64_t suspect_failures = 0;
+  uint64_t probes_sent = 0;
+  size_t nodes_suspect = 0;
   // The fenced free (manager_release.cc): acknowledgements received, those
   // implied by a holder's end, those no release waited for; LMRs whose
   // memory the home released, of them quarantined (missing acks at the
@@ -297,6 +305,24 @@ class ManagerState {
     // heartbeat intervals (InfiniteFuture: none), and who said what.
     absl::Time report_deadline = absl::InfiniteFuture();
     std::string report;
+    // SUSPECT (manager_suspect.cc): since when (InfiniteFuture: not
+    // suspect), and the probe round in flight, whose end is lease_expiry:
+    // its requests, and its answers so far by kind.
+    absl::Time suspect_since = absl::InfiniteFuture();
+    std::vector<uint64_t> round_probes;
+    int round_alive = 0;  // OK: the node's lite.ko acknowledged.
+    int round_down = 0;   // UNAVAILABLE: it did not.
+    int round_other = 0;  // Could not tell (no such peer, an error).
+    // The last peer that found it alive, for the log and the bound's reason.
+    std::string alive_by;
+    absl::Time alive_at = absl::InfinitePast();
+  };
+  // A ProbePeer in flight: about which incarnation, asked of whom.
+  struct Probe {
+    uint32_t target = 0;
+    uint64_t target_incarnation = 0;
+    uint32_t prober = 0;
+    uint64_t prober_incarnation = 0;
   };
   // A RELEASING LMR: its revoked grants waiting for their holders, then
   // the ReleaseLmrMemory request to its home (manager_release.cc).
@@ -531,6 +557,33 @@ class ManagerState {
 
   void RenewLeaseLocked(Live& live, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- SUSPECT (manager_suspect.cc)
+  // `node_id`'s lease (or its probe round) ran out at `now`: suspect it and
+  // ask its peers, keep it suspect for another round, or fail it.
+  void LeaseExpiredLocked(uint32_t node_id, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sends a round of ProbePeer about `live` and sets the round's end; false
+  // if no peer can be asked.
+  bool StartProbeRoundLocked(Live& live, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A heartbeat from a SUSPECT node: MemberRecovered.
+  void RecoverLocked(Live& live, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Forgets the probe round about `live` (it recovered, failed or left).
+  void DropProbesLocked(Live& live) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The answer to a ProbePeer (HandleResult).
+  absl::Status ProbeResultLocked(const SessionBinding& binding,
+                                 const lite::v1::NodeRequestResult& result)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // UNAVAILABLE if `node` is SUSPECT: `what` needs its agent.
+  absl::Status CheckNotSuspectLocked(const Live& node,
+                                     const std::string& what) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // How long a probe round lasts: a lease, and at least the request
+  // timeout (a probe of a node that is gone takes lite.ko up to
+  // 2 * peer_timeout_ms + 1 s).
+  absl::Duration ProbeRound() const;
   // Two heartbeat intervals: the silence that makes a report believed.
   absl::Duration ReportSilence() const;
   // Drops a standing report on `live` (it heartbeated).
@@ -629,6 +682,9 @@ class ManagerState {
       ABSL_GUARDED_BY(mu_);
   std::set<std::pair<uint32_t, uint32_t>> service_ports_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<uint32_t, uint32_t> service_seq_ ABSL_GUARDED_BY(mu_);
+
+  // ProbePeer requests in flight (SUSPECT), by request id.
+  absl::flat_hash_map<uint64_t, Probe> probes_ ABSL_GUARDED_BY(mu_);
 
   bool recovering_ ABSL_GUARDED_BY(mu_) = false;
   absl::Time recovery_end_ ABSL_GUARDED_BY(mu_);

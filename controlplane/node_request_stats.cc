@@ -10,6 +10,8 @@ const char* NodeRequestStats::KindName(Kind kind) {
       return "release_lmr_memory";
     case Kind::kBindServiceRing:
       return "bind_service_ring";
+    case Kind::kProbePeer:
+      return "probe_peer";
   }
   return "unknown";
 }

@@ -19,7 +19,12 @@ namespace lite::controlplane {
 
 class NodeRequestStats {
  public:
-  enum class Kind { kAllocateLmrMemory, kReleaseLmrMemory, kBindServiceRing };
+  enum class Kind {
+    kAllocateLmrMemory,
+    kReleaseLmrMemory,
+    kBindServiceRing,
+    kProbePeer,
+  };
   enum class Outcome {
     // The agent answered with status 0 / with an error status.
     kOk,
@@ -30,7 +35,7 @@ class NodeRequestStats {
     // shut down.
     kAbandoned,
   };
-  static constexpr size_t kKinds = 3;
+  static constexpr size_t kKinds = 4;
   static constexpr size_t kOutcomes = 4;
   // Metric label values: "allocate_lmr_memory", ...; "ok", "error",
   // "timeout", "abandoned".

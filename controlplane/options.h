@@ -19,6 +19,13 @@ struct ManagerOptions {
   // before it is closed with RESOURCE_EXHAUSTED. Must exceed the largest burst
   // of events (e.g. a whole cluster joining at once).
   int64_t session_queue_limit = 16384;
+  // SUSPECT (manager_suspect.cc): a node whose lease runs out while peers
+  // with open sessions can be asked about it is not failed at once; the
+  // peers probe its lite.ko, and it stays SUSPECT while one still gets an
+  // acknowledgment, for at most this long. Zero: no SUSPECT state, a lease
+  // that runs out fails the node (the library default; litemgr's
+  // --suspect_max_ms defaults to 30 s).
+  absl::Duration suspect_max = absl::ZeroDuration();
   // How long AllocLmr waits for the home node's answer.
   absl::Duration request_timeout = absl::Seconds(5);
   // The fenced free: how long a RELEASING LMR waits for its holders'

@@ -67,6 +67,10 @@ class CannedManager final : public lite::v1::ClusterOperator::Service {
     absl::MutexLock lock(&mu);
     if (req->page_token().empty()) {
       *resp->add_nodes() = Node(1, "alpha");
+      if (suspect) {
+        resp->mutable_nodes(0)->set_suspect_since_unix_ms(
+            absl::ToUnixMillis(absl::Now() - absl::Seconds(12)));
+      }
       resp->set_next_page_token("1");
       resp->set_event_sequence(40);
     } else if (req->page_token() == "1") {
@@ -178,6 +182,27 @@ class CannedManager final : public lite::v1::ClusterOperator::Service {
       return grpc::Status(grpc::OUT_OF_RANGE,
                           "revision 99 is older than the history");
     }
+    if (req->since_revision() == 96) {
+      // A node suspected, then recovered.
+      lite::v1::Event e;
+      e.set_sequence(97);
+      auto* s = e.mutable_member_suspected();
+      s->set_node_id(2);
+      s->set_node_name("beta");
+      s->set_incarnation(4);
+      s->set_reason("no heartbeat for 1250 ms (lease 1000 ms); asking 2 peers");
+      writer->Write(e);
+      e.Clear();
+      e.set_sequence(98);
+      auto* r = e.mutable_member_recovered();
+      r->set_node_id(2);
+      r->set_node_name("beta");
+      r->set_incarnation(4);
+      r->set_suspected_ms(4500);
+      writer->Write(e);
+      while (!ctx->IsCancelled()) absl::SleepFor(absl::Milliseconds(5));
+      return grpc::Status::OK;
+    }
     if (req->since_revision() == 98) {
       // One event, then the manager gives up on a slow watcher.
       lite::v1::Event e;
@@ -223,6 +248,8 @@ class CannedManager final : public lite::v1::ClusterOperator::Service {
   lite::v1::WatchRequest last_watch ABSL_GUARDED_BY(mu);
   // ListNodes adds a node whose name is kEscReason.
   bool hostile ABSL_GUARDED_BY(mu) = false;
+  // ListNodes lists alpha SUSPECT for 12 s.
+  bool suspect ABSL_GUARDED_BY(mu) = false;
 };
 
 class CannedAgent final : public lite::v1::NodeAgent::Service {
@@ -279,6 +306,30 @@ TEST_F(LitectlTest, NodesTableFollowsPages) {
   EXPECT_TRUE(absl::StrContains(out, "alpha  ALIVE")) << out;
   EXPECT_TRUE(absl::StrContains(out, "beta   FAILED")) << out;
   EXPECT_EQ(err_.str(), "");
+}
+
+TEST_F(LitectlTest, NodesTableShowsSuspectNodes) {
+  {
+    absl::MutexLock lock(&manager_.mu);
+    manager_.suspect = true;
+  }
+  ASSERT_EQ(Run({"nodes"}), 0) << err_.str();
+  EXPECT_THAT(out_.str(), ::testing::HasSubstr("alpha  SUSPECT (12"))
+      << out_.str();
+  EXPECT_THAT(out_.str(), ::testing::HasSubstr("beta   FAILED")) << out_.str();
+}
+
+TEST_F(LitectlTest, WatchShowsSuspicionAndRecovery) {
+  ASSERT_EQ(Run({"watch", "--since", "96", "--count", "2"}), 0) << err_.str();
+  EXPECT_THAT(out_.str(),
+              ::testing::HasSubstr(
+                  "MemberSuspected    node beta (2) incarnation 4: no "
+                  "heartbeat for 1250 ms (lease 1000 ms); asking 2 peers\n"))
+      << out_.str();
+  EXPECT_THAT(out_.str(),
+              ::testing::HasSubstr("MemberRecovered    node beta (2) "
+                                   "incarnation 4, after "))
+      << out_.str();
 }
 
 TEST_F(LitectlTest, NodesJsonHasEveryNode) {

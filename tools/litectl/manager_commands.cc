@@ -168,8 +168,14 @@ absl::Status RunNodes(const Context& ctx, const cli::Args&) {
   const int64_t now = NowMs();
   for (const auto& n : all->nodes()) {
     const bool alive = n.state() == lite::v1::NODE_STATE_ALIVE;
+    // SUSPECT is ALIVE to every API (its grants hold); operators see it.
+    const std::string state =
+        alive && n.suspect_since_unix_ms() != 0
+            ? absl::StrCat("SUSPECT (",
+                           HumanMs(now - n.suspect_since_unix_ms()), ")")
+            : StateName(n.state());
     AddInertRow(t,
-                {absl::StrCat(n.node_id()), n.node_name(), StateName(n.state()),
+                {absl::StrCat(n.node_id()), n.node_name(), state,
                  absl::StrCat(n.incarnation()), n.rdma_address(),
                  n.draining() ? "yes" : "no", n.session_open() ? "open" : "-",
                  alive ? HumanMs(n.lease_remaining_ms()) : "-",
@@ -429,6 +435,24 @@ std::string DescribeEvent(const lite::v1::Event& e, NameBook& names) {
           m.incarnation(),
           EnumSuffix(lite::v1::FailureCause_Name(m.cause()), "FAILURE_CAUSE_"),
           m.reason());
+      break;
+    }
+    case lite::v1::Event::kMemberSuspected: {
+      const auto& m = e.member_suspected();
+      names[m.node_id()] = m.node_name();
+      kind = "MemberSuspected";
+      details = absl::StrFormat("node %s incarnation %u: %s",
+                                Label(names, m.node_id()), m.incarnation(),
+                                m.reason());
+      break;
+    }
+    case lite::v1::Event::kMemberRecovered: {
+      const auto& m = e.member_recovered();
+      names[m.node_id()] = m.node_name();
+      kind = "MemberRecovered";
+      details = absl::StrFormat("node %s incarnation %u, after %s SUSPECT",
+                                Label(names, m.node_id()), m.incarnation(),
+                                HumanMs(m.suspected_ms()));
       break;
     }
     case lite::v1::Event::kMemberDrainChanged: {
