@@ -142,10 +142,10 @@ int Main() {
   const int64_t suspect_max_ms = absl::GetFlag(FLAGS_suspect_max_ms);
   if (suspect_max_ms != 0 && (suspect_max_ms < absl::GetFlag(FLAGS_lease_ms) ||
                               suspect_max_ms > 3600000)) {
-    return Fail(absl::StrCat("--suspect_max_ms must be 0 (no SUSPECT state) "
-                             "or between --lease_ms (",
-                             absl::GetFlag(FLAGS_lease_ms),
-                             ") and 3600000, not ", suspect_max_ms));
+    return Fail(absl::StrCat(
+        "--suspect_max_ms must be 0 (no SUSPECT state) "
+        "or between --lease_ms (",
+        absl::GetFlag(FLAGS_lease_ms), ") and 3600000, not ", suspect_max_ms));
   }
   options.suspect_max = absl::Milliseconds(suspect_max_ms);
   if (absl::GetFlag(FLAGS_heartbeats_per_lease) < 2) {
