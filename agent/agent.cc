@@ -124,6 +124,19 @@ Agent::Agent(AgentOptions options, Module* module,
           {"agent.services_unclaimed",
            "RPC services registered for a process gone before the answer "
            "(unregistered again)"},
+          {"agent.requests.probe_peer",
+           "ProbePeer requests received (is a suspect node's kernel alive?)"},
+          {"agent.peer_probes.acknowledged",
+           "peer probes the node's kernel acknowledged"},
+          {"agent.peer_probes.unreachable",
+           "peer probes the node did not acknowledge (UNAVAILABLE)"},
+          {"agent.peer_probes.other",
+           "peer probes answered otherwise (no such peer, another "
+           "incarnation, invalid, lite.ko's error)"},
+          {"agent.peer_probes.refused",
+           "peer probes refused RESOURCE_EXHAUSTED: too many running at once"},
+          {"agent.peer_probes.dropped",
+           "peer probe answers not sent: their session ended first"},
           {"agent.messages_unsent",
            "acks and reports dropped: too many queued while no session was "
            "open"},
@@ -136,7 +149,8 @@ Agent::Agent(AgentOptions options, Module* module,
                [this](uint64_t grant_id, uint64_t incarnation) {
                  QueueAck(grant_id, incarnation);
                }),
-      service_stats_(module, &counters_) {}
+      service_stats_(module, &counters_),
+      prober_(options_.prober, module) {}
 
 Agent::~Agent() { Shutdown(); }
 
@@ -144,6 +158,7 @@ void Agent::Start() {
   started_ = true;
   revoker_.Start();
   service_stats_.Start();
+  prober_.Start();
   upcalls_.Start();
   runner_ = std::thread([this] { Run(); });
 }
@@ -169,6 +184,9 @@ void Agent::Shutdown() {
     service_stats_.Stop();
   }
   module_->Close();
+  // After Close: the fake's held probes wait for it. No session is open
+  // now, so late answers are dropped.
+  prober_.Stop();
   if (started_) upcalls_.Stop();
   SetState(lite::v1::MANAGER_CONNECTION_STATE_LEFT);
 }

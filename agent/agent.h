@@ -34,6 +34,7 @@
 #include "agent/event_log.h"
 #include "agent/grant_gate.h"
 #include "agent/module.h"
+#include "agent/peer_prober.h"
 #include "agent/peer_table.h"
 #include "agent/revoker.h"
 #include "agent/service_stats.h"
@@ -58,6 +59,8 @@ struct AgentOptions {
   absl::Duration leave_grace = absl::Seconds(2);
   UpcallDispatcherOptions upcalls;
   RevokerOptions revoker;
+  // The manager's probe_peer requests (peer_prober.h).
+  PeerProberOptions prober;
   // Optional; not owned.
   EventLog* event_log = nullptr;
 };
@@ -147,6 +150,16 @@ class Agent final : public CallerSource {
   PeerSecrets Secrets(
       const google::protobuf::RepeatedPtrField<lite::v1::PeerSecret>& in);
   void HandleRequest(Session* session, const lite::v1::NodeRequest& request);
+  // NodeRequest.probe_peer, checked and handed to the
+  // prober; OK when the prober answers it later.
+  absl::Status StartProbe(Session* session,
+                          const lite::v1::NodeRequest& request);
+  // The prober's answer to request `request_id` of the session numbered
+  // `session_serial`: queued on that session if it is still the open one,
+  // dropped otherwise (the manager abandons requests of an ended session).
+  void ProbeAnswered(uint64_t session_serial, uint64_t request_id,
+                     uint32_t node_id, uint64_t incarnation,
+                     const absl::StatusOr<lite::v1::ProbedPeer>& answer);
   // ReleaseLmrMemory: the fenced free's last step, on this home.
   absl::Status ReleaseLmrMemory(uint32_t self,
                                 const lite::v1::ReleaseLmrMemory& release);
@@ -199,6 +212,10 @@ class Agent final : public CallerSource {
   absl::Time session_opened_at_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   // The open session (RunSession's), for ReportPeerFailure; null if none.
   Session* session_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // Numbers sessions (Session::serial): a late probe answer finds out
+  // whether its session is still the open one (a new Session may sit at the
+  // same address).
+  uint64_t session_serial_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t reconnects_ ABSL_GUARDED_BY(mu_) = 0;
   // Hosted LMRs this node saw LmrRemoved with release_follows for and has
   // not released yet: re-registered as releasing after a manager restart.
@@ -209,6 +226,9 @@ class Agent final : public CallerSource {
   std::vector<lite::v1::AgentMessage> unsent_ ABSL_GUARDED_BY(mu_);
   std::string last_error_ ABSL_GUARDED_BY(mu_);
 
+  // Last: its workers call back into the agent (ProbeAnswered) until
+  // Shutdown stops it.
+  PeerProber prober_;
   std::thread runner_;
   bool started_ = false;
   bool shut_down_ = false;

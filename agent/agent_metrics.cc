@@ -53,6 +53,10 @@ constexpr CounterFamily kAgentFamilies[] = {
      "Data-path peer failures, by whether they were reported to the manager "
      "(result=sent) or not (result=not_sent: no session, or too many "
      "queued)"},
+    {"lite_agent_peer_probes_total", kCounter,
+     "The manager's probes of suspect peers, by result (acknowledged, "
+     "unreachable, other, refused: too many at once, dropped: the session "
+     "ended first)"},
     {"lite_agent_grants_revoked_total", kCounter,
      "Grants revoked in lite.ko on the manager's word"},
     {"lite_agent_grant_revoke_acks_total", kCounter,
@@ -97,6 +101,8 @@ constexpr CounterMapping kAgentMappings[] = {
      "release_lmr_memory"},
     {"requests.bind_service_ring", "lite_agent_manager_requests_total", "kind",
      "bind_service_ring"},
+    {"requests.probe_peer", "lite_agent_manager_requests_total", "kind",
+     "probe_peer"},
     {"requests.unknown", "lite_agent_manager_requests_total", "kind",
      "unknown"},
     {"requests_failed", "lite_agent_manager_requests_failed_total"},
@@ -125,6 +131,15 @@ constexpr CounterMapping kAgentMappings[] = {
      "result", "sent"},
     {"peer_failures_unreported", "lite_agent_peer_failure_reports_total",
      "result", "not_sent"},
+    {"peer_probes.acknowledged", "lite_agent_peer_probes_total", "result",
+     "acknowledged"},
+    {"peer_probes.unreachable", "lite_agent_peer_probes_total", "result",
+     "unreachable"},
+    {"peer_probes.other", "lite_agent_peer_probes_total", "result", "other"},
+    {"peer_probes.refused", "lite_agent_peer_probes_total", "result",
+     "refused"},
+    {"peer_probes.dropped", "lite_agent_peer_probes_total", "result",
+     "dropped"},
     {"grants_revoked", "lite_agent_grants_revoked_total"},
     {"grant_revoke_acks", "lite_agent_grant_revoke_acks_total"},
 };

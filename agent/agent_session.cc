@@ -23,6 +23,9 @@ struct Agent::Session {
                                                     lite::v1::ManagerMessage>>
       stream;
   lite::v1::NodeCaller caller;
+  // Agent::session_serial_'s number for it, set under the agent's mu_
+  // before the reader loop starts.
+  uint64_t serial = 0;
   absl::Duration heartbeat_interval;
   // No ack for this long ends the session: the manager is hung or the path
   // to it is dead without the connection noticing.
@@ -40,7 +43,8 @@ struct Agent::Session {
   // PeerFailureReports for the heartbeat thread to send at once (a report
   // is worth most before the failed node's lease runs out).
   std::vector<lite::v1::PeerFailureReport> reports ABSL_GUARDED_BY(mu);
-  // Acks and LmrLost reports, likewise sent at once.
+  // Acks, LmrLost reports and the answers of probes (which run off the
+  // reader thread), likewise sent at once.
   std::vector<lite::v1::AgentMessage> outgoing ABSL_GUARDED_BY(mu);
 
   bool Write(const lite::v1::AgentMessage& msg) {
@@ -110,6 +114,7 @@ Agent::SessionEnd Agent::RunSession(const lite::v1::JoinResponse& join,
     state_ = lite::v1::MANAGER_CONNECTION_STATE_CONNECTED;
     session_opened_at_ = absl::Now();
     session_ = &session;
+    session.serial = ++session_serial_;
     // What was made while no session was open; an ended incarnation's acks
     // are implied by its end.
     std::vector<lite::v1::AgentMessage> unsent;
@@ -498,6 +503,12 @@ void Agent::HandleRequest(Session* session,
       }
       break;
     }
+    case lite::v1::NodeRequest::kProbePeer:
+      counters_.Add("agent.requests.probe_peer");
+      // Answered later, by the prober, unless refused here.
+      s = StartProbe(session, request);
+      if (s.ok()) return;
+      break;
     case lite::v1::NodeRequest::kReleaseLmrMemory:
       counters_.Add("agent.requests.release_lmr_memory");
       s = ReleaseLmrMemory(session->caller.node_id(),
@@ -521,6 +532,71 @@ void Agent::HandleRequest(Session* session,
   // A failed write means the stream is gone; the manager abandons the
   // request on its side.
   session->Write(out);
+}
+
+absl::Status Agent::StartProbe(Session* session,
+                               const lite::v1::NodeRequest& request) {
+  const lite::v1::ProbePeer& probe = request.probe_peer();
+  const uint32_t self = session->caller.node_id();
+  absl::Status s;
+  if (probe.node_id() == 0 || probe.node_id() == self) {
+    s = absl::InvalidArgumentError(absl::StrFormat(
+        "probe_peer names node %u: a peer of node %u, not 0 or itself, is "
+        "needed",
+        probe.node_id(), self));
+  } else if (probe.incarnation() == 0) {
+    s = absl::InvalidArgumentError(absl::StrFormat(
+        "probe_peer of node %u names incarnation 0", probe.node_id()));
+  } else {
+    s = prober_.Submit(
+        probe.node_id(), probe.incarnation(),
+        [this, serial = session->serial, request_id = request.request_id(),
+         node_id = probe.node_id(), incarnation = probe.incarnation()](
+            const absl::StatusOr<lite::v1::ProbedPeer>& answer) {
+          ProbeAnswered(serial, request_id, node_id, incarnation, answer);
+        });
+    if (absl::IsResourceExhausted(s)) {
+      counters_.Add("agent.peer_probes.refused");
+    }
+  }
+  if (!s.ok() && !absl::IsResourceExhausted(s)) {
+    counters_.Add("agent.peer_probes.other");
+  }
+  return s;
+}
+
+void Agent::ProbeAnswered(uint64_t session_serial, uint64_t request_id,
+                          uint32_t node_id, uint64_t incarnation,
+                          const absl::StatusOr<lite::v1::ProbedPeer>& answer) {
+  lite::v1::AgentMessage out;
+  lite::v1::NodeRequestResult* result = out.mutable_result();
+  result->set_request_id(request_id);
+  if (answer.ok()) {
+    counters_.Add("agent.peer_probes.acknowledged");
+    *result->mutable_probed_peer() = *answer;
+    LITE_LOG_INFO(
+        "probe of node %u incarnation %u (request %u): acknowledged in %d us",
+        node_id, incarnation, request_id, answer->round_trip_ns() / 1000);
+  } else {
+    counters_.Add(absl::IsUnavailable(answer.status())
+                      ? "agent.peer_probes.unreachable"
+                      : "agent.peer_probes.other");
+    counters_.Add("agent.requests_failed");
+    result->set_status_code(static_cast<int32_t>(answer.status().code()));
+    result->set_status_message(std::string(answer.status().message()));
+    LITE_LOG_INFO("probe of node %u incarnation %u (request %u): %s", node_id,
+                  incarnation, request_id, answer.status().ToString());
+  }
+  absl::MutexLock lock(&mu_);
+  if (session_ == nullptr || session_->serial != session_serial) {
+    // The session it came on is gone; the manager gave the request up.
+    counters_.Add("agent.peer_probes.dropped");
+    LITE_LOG_INFO("probe answer for request %u dropped: its session ended",
+                  request_id);
+    return;
+  }
+  absl::MutexLock session_lock(&session_->mu);
+  session_->outgoing.push_back(std::move(out));
 }
 
 void Agent::ReportPeerFailure(const PeerConnectionFailed& failed) {

@@ -14,6 +14,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -46,6 +47,13 @@ struct FakeModuleOptions {
   // that both ends of a pair hold the same secret without any secret leaving
   // the process. Empty: no file.
   std::string peers_file;
+  // TEST ONLY: peers whose kernel is "gone" for ProbePeer, read at every
+  // probe so that a test can change it while the agent runs: node ids or
+  // node names separated by white space or commas, '#' to the end of a line
+  // a comment. A probe of a peer listed answers UNAVAILABLE, as lite.ko's
+  // EHOSTDOWN. No file (or empty): every known peer acknowledges. Empty
+  // path: only SetPeerUnreachable counts.
+  std::string unreachable_file;
 };
 
 class FakeModule final : public Module {
@@ -59,6 +67,13 @@ class FakeModule final : public Module {
   absl::Status AddPeer(const Peer& peer) override;
   absl::Status RemovePeer(uint32_t node_id, uint64_t incarnation) override;
   absl::StatusOr<std::vector<Peer>> ListPeers() override;
+  // fake_module_probe.cc: OK with the peer's incarnation and a made-up round
+  // trip for a peer added with AddPeer; NOT_FOUND for any other node;
+  // FAILED_PRECONDITION another incarnation; UNAVAILABLE for a peer made
+  // unreachable (SetPeerUnreachable, unreachable_file). Waits while probes
+  // are held (HoldProbes).
+  absl::StatusOr<lite::v1::ProbedPeer> ProbePeer(uint32_t node_id,
+                                                 uint64_t incarnation) override;
   absl::StatusOr<lite::v1::AllocatedLmrMemory> AllocateLmrMemory(
       const lite::v1::AllocateLmrMemory& request) override;
   absl::Status FreeLmrMemory(uint64_t lmr_id, bool quarantine) override;
@@ -118,9 +133,19 @@ class FakeModule final : public Module {
   // The pair secret the peer was added with (empty: none); nullopt for an
   // unknown peer. lite.ko never tells; tests may ask the fake.
   std::optional<std::string> PeerSecret(uint32_t node_id) const;
+  // Probes of the peer answer UNAVAILABLE (lite.ko's EHOSTDOWN: its kernel
+  // is gone) while `unreachable`.
+  void SetPeerUnreachable(uint32_t node_id, bool unreachable);
+  // While held, ProbePeer waits (as a probe of a dead node waits for lite.ko's
+  // bound) until ReleaseProbes or Close; then it answers as usual.
+  void HoldProbes();
+  void ReleaseProbes();
+  // Waits until at least `count` ProbePeer calls wait, held; false if that
+  // did not happen within `timeout`.
+  bool AwaitHeldProbes(int count, absl::Duration timeout);
   // Every state-changing call made on the module, oldest first, one line
-  // each (e.g. "AddPeer 2 1 10.0.0.2:7471"; never a secret); the last 10000
-  // are kept.
+  // each (e.g. "AddPeer 2 1 10.0.0.2:7471"; never a secret), and every
+  // probe ("ProbePeer 2 1"); the last 10000 are kept.
   std::vector<std::string> Calls() const;
   // Waits until at least `count` Receive() calls are blocked waiting (the
   // inbox was empty and the module open); false if that did not happen
@@ -129,6 +154,8 @@ class FakeModule final : public Module {
 
  private:
   void RecordCall(std::string call) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // fake_module_probe.cc: whether options_.unreachable_file lists the peer.
+  bool ListedUnreachable(const Peer& peer) const;
   // Rewrites options_.peers_file, if set.
   void WritePeersFileLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Made-up chunks covering size_bytes at fresh addresses.
@@ -187,6 +214,10 @@ class FakeModule final : public Module {
   // This node as a client: service id -> ring.
   std::map<uint64_t, lite::v1::BoundServiceRing> bound_ ABSL_GUARDED_BY(mu_);
   uint64_t next_ring_address_ ABSL_GUARDED_BY(mu_) = 0x7e0000000000;
+  // Probes (fake_module_probe.cc).
+  std::set<uint32_t> unreachable_ ABSL_GUARDED_BY(mu_);
+  bool probes_held_ ABSL_GUARDED_BY(mu_) = false;
+  int held_probes_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace lite::agent

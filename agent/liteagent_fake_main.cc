@@ -40,6 +40,12 @@ ABSL_FLAG(std::string, fake_peers_file, "",
           "TEST ONLY (--module=fake): the fake rewrites this file with its "
           "identity and peers after every change, each peer with the SHA-256 "
           "of its pair secret (never the secret)");
+ABSL_FLAG(std::string, fake_unreachable_file, "",
+          "TEST ONLY (--module=fake): a file listing peers (node ids or "
+          "names, separated by spaces, commas or lines) whose kernel is "
+          "gone: the manager's probes of them answer UNAVAILABLE, as "
+          "lite.ko's EHOSTDOWN. Read at every probe; no file: every peer "
+          "acknowledges");
 ABSL_FLAG(std::string, fake_memory, "1G",
           "TEST ONLY (--module=fake): LMR memory the fake can allocate, e.g. "
           "1G");
@@ -57,17 +63,20 @@ struct FakeConfig {
 };
 
 absl::StatusOr<FakeConfig> ReadFakeFlags(absl::string_view module) {
-  if (module != "fake" && (!absl::GetFlag(FLAGS_fake_lmrs).empty() ||
-                           !absl::GetFlag(FLAGS_fake_maps).empty() ||
-                           !absl::GetFlag(FLAGS_fake_services).empty() ||
-                           !absl::GetFlag(FLAGS_fake_opens).empty() ||
-                           !absl::GetFlag(FLAGS_fake_peers_file).empty())) {
+  if (module != "fake" &&
+      (!absl::GetFlag(FLAGS_fake_lmrs).empty() ||
+       !absl::GetFlag(FLAGS_fake_maps).empty() ||
+       !absl::GetFlag(FLAGS_fake_services).empty() ||
+       !absl::GetFlag(FLAGS_fake_opens).empty() ||
+       !absl::GetFlag(FLAGS_fake_peers_file).empty() ||
+       !absl::GetFlag(FLAGS_fake_unreachable_file).empty())) {
     return absl::InvalidArgumentError(
-        "--fake_lmrs, --fake_maps, --fake_services, --fake_opens and "
-        "--fake_peers_file need --module=fake");
+        "--fake_lmrs, --fake_maps, --fake_services, --fake_opens, "
+        "--fake_peers_file and --fake_unreachable_file need --module=fake");
   }
   FakeConfig c;
   c.module.peers_file = absl::GetFlag(FLAGS_fake_peers_file);
+  c.module.unreachable_file = absl::GetFlag(FLAGS_fake_unreachable_file);
   absl::StatusOr<uint64_t> memory = ParseSize(absl::GetFlag(FLAGS_fake_memory));
   if (!memory.ok()) {
     return absl::InvalidArgumentError(

@@ -221,6 +221,17 @@ class Module {
   virtual absl::Status RemovePeer(uint32_t node_id, uint64_t incarnation) = 0;
   // Without their secrets (lite.ko never reads one back).
   virtual absl::StatusOr<std::vector<Peer>> ListPeers() = 0;
+  // Asks lite.ko whether the peer's kernel still acknowledges
+  // (LITE_CMD_PEER_PROBE: a zero-byte RDMA WRITE on one of its RC
+  // connections to the peer, answered by the peer's RDMA device whatever its
+  // user space does). Blocks up to lite.ko's bound, 2 * peer_timeout_ms +
+  // 1 s: never call it on the session thread. OK with the incarnation that
+  // acknowledged and the round trip; UNAVAILABLE the peer did not
+  // acknowledge (EHOSTDOWN: its connections ran out of retries, or none is
+  // up); NOT_FOUND no such peer (ENOENT); FAILED_PRECONDITION the peer
+  // lite.ko knows is another incarnation than `incarnation`.
+  virtual absl::StatusOr<lite::v1::ProbedPeer> ProbePeer(
+      uint32_t node_id, uint64_t incarnation) = 0;
 
   // ---- LMR memory this node hosts ----
   // Allocates memory for a new LMR (the manager's AllocateLmrMemory request).

@@ -78,6 +78,14 @@ lite::v1::Lmr LmrFromGenl(const genl::LmrInfo& info, uint32_t home_node_id);
 lite::v1::Grant GrantFromGenl(const genl::GrantInfo& info,
                               uint32_t holder_node_id);
 PeerConnectionFailed FailureFromGenl(const genl::Event& event);
+// LITE_CMD_PEER_PROBE's answer for a probe of `node_id` asked about as
+// `incarnation` (netlink_probe.cc): EHOSTDOWN UNAVAILABLE (the peer did not
+// acknowledge), ENOENT NOT_FOUND (no such peer), another incarnation than
+// `incarnation` FAILED_PRECONDITION, other errnos by ErrnoToModuleCode
+// (ETIMEDOUT, lite.ko's own bound or the request's, DEADLINE_EXCEEDED).
+absl::StatusOr<lite::v1::ProbedPeer> ProbeAnswer(
+    uint32_t node_id, uint64_t incarnation,
+    const absl::StatusOr<genl::ProbeResult>& probe);
 
 class NetlinkModule : public Module {
  public:
@@ -98,6 +106,9 @@ class NetlinkModule : public Module {
   absl::Status AddPeer(const Peer& peer) override;
   absl::Status RemovePeer(uint32_t node_id, uint64_t incarnation) override;
   absl::StatusOr<std::vector<Peer>> ListPeers() override;
+  // netlink_probe.cc.
+  absl::StatusOr<lite::v1::ProbedPeer> ProbePeer(uint32_t node_id,
+                                                 uint64_t incarnation) override;
 
   absl::StatusOr<lite::v1::AllocatedLmrMemory> AllocateLmrMemory(
       const lite::v1::AllocateLmrMemory& request) override;

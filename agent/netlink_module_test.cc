@@ -257,5 +257,46 @@ TEST(ConversionTest, PeerFailedEventSaysWhy) {
   EXPECT_EQ(FailureFromGenl(e).reason_errno, 0);
 }
 
+// LITE_CMD_PEER_PROBE's answers as the manager's probe_peer expects them
+// (manager.proto, ProbePeer).
+TEST(ProbeAnswerTest, KernelAnswersToProbeCodes) {
+  genl::ProbeResult ack{.node_id = 3, .incarnation = 9, .round_trip_ns = 1234};
+  absl::StatusOr<lite::v1::ProbedPeer> ok = ProbeAnswer(3, 9, ack);
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->incarnation(), 9u);
+  EXPECT_EQ(ok->round_trip_ns(), 1234u);
+
+  absl::StatusOr<lite::v1::ProbedPeer> other = ProbeAnswer(3, 8, ack);
+  EXPECT_EQ(other.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(other.status().message(),
+              ::testing::HasSubstr("holds incarnation 9 of it, not the "
+                                   "incarnation 8 asked about"));
+
+  absl::StatusOr<lite::v1::ProbedPeer> down = ProbeAnswer(
+      3, 9,
+      genl::ErrnoStatus(EHOSTDOWN,
+                        "the peer did not acknowledge, or has no connected "
+                        "QP"));
+  EXPECT_EQ(down.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(down.status().message(),
+              ::testing::HasSubstr("node 3 did not acknowledge"));
+  EXPECT_THAT(down.status().message(),
+              ::testing::HasSubstr("has no connected QP"));
+
+  absl::StatusOr<lite::v1::ProbedPeer> unknown =
+      ProbeAnswer(3, 9, genl::ErrnoStatus(ENOENT, "no such peer"));
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(unknown.status().message(),
+              ::testing::HasSubstr("node 3 is not a peer"));
+
+  // lite.ko's own bound, or the request's: no verdict either way.
+  EXPECT_EQ(ProbeAnswer(3, 9, genl::ErrnoStatus(ETIMEDOUT)).status().code(),
+            absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(ProbeAnswer(3, 9, genl::ErrnoStatus(EPERM)).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(ProbeAnswer(3, 9, genl::ErrnoStatus(EINTR)).status().code(),
+            absl::StatusCode::kCancelled);
+}
+
 }  // namespace
 }  // namespace lite::agent
