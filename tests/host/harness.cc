@@ -358,6 +358,7 @@ absl::Status Cluster::StartManager(const ManagerConfig& config, int port) {
       "--metrics_listen=127.0.0.1:0",
       absl::StrCat("--metrics_port_file=", metrics_port_file),
       absl::StrCat("--lease_ms=", config.lease_ms),
+      absl::StrCat("--suspect_max_ms=", config.suspect_max_ms),
       absl::StrCat("--recovery_window_ms=", config.recovery_window_ms),
       absl::StrCat("--pair_key_file=", config.pair_key_file)};
   for (std::string& flag : DaemonSecurity("litemgr")) {

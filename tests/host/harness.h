@@ -135,6 +135,10 @@ class Cluster {
   struct ManagerConfig {
     int64_t lease_ms = 1000;
     int64_t recovery_window_ms = 3000;
+    // --suspect_max_ms. 0 (the old rule: a lease that runs out fails the
+    // node) unless a test asks: the fake modules' probes cannot tell a
+    // SIGSTOPped agent's fake kernel, which is that agent, from a live one.
+    int64_t suspect_max_ms = 0;
     // --pair_key_file; empty: the manager draws a key at each start.
     std::string pair_key_file = "";
   };
