@@ -65,9 +65,9 @@ bool Eventually(const std::function<bool()>& pred) {
 class AgentProbeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    AgentOptions o = testing::TestAgentOptions(server_.address());
-    o.prober.max_in_flight = 2;
-    agent_ = testing::MakeTestAgent(o, &module_);
+    // The default limit: 4 probes at once.
+    agent_ = testing::MakeTestAgent(
+        testing::TestAgentOptions(server_.address()), &module_);
     agent_->Start();
     ASSERT_TRUE(mgr().WaitForSessions(1, kWait));
     ASSERT_TRUE(Eventually([&] { return module_.GetIdentity()->has_value(); }));
@@ -199,17 +199,18 @@ TEST_F(AgentProbeTest, MoreThanTheLimitAtOnceIsResourceExhaustedAtOnce) {
   module_.HoldProbes();
   PushProbe(1, 2, 5);
   PushProbe(2, 3, 7);
-  ASSERT_TRUE(module_.AwaitHeldProbes(2, kWait));
+  PushProbe(5, 2, 5);
+  PushProbe(6, 3, 7);
+  ASSERT_TRUE(module_.AwaitHeldProbes(4, kWait));
   lite::v1::NodeRequestResult refused = Probe(3, 2, 5);
   EXPECT_EQ(refused.status_code(),
             static_cast<int>(absl::StatusCode::kResourceExhausted));
   EXPECT_NE(refused.status_message().find("node 2 not probed"),
             std::string::npos)
       << refused.status_message();
-  EXPECT_EQ(ProbeCalls(), 2);
+  EXPECT_EQ(ProbeCalls(), 4);
   module_.ReleaseProbes();
-  EXPECT_EQ(WaitResult(1).status_code(), 0);
-  EXPECT_EQ(WaitResult(2).status_code(), 0);
+  for (uint64_t id : {1, 2, 5, 6}) EXPECT_EQ(WaitResult(id).status_code(), 0);
   // Room again.
   EXPECT_EQ(Probe(4, 3, 7).status_code(), 0);
   EXPECT_EQ(CounterValue(*agent_, "agent.peer_probes.refused"), 1u);
