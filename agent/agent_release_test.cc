@@ -379,5 +379,53 @@ TEST_F(AgentReleaseTest, ServiceEventsAreCountedByKindNotAsUnknown) {
             lite::v1::MANAGER_CONNECTION_STATE_CONNECTED);
 }
 
+// SUSPECT is for operators and watchers too: the agent counts both events
+// by kind, keeps the suspected peer in lite.ko (its RC connections may be
+// serving reads), and a suspicion of itself does not end its session.
+TEST_F(AgentReleaseTest, SuspectEventsAreCountedAndThePeerIsKept) {
+  ManagerMessage joined;
+  joined.mutable_event()->set_sequence(1);
+  lite::v1::Member* m =
+      joined.mutable_event()->mutable_member_joined()->mutable_member();
+  m->set_node_id(2);
+  m->set_node_name("n2");
+  m->set_incarnation(1);
+  m->set_rdma_address("10.0.0.2:7471");
+  mgr().Push(joined);
+  ManagerMessage peer;
+  peer.mutable_event()->set_sequence(2);
+  auto* s = peer.mutable_event()->mutable_member_suspected();
+  s->set_node_id(2);
+  s->set_node_name("n2");
+  s->set_incarnation(1);
+  s->set_reason("no heartbeat for 1012 ms (lease 1000 ms); asking 1 peer");
+  mgr().Push(peer);
+  ManagerMessage self;
+  self.mutable_event()->set_sequence(3);
+  self.mutable_event()->mutable_member_suspected()->set_node_id(1);
+  self.mutable_event()->mutable_member_suspected()->set_incarnation(1);
+  mgr().Push(self);
+  ManagerMessage recovered;
+  recovered.mutable_event()->set_sequence(4);
+  auto* r = recovered.mutable_event()->mutable_member_recovered();
+  r->set_node_id(2);
+  r->set_node_name("n2");
+  r->set_incarnation(1);
+  r->set_suspected_ms(1500);
+  mgr().Push(recovered);
+  ASSERT_TRUE(Eventually([&] {
+    return CounterValue(*agent_, "agent.events.member_recovered") == 1;
+  }));
+  EXPECT_EQ(CounterValue(*agent_, "agent.events.member_suspected"), 2u);
+  EXPECT_EQ(CounterValue(*agent_, "agent.events.unknown"), 0u);
+  EXPECT_EQ(CallCount(module_, "RemovePeer 2 1"), 0);
+  auto peers = module_.ListPeers();
+  ASSERT_TRUE(peers.ok());
+  ASSERT_EQ(peers->size(), 1u);
+  EXPECT_EQ(peers->front().node_id, 2u);
+  EXPECT_EQ(agent_->Status().manager_connection_state(),
+            lite::v1::MANAGER_CONNECTION_STATE_CONNECTED);
+}
+
 }  // namespace
 }  // namespace lite::agent

@@ -443,6 +443,38 @@ bool Agent::ApplyEvent(const lite::v1::Event& event, const PeerSecrets& secrets,
       }
       break;
     }
+    // SUSPECT (docs/controlplane.md): agents keep the peer as it is; its
+    // lite.ko answers or it does not, whatever the manager thinks of its
+    // agent. Logged so that a node's log says why a MapLmr was refused.
+    case lite::v1::Event::kMemberSuspected: {
+      counters_.Add("agent.events.member_suspected");
+      const auto& m = event.member_suspected();
+      if (m.node_id() == self) {
+        LITE_LOG_WARNING(
+            "the manager suspects this node (incarnation %u): %s; its "
+            "heartbeats reach the manager late",
+            m.incarnation(), m.reason());
+      } else {
+        LITE_LOG_INFO("peer %u (%s) incarnation %u SUSPECT: %s", m.node_id(),
+                      m.node_name(), m.incarnation(), m.reason());
+      }
+      break;
+    }
+    case lite::v1::Event::kMemberRecovered: {
+      counters_.Add("agent.events.member_recovered");
+      const auto& m = event.member_recovered();
+      if (m.node_id() == self) {
+        LITE_LOG_WARNING(
+            "the manager no longer suspects this node (incarnation %u), "
+            "after %d ms",
+            m.incarnation(), m.suspected_ms());
+      } else {
+        LITE_LOG_INFO("peer %u (%s) incarnation %u recovered after %d ms",
+                      m.node_id(), m.node_name(), m.incarnation(),
+                      m.suspected_ms());
+      }
+      break;
+    }
     // For operators and watchers; agents have nothing to do (manager.proto).
     case lite::v1::Event::kServiceAdded:
       counters_.Add("agent.events.service_added");
