@@ -33,6 +33,9 @@ constexpr CounterFamily kAgentFamilies[] = {
     {"lite_agent_heartbeats_sent_total", kCounter, "Heartbeats sent"},
     {"lite_agent_heartbeat_acks_total", kCounter,
      "Heartbeat acknowledgements received"},
+    {"lite_agent_heartbeats_late_total", kCounter,
+     "Heartbeats sent more than an interval late (the agent was stopped or "
+     "starved of CPU)"},
     {"lite_agent_events_applied_total", kCounter,
      "Cluster events applied to lite.ko, by kind"},
     {"lite_agent_event_gaps_total", kCounter,
@@ -71,6 +74,7 @@ constexpr CounterMapping kAgentMappings[] = {
     {"sessions_ended", "lite_agent_sessions_ended_total"},
     {"heartbeats_sent", "lite_agent_heartbeats_sent_total"},
     {"heartbeat_acks", "lite_agent_heartbeat_acks_total"},
+    {"heartbeats_late", "lite_agent_heartbeats_late_total"},
     // The sum of the kinds below.
     {"events_applied", nullptr},
     {"events.member_joined", "lite_agent_events_applied_total", "kind",

@@ -245,11 +245,28 @@ void Agent::HeartbeatLoop(Session* session) {
           "reported node %u incarnation %u unreachable to the manager",
           report.node_id(), report.incarnation());
     }
-    if (absl::Now() < next_beat) continue;
-    next_beat = absl::Now() + session->heartbeat_interval;
+    const absl::Time now = absl::Now();
+    if (now < next_beat) continue;
+    // More than an interval late: this process was stopped or starved
+    // (SIGSTOP, no CPU), and heard no ack because it sent no heartbeat.
+    // That time is this agent's silence, not the manager's: counted, a
+    // pause past ack_timeout would end the session the moment the agent
+    // runs again, and the manager, which holds the node SUSPECT through
+    // such a pause, would then fail it (SESSION_CLOSED) and revoke its
+    // LMRs' grants (tests/host/suspect_test).
+    const absl::Duration late = now - next_beat;
+    next_beat = now + session->heartbeat_interval;
     {
       absl::MutexLock lock(&session->mu);
-      const absl::Duration silent = absl::Now() - session->last_ack;
+      if (late > session->heartbeat_interval) {
+        session->last_ack = std::min(now, session->last_ack + late);
+        counters_.Add("agent.heartbeats_late");
+        LITE_LOG_WARNING(
+            "this agent ran %d ms late (stopped or starved of CPU): "
+            "heartbeating again",
+            absl::ToInt64Milliseconds(late));
+      }
+      const absl::Duration silent = now - session->last_ack;
       if (silent > session->ack_timeout) {
         session->broken_reason =
             absl::StrFormat("no heartbeat ack from the manager for %d ms",

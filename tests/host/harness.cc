@@ -423,6 +423,10 @@ absl::Status Cluster::StartAgent(const std::string& name, int index,
   if (!config.fake_opens.empty()) {
     args.push_back(absl::StrCat("--fake_opens=", config.fake_opens));
   }
+  if (!config.fake_unreachable_file.empty()) {
+    args.push_back(
+        absl::StrCat("--fake_unreachable_file=", config.fake_unreachable_file));
+  }
   for (std::string& flag : DaemonSecurity(name)) {
     args.push_back(std::move(flag));
   }

@@ -149,6 +149,9 @@ class Cluster {
     // RPC services the fake registers (NAME=MODE,...) and opens (NAME,...).
     std::string fake_services = "";
     std::string fake_opens = "";
+    // --fake_unreachable_file: peers the fake's probes find gone (re-read
+    // at every probe); empty: none.
+    std::string fake_unreachable_file = "";
   };
 
   enum Security { kTls, kInsecure };
