@@ -14,6 +14,14 @@
 #    log says so) and the agents reported it; the manager failed node 3 with
 #    FAILURE_CAUSE_PEER_REPORTED, before its lease could have run out, and
 #    the suite prints how long after the crash;
+#  - before the crash, node2's agent is stopped (SIGSTOP) for 3 leases and
+#    then its guest's CPU hogged for 3 leases (4 busy loops at nice -20),
+#    while the loops read and add into pf.on2 (homed on node2) through the
+#    maps they took before: no operation fails, the manager makes node2
+#    SUSPECT (litectl nodes says so) and never fails it, a new map of pf.on2
+#    during the pause is refused at once (EAGAIN: UNAVAILABLE, "SUSPECT"),
+#    and after the pause node2 recovers and a new map works (issue 36,
+#    docs/controlplane.md "When a node is failed");
 #  - litevm's teardown checks the survivors' kernel logs.
 # Usage: tests/vm/peer_failure.sh [--state DIR]  (needs root and tools/setup.sh)
 set -euo pipefail
@@ -71,6 +79,54 @@ wait_files() {  # SECS FILE...: every FILE exists within SECS
 		done
 	done
 	vm_ok "loops running: $*"
+}
+
+map_refused_suspect() {  # NAME: a new map while its home is SUSPECT
+	local out rc=0 t0
+	now_ms
+	t0=$NOW_MS
+	out=$("$LITEOP" map "$1" 2>&1) || rc=$?
+	now_ms
+	echo "        $out ($((NOW_MS - t0)) ms)"
+	check "a new map of $1 while its home is SUSPECT: refused, EAGAIN (UNAVAILABLE) naming SUSPECT" \
+		test "$rc" != 0 -a "${out/(EAGAIN)/}" != "$out" -a "${out/SUSPECT/}" != "$out"
+	# Within the 5 s a call that waited for the home's agent would take at
+	# least (--request_timeout_ms); a map here takes about 2 s in this
+	# guest, its CPU busy with the loops.
+	check "... at once ($((NOW_MS - t0)) ms < 5000)" test $((NOW_MS - t0)) -lt 5000
+}
+
+# signal_agent TIMEOUT_PID SIG: the liteagent is the only child of its
+# litevm job's `timeout` (which exec'd it through bash -c).
+agent_pid() {
+	local child
+	# "169 ": space-separated, no newline.
+	child=$(cat "/proc/$1/task/$1/children") || return 1
+	child=${child%% *}
+	[[ $(cat "/proc/$child/comm") == liteagent ]] || return 1
+	echo "$child"
+}
+# pause_agent TIMEOUT_PID SECS: stops the liteagent for SECS, then lets it
+# go on. One guest job, so the pause is SECS however slow the guests'
+# command channel is (a litevm exec into a guest busy with the loops takes
+# seconds).
+pause_agent() {
+	local pid
+	pid=$(agent_pid "$1") || { vm_fail "no liteagent under pid $1"; return 1; }
+	kill -STOP "$pid"
+	echo "        liteagent (pid $pid) stopped"
+	sleep "$2"
+	kill -CONT "$pid"
+	echo "        liteagent (pid $pid) continued after $2 s"
+}
+
+map_ok() {  # NAME
+	local t0
+	now_ms
+	t0=$NOW_MS
+	check "a new map of $1" "$LITEOP" map "$1"
+	now_ms
+	echo "        ($((NOW_MS - t0)) ms)"
 }
 
 unreachable_logged() {  # NODE_NAME NODE_ID
@@ -142,8 +198,33 @@ manager_failed() {
 	echo "${cause#failed: } $(date -d "$stamp" +%s.%N)"
 }
 
+# suspected_now NODE_ID: the manager logged it SUSPECT (since the last
+# time it recovered or joined).
+suspected_now() {
+	grep -E "node $1 \('[^']*'\) (is SUSPECT|heartbeated again|joined)" \
+		"$LITE_VM_STATE/litemgr.log" | tail -n 1 | grep -q "is SUSPECT"
+}
+listed_suspect() {  # NODE_NAME
+	local out
+	out=$("$LITE_BIN/tools/litectl/litectl" nodes 2>&1) || true
+	grep -E "^ *[0-9]+ +$1 " <<< "$out" | indent
+	grep -qE "^ *[0-9]+ +$1 +SUSPECT" <<< "$out"
+}
+
+# recovered NODE_ID: the manager logged its recovery.
+recovered() {
+	grep -qE "INFO node $1 \('[^']*'\) heartbeated again after [0-9]+ ms SUSPECT" \
+		"$LITE_VM_STATE/litemgr.log"
+}
+# failures NODE_ID: how many times the manager has failed it so far.
+failures() {
+	grep -cE "^[^ ]+ INFO node $1 \('[^']*'\) incarnation [0-9]+ failed: " \
+		"$LITE_VM_STATE/litemgr.log" || true
+}
+
 host_main() {
-	local n2 n3 g lmr job t_crash failed_at cause secs out
+	local n2 n3 g lmr job t_crash failed_at cause secs out before suspected
+	local pause=$((3 * LEASE_MS / 1000))
 	local -A jobs=()
 	# shellcheck source=tools/vm/litecluster.sh
 	source "$VM_REPO/tools/vm/litecluster.sh"
@@ -165,6 +246,31 @@ host_main() {
 	guests "1 wait_files 60 /tmp/pf.ready.pf.on3 /tmp/pf.ready.pf.on2" \
 		"2 wait_files 60 /tmp/pf.ready.pf.on3 /tmp/pf.ready.pf.on2"
 	sleep 2
+
+	echo "== node2's agent stopped (SIGSTOP) for 3 leases ($pause s) under that traffic"
+	before=$(failures "$n2")
+	job=$(vm_spawn 2 pause_agent "$(cat "$LITE_VM_STATE/g2/ctl/jobs/${LC_AGENT_JOBS[2]}.pid")" "$pause")
+	# From the manager's word: the job starts when the busy guest gets to it.
+	vm_wait_until $((pause + 30)) suspected_now "$n2" > /dev/null 2>&1 || true
+	check "node2 became SUSPECT when its lease ran out (manager log)" suspected_now "$n2"
+	check "litectl nodes lists node2 SUSPECT" listed_suspect node2
+	guest 1 map_refused_suspect pf.on2
+	vm_join 2 "$job" pause_agent
+	vm_wait_until 15 recovered "$n2" > /dev/null 2>&1 || true
+	check "node2 recovered when its agent heartbeated again (MemberRecovered)" recovered "$n2"
+	check "node2 was not failed (failures $before -> $(failures "$n2"))" test "$(failures "$n2")" = "$before"
+	{ grep -E "node $n2 .*(SUSPECT|probe|recovered)" "$LITE_VM_STATE/litemgr.log" || true; } | head -n 5 | indent
+	guest 1 map_ok pf.on2
+
+	echo "== guest 2's CPU hogged for 3 leases ($pause s): 4 busy loops at nice -20"
+	before=$(failures "$n2")
+	suspected=$(grep -cE "WARN node $n2 .* is SUSPECT" "$LITE_VM_STATE/litemgr.log" || true)
+	job=$(litevm spawn -g 2 -t 60 -- "for i in 1 2 3 4; do nice -n -20 timeout $pause sh -c 'while :; do :; done' & done; wait")
+	litevm wait -g 2 -t $((pause + 60)) "$job" > /dev/null 2>&1 || true
+	sleep $((LEASE_MS / 1000))
+	check "node2 was not failed under the hog (failures $before -> $(failures "$n2"))" \
+		test "$(failures "$n2")" = "$before"
+	echo "   node2 SUSPECT during the hog: $(($(grep -cE "WARN node $n2 .* is SUSPECT" "$LITE_VM_STATE/litemgr.log" || true) - suspected)) time(s)"
 
 	echo "== guest 3's QEMU killed under that traffic"
 	t_crash=$(litevm crash -g 3)
