@@ -4,7 +4,8 @@
 # applications allocate, map, read, write and atomically update LMRs across
 # nodes, a permission error, an RPC service called from two nodes, LITE's
 # latencies (one-sided operations and RPC round trips) next to native RDMA
-# (perftest) from the same run, and a node crashing under traffic (its
+# (perftest) from the same run, a node's agent stopped for 15 s (SUSPECT,
+# not failed: its memory still served), and a node crashing under traffic (its
 # operations fail within peer_timeout_ms), programs of the original LITE API
 # and Python, the Debian packages and a program built against them, the
 # daemons' Prometheus metrics, as a readable summary.
@@ -287,6 +288,44 @@ if [[ ${1-} == --inside ]]; then
 	litevm exec -g 1 -t 60 -- "LD_LIBRARY_PATH=$apps/root/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH) \
 		$apps/app demo.pkg node2" 2>&1 | indent || true
 
+	section "node2's agent stopped (SIGSTOP) for 15 s while node1 reads and adds on node2's memory"
+	# A lease (10 s here) measures the agent, not the node: lite.ko on node2
+	# keeps serving the maps taken before. The manager makes node2 SUSPECT,
+	# asks its peers' lite.ko whether node2's still acknowledges, and keeps
+	# it until its agent heartbeats again (docs/controlplane.md).
+	run 1 "$liteop" alloc demo.pause 4096 --home node2 --mode 0600 > /dev/null
+	ready=$gtmp/pause.ready
+	job=$(litevm spawn -g 1 -t 120 -- "$LITE_BIN/tests/vm/peer_loop demo.pause 60 1500 $ready $gtmp/pause.stop")
+	for _ in $(seq 300); do
+		litevm exec -g 1 -t 20 -- "test -e $ready" > /dev/null 2>&1 && break
+		sleep 0.2
+	done
+	# The agent is the only child of its litevm job's `timeout`.
+	timeout_pid=$(cat "$LITE_VM_STATE/g2/ctl/jobs/${LC_AGENT_JOBS[2]}.pid")
+	pause=$(litevm spawn -g 2 -t 60 -- "agent=\$(ps -o pid= --ppid $timeout_pid) &&
+		kill -STOP \$agent && sleep 15 && kill -CONT \$agent")
+	for _ in $(seq 100); do
+		"$litectl" nodes 2> /dev/null | grep -q " node2  *SUSPECT" && break
+		sleep 0.2
+	done
+	echo "    while node2's agent is stopped:"
+	"$litectl" nodes | indent
+	printf '[%s]$ %s\n' "$(name 1)" "liteop map demo.pause    (a new map needs node2's agent)"
+	litevm exec -g 1 -t 30 -- "$liteop map demo.pause" 2>&1 | cut -c1-230 | indent || true
+	litevm wait -g 2 -t 60 "$pause" > /dev/null 2>&1 || true
+	for _ in $(seq 100); do
+		grep -q "heartbeated again after" "$LITE_VM_STATE/litemgr.log" && break
+		sleep 0.2
+	done
+	litevm exec -g 1 -t 20 -- "touch $gtmp/pause.stop"
+	loop=$(litevm wait -g 1 -t 90 "$job" 2>&1 | grep '^ops=' || true)
+	printf '    node1 meanwhile: %s operations on node2'"'"'s memory, %s failed (slowest %s ms)\n' \
+		"$(grep -o 'ok=[0-9]*' <<< "$loop" | cut -d= -f2)" \
+		"$(grep -o 'failed=[0-9]*' <<< "$loop" | cut -d= -f2)" \
+		"$(grep -o 'max_ms=[0-9.]*' <<< "$loop" | cut -d= -f2)"
+	grep -oE "node [0-9]+ \('node2'\) (is SUSPECT|heartbeated again).*" "$LITE_VM_STATE/litemgr.log" |
+		cut -c1-140 | sed 's/^/    manager: /' || true
+
 	last=$(name "$nodes")
 	section "$last crashes (its QEMU killed) while node1 reads and adds on its memory"
 	run 1 "$liteop" alloc demo.crash 4096 --home "$last" --mode 0600 > /dev/null
@@ -328,7 +367,7 @@ fi
 
 case ${1-} in
 -n) nodes=${2-}; [[ $nodes =~ ^[3-8]$ ]] || { echo "demo: -n must be 3..8" >&2; exit 2; } ;;
--h|--help) sed -n '2,12s/^# \{0,1\}//p' "$0"; exit 0 ;;
+-h|--help) sed -n '2,17s/^# \{0,1\}//p' "$0"; exit 0 ;;
 "") ;;
 *) echo "demo: unknown option '$1' (see --help)" >&2; exit 2 ;;
 esac
