@@ -567,6 +567,10 @@ class ManagerState {
   // if no peer can be asked.
   bool StartProbeRoundLocked(Live& live, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The failure reason of a SUSPECT node no asked peer reached: its
+  // silence and the round's answers by kind.
+  std::string NoPeerReachedItLocked(const Live& live, absl::Time now) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // A heartbeat from a SUSPECT node: MemberRecovered.
   void RecoverLocked(Live& live, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

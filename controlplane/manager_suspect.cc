@@ -91,15 +91,9 @@ void ManagerState::LeaseExpiredLocked(uint32_t node_id, absl::Time now) {
   // A round ended (or the bound came).
   expiries_.erase({live.lease_expiry, node_id});
   const int64_t suspected_ms = Ms(now - live.suspect_since);
-  const int asked = static_cast<int>(live.round_probes.size());
-  const int alive = live.round_alive, down = live.round_down,
-            other = live.round_other;
   std::string reason;
-  if (alive == 0) {
-    reason = absl::StrCat(silence, "; SUSPECT for ", suspected_ms, " ms: of ",
-                          asked, " peers asked, ", down,
-                          " found it unreachable, ", other, " could not tell, ",
-                          asked - alive - down - other, " did not answer");
+  if (live.round_alive == 0) {
+    reason = NoPeerReachedItLocked(live, now);
   } else if (now - live.suspect_since >= options_.suspect_max) {
     reason = absl::StrCat(silence, "; SUSPECT for ", suspected_ms,
                           " ms, the bound (--suspect_max_ms ",
@@ -119,6 +113,18 @@ void ManagerState::LeaseExpiredLocked(uint32_t node_id, absl::Time now) {
   ++counters_.suspect_failures;
   EndIncarnationLocked(node_id, /*left=*/false,
                        lite::v1::FAILURE_CAUSE_LEASE_EXPIRED, reason);
+}
+
+std::string ManagerState::NoPeerReachedItLocked(const Live& live,
+                                                absl::Time now) const {
+  const int asked = static_cast<int>(live.round_probes.size());
+  return absl::StrCat(
+      "no heartbeat for ", Ms(now - live.last_renewal), " ms (lease ",
+      Ms(options_.lease), " ms); SUSPECT for ", Ms(now - live.suspect_since),
+      " ms: of ", asked, " peers asked, ", live.round_down,
+      " found it unreachable, ", live.round_other, " could not tell, ",
+      asked - live.round_alive - live.round_down - live.round_other,
+      " did not answer");
 }
 
 bool ManagerState::StartProbeRoundLocked(Live& live, absl::Time now) {
@@ -254,16 +260,10 @@ absl::Status ManagerState::ProbeResultLocked(
       answered == static_cast<int>(live.round_probes.size())) {
     // Every peer asked answered and none reached it: no reason to wait for
     // the round's end.
-    const absl::Time now = clock_->Now();
     ++counters_.suspect_failures;
-    EndIncarnationLocked(
-        probe.target, /*left=*/false, lite::v1::FAILURE_CAUSE_LEASE_EXPIRED,
-        absl::StrCat("no heartbeat for ", Ms(now - live.last_renewal),
-                     " ms (lease ", Ms(options_.lease), " ms); SUSPECT for ",
-                     Ms(now - live.suspect_since), " ms: of ", answered,
-                     " peers asked, ", live.round_down,
-                     " found it unreachable, ", live.round_other,
-                     " could not tell"));
+    EndIncarnationLocked(probe.target, /*left=*/false,
+                         lite::v1::FAILURE_CAUSE_LEASE_EXPIRED,
+                         NoPeerReachedItLocked(live, clock_->Now()));
   }
   return absl::OkStatus();
 }
