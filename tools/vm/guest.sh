@@ -44,6 +44,12 @@ for _ in $(seq 300); do
 done
 grep -qx "$gid" /sys/class/infiniband/rxe0/ports/1/gids/* ||
 	fail "rxe0 has no RoCE GID $gid for ${ip%/*} after 30 s"
+# The port is ACTIVE once the NIC has its link (at once on virtio-net; an
+# emulated e1000e negotiates for a few seconds).
+for _ in $(seq 300); do
+	[ "$(cat /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null)" = "4: ACTIVE" ] && break
+	sleep 0.1
+done
 [ "$(cat /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null)" = "4: ACTIVE" ] ||
 	fail "rxe0 port is not ACTIVE: $(cat /sys/class/infiniband/rxe0/ports/1/state)"
 
