@@ -17,13 +17,19 @@
 //       last=ERRNO|ok
 //
 //   free_hammer churn VICTIM PREFIX COUNT SIZE SETTLE_MS
-//     Frees VICTIM (the caller must own it), then at once allocates COUNT
-//     LMRs PREFIX.0 .. PREFIX.COUNT-1 of SIZE bytes on this node, one after
-//     another, and fills each with its own pattern as soon as it exists.
-//     Waits SETTLE_MS (the writers are still failing meanwhile), then reads
-//     every new LMR back. Prints:
-//       freed=0 allocated=N verified=N corrupted=N first_corruption=NAME@OFF
-//     (freed is the errno name of the free when it failed).
+//     Frees VICTIM (the caller must own it and run on its home), waits
+//     until this node's lite.ko gave the memory back (its debugfs gauge
+//     "lmrs" drops: the fenced free ends only once every holder of a grant
+//     acknowledged the revoke, which a loaded node can take seconds to do),
+//     then at once allocates COUNT LMRs PREFIX.0 .. PREFIX.COUNT-1 of SIZE
+//     bytes on this node, one after another, and fills each with its own
+//     pattern as soon as it exists: the first of them is where the freed
+//     pages go again. Waits SETTLE_MS (the writers are still failing
+//     meanwhile), then reads every new LMR back. Prints:
+//       freed=0 released_ms=X allocated=N verified=N corrupted=N
+//       first_corruption=NAME@OFF
+//     (freed is the errno name of the free when it failed; released_ms is
+//     how long the memory took to be given back, "-" if not within 30 s).
 //
 // Exit status 0 when it ran (the test judges the numbers), 2 on a usage or
 // setup error.
@@ -149,6 +155,20 @@ static void fill_block(uint8_t *buf, int lmr, uint64_t offset, uint64_t len) {
   for (uint64_t i = 0; i < len; i++) buf[i] = pattern(lmr, offset + i);
 }
 
+// How long churn waits for the freed LMR's memory to be given back.
+#define RELEASE_WAIT_MS 30000
+
+// LMRs this node's lite.ko hosts (debugfs), or -1 if it cannot be read.
+static long lmrs_hosted(void) {
+  FILE *f = fopen("/sys/kernel/debug/lite/lmrs", "r");
+  long n = -1;
+  if (f) {
+    if (fscanf(f, "%ld", &n) != 1) n = -1;
+    fclose(f);
+  }
+  return n;
+}
+
 static int do_churn(struct lite_ctx *ctx, char **argv) {
   const char *victim = argv[0], *prefix = argv[1];
   const int count_new = atoi(argv[2]);
@@ -163,8 +183,18 @@ static int do_churn(struct lite_ctx *ctx, char **argv) {
     return 2;
   }
   lite_handle_t *h = calloc(count_new, sizeof(*h));
-  char name[192];
+  char name[192], released[32] = "-";
+  const long hosted = lmrs_hosted();
+  const double free_start = now_ms();
   int freed = lite_free(ctx, victim), allocated = 0;
+  while (!freed && hosted > 0 && now_ms() - free_start < RELEASE_WAIT_MS) {
+    long now = lmrs_hosted();
+    if (now >= 0 && now < hosted) {
+      snprintf(released, sizeof(released), "%.0f", now_ms() - free_start);
+      break;
+    }
+    usleep(10000);
+  }
   for (int i = 0; i < count_new; i++) {
     snprintf(name, sizeof(name), "%s.%d", prefix, i);
     int rc = lite_alloc(ctx, name, size, 0600, 0, NULL);
@@ -211,9 +241,11 @@ static int do_churn(struct lite_ctx *ctx, char **argv) {
     else
       verified++;
   }
-  printf("freed=%s allocated=%d verified=%d corrupted=%d first_corruption=%s\n",
-         freed ? lite_errno_name(freed) : "0", allocated, verified, corrupted,
-         first);
+  printf(
+      "freed=%s released_ms=%s allocated=%d verified=%d corrupted=%d "
+      "first_corruption=%s\n",
+      freed ? lite_errno_name(freed) : "0", released, allocated, verified,
+      corrupted, first);
   free(h);
   lite_close(ctx);
   return 0;
