@@ -15,7 +15,9 @@
 #    FAILURE_CAUSE_PEER_REPORTED, before its lease could have run out, and
 #    the suite prints how long after the crash;
 #  - before the crash, node2's agent is stopped (SIGSTOP) for 3 leases and
-#    then its guest's CPU hogged for 3 leases (4 busy loops at nice -20),
+#    then its guest's CPU hogged for 3 leases (4 busy loops at nice 0:
+#    at nice -20 they starve ksoftirqd, which runs at nice 0, so lite.ko
+#    itself stops answering in time and failing node2 is right, see below),
 #    while the loops read and add into pf.on2 (homed on node2) through the
 #    maps they took before: no operation fails, the manager makes node2
 #    SUSPECT (litectl nodes says so) and never fails it, a new map of pf.on2
@@ -262,10 +264,18 @@ host_main() {
 	{ grep -E "node $n2 .*(SUSPECT|probe|recovered)" "$LITE_VM_STATE/litemgr.log" || true; } | head -n 5 | indent
 	guest 1 map_ok pf.on2
 
-	echo "== guest 2's CPU hogged for 3 leases ($pause s): 4 busy loops at nice -20"
+	# Busy loops at nice 0, not -20: the kernel's deferred softirq work (rxe's
+	# tasks, the NIC's receive) runs in ksoftirqd at nice 0, and beside four
+	# nice -20 loops it waits on the run queue. With one more busy loop on
+	# the host (#36's CI with a CPU hog), node2's own operations then took
+	# up to 1.6 s, its peers' RC retries (peer_timeout_ms, 1 s) ran out, and
+	# the manager failed node2 on their report: LITE's rule for a node whose
+	# lite.ko does not answer, not a false failure. What this step is about
+	# is an agent without CPU while lite.ko answers (docs/testing.md).
+	echo "== guest 2's CPU hogged for 3 leases ($pause s): 4 busy loops"
 	before=$(failures "$n2")
 	suspected=$(grep -cE "WARN node $n2 .* is SUSPECT" "$LITE_VM_STATE/litemgr.log" || true)
-	job=$(litevm spawn -g 2 -t 60 -- "for i in 1 2 3 4; do nice -n -20 timeout $pause sh -c 'while :; do :; done' & done; wait")
+	job=$(litevm spawn -g 2 -t 60 -- "for i in 1 2 3 4; do timeout $pause sh -c 'while :; do :; done' & done; wait")
 	litevm wait -g 2 -t $((pause + 60)) "$job" > /dev/null 2>&1 || true
 	sleep $((LEASE_MS / 1000))
 	check "node2 was not failed under the hog (failures $before -> $(failures "$n2"))" \
