@@ -351,13 +351,36 @@ step_download() {
 # starts (litecluster's "cluster ready: ... (S s)") and the wait for
 # another run's cluster to end (litevm's "waited S s for the other
 # cluster"), which is not the suite's: it is not held to its budget.
+#
+# Where a suite's time went: every "== " and "-- " line of its output
+# begins a section; the slowest sections are printed after the suite's
+# result line ("slowest sections: ..."), so a suite over its budget shows
+# what to cut.
+stamp_sections() {  # stamp_sections FILE: copies its input; "MS LINE" of each section to FILE
+	local line
+	printf '%s %s\n' "${EPOCHREALTIME/./}" "(build, boot)" > "$1"
+	while IFS= read -r line || [[ -n $line ]]; do
+		printf '%s\n' "$line"
+		[[ $line == "== "* || $line == "-- "* || $line == "litevm: "*" ready in "* ]] &&
+			printf '%s %s\n' "${EPOCHREALTIME/./}" "$line" >> "$1"
+	done
+	printf '%s %s\n' "${EPOCHREALTIME/./}" "(end)" >> "$1"
+}
+slowest_sections() {  # slowest_sections FILE: the 5 longest sections of 5 s or more
+	awk '{ t = substr($1, 1, length($1) - 6); $1 = ""; sub(/^ /, "")
+	       if (NR > 1) printf "%d\t%s\n", t - prev, name
+	       prev = t; name = substr($0, 1, 70) }' "$1" |
+		sort -t "$(printf '\t')" -k1,1nr | awk -F '\t' '$1 >= 5 && n++ < 5 { printf "     %4d s  %s\n", $1, $2 }'
+}
+
 step_vm() {  # step_vm tests/vm/NAME.sh
-	local t=$1 name rc start log boot cp waited
+	local t=$1 name rc start log boot cp waited sections
 	name=${t%.sh}
 	echo "== $name  (VM cluster)"
 	start=$(stamp)
 	log=$(mktemp)
-	"$t" 2>&1 | tee "$log"
+	sections=$(mktemp)
+	"$t" 2>&1 | stamp_sections "$sections" | tee "$log"
 	rc=${PIPESTATUS[0]}
 	read -r boot cp waited < <(awk '
 		/^litevm: [0-9]+ guest\(s\) ready in [0-9.]+ s$/ { b += $(NF - 1) }
@@ -366,6 +389,9 @@ step_vm() {  # step_vm tests/vm/NAME.sh
 		END { printf "%.0f %d %d\n", b, c, w }' "$log")
 	rm -f "$log"
 	echo "-- $name: $( ((rc == 0)) && echo PASSED || echo "FAILED (exit $rc)") in $(($(stamp) - start)) s (guest boots $boot s, control plane starts $cp s$( ((waited)) && echo ", waited $waited s for another cluster"))"
+	echo "   slowest sections:"
+	slowest_sections "$sections"
+	rm -f "$sections"
 	record "$name" "$rc"
 	phase_end "${name#tests/}" "$boot+$cp+$waited"
 }
