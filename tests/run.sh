@@ -166,7 +166,7 @@ t0=$(stamp)
 # 1.5 times what it takes today (2026-11-28, its boot and its seconds in the
 # cluster, docs/testing.md): a suite that suddenly takes twice as long shows.
 declare -A budget_warm=(
-	[setup]=30 [lint]=60 ["bazel build"]=420 ["bazel test --config=asan"]=660
+	[setup]=30 [lint]=60 ["bazel build"]=120 ["bazel test --config=asan"]=360
 	[python]=15 [packages]=30 ["litevm download"]=10
 )
 declare -A budget_cold=(

@@ -19,9 +19,11 @@
 # (tests/vm/sync_probe); every lock and barrier is an LMR homed on node1:
 #  - every node's lite.ko serves its locks as the kernel RPC service
 #    lite.sync.<node id>, registered through its agent;
-#  - mutual exclusion: 3 nodes x 4 threads x 2,000 critical sections, each
+#  - mutual exclusion: 3 nodes x 4 threads x 600 critical sections, each
 #    a non-atomic read-modify-write of the lock LMR's first word: the exact
-#    total, and the contended rate;
+#    total, and the contended rate (600, not the 2,000 of before: every
+#    section is contended by 11 other threads on 3 nodes, so a lost update
+#    shows in the first hundreds; the 1,400 more cost 34 s of CI);
 #  - the rules: ioctl fields, a read-only map (EACCES), unlock by a context
 #    that does not hold the lock (EPERM), try-lock busy (EBUSY), a second
 #    lock through the same context waits, a barrier's count mismatch
@@ -204,14 +206,14 @@ host_main() {
 	guest 1 alloc_locks locks.counter locks.rules locks.dead locks.node locks.bar locks.bar2 \
 		locks.bar3 locks.stale locks.bench
 
-	echo "== mutual exclusion: 3 nodes x 4 threads x 2,000 critical sections"
+	echo "== mutual exclusion: 3 nodes x 4 threads x 600 critical sections"
 	start=$SECONDS
-	guests "1 probe counter locks.counter 4 2000" "2 probe counter locks.counter 4 2000" \
-		"3 probe counter locks.counter 4 2000" > "$LITE_VM_STATE/locks.counter"
+	guests "1 probe counter locks.counter 4 600" "2 probe counter locks.counter 4 600" \
+		"3 probe counter locks.counter 4 600" > "$LITE_VM_STATE/locks.counter"
 	out=$(< "$LITE_VM_STATE/locks.counter")
 	echo "$out"
 	echo "   contended: $(grep -o 'sections [0-9]* in [0-9]* ms' <<< "$out" | rate) ($((SECONDS - start)) s with the exec)"
-	guest 1 probe value locks.counter 24000
+	guest 1 probe value locks.counter 7200
 
 	echo "== the rules"
 	guest 2 sync_rules

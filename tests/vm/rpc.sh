@@ -196,7 +196,7 @@ credits() {  # NAME (depth 2, each request held 3 s): the ring is never overrun
 		check "first call $j got its reply (status $rc)" test "$rc" -eq 0
 	done
 }
-killed_caller() {  # NAME (each request held 4 s): a caller killed mid-call
+killed_caller() {  # NAME (each request held 2 s): a caller killed mid-call
 	local pid calls before a b rc_a=0 rc_b=0
 	counter rpc/calls
 	calls=$COUNTER
@@ -514,7 +514,7 @@ host_main() {
 	guest 1 credits rpc.narrow
 	litevm kill -g 3 "$slow_job" > /dev/null 2>&1 || true
 	echo "== a caller killed mid-call: its reply slot is reclaimed"
-	slow_job=$(start_server 3 rpc.kill --depth 2 --hold-ms 4000)
+	slow_job=$(start_server 3 rpc.kill --depth 2 --hold-ms 2000)
 	guest 1 killed_caller rpc.kill
 	litevm kill -g 3 "$slow_job" > /dev/null 2>&1 || true
 
