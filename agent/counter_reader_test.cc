@@ -50,14 +50,19 @@ TEST(CounterReader, AStuckReadCostsTheBoundAndOneThreadOnly) {
   }
   EXPECT_EQ(reads.load(), 1);
   release.Notify();
-  // The stuck read's answer serves the next scrape.
+  // The next scrape gets the counters: the stuck read's answer if the
+  // scrape finds it still running, or a read of its own if the reader's
+  // thread finished it first (it did, once in a while, with 4 ASan tests
+  // on 2 cores, #36): either way at most one read more.
   absl::StatusOr<CounterReader::Counters> r = reader.Read();
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ((*r)[0].value(), 7u);
-  EXPECT_EQ(reads.load(), 1);
-  // Then each scrape reads afresh.
+  const int after_release = reads.load();
+  EXPECT_GE(after_release, 1);
+  EXPECT_LE(after_release, 2);
+  // Then each scrape reads afresh: exactly one read more.
   ASSERT_TRUE(reader.Read().ok());
-  EXPECT_EQ(reads.load(), 2);
+  EXPECT_EQ(reads.load(), after_release + 1);
 }
 
 }  // namespace
