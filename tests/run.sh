@@ -177,10 +177,10 @@ declare -A budget_cold=(
 # suite not named here has budget_vm_default.
 budget_vm_default=180
 declare -A budget_vm=(
-	[blast_radius]=220 [compat]=115 [datapath]=270 [device_readd]=130
+	[blast_radius]=220 [compat]=115 [datapath]=175 [device_readd]=130
 	[free_in_use]=135 [fuzz]=115
 	[install]=300 [limits]=40 [lmr]=120 [locks_attack]=110 [peer_auth]=75
-	[peer_failure]=190 [peers]=65 [qos_locks]=180 [rpc]=270 [smoke]=40
+	[peer_failure]=190 [peers]=65 [qos_locks]=140 [rpc]=230 [smoke]=40
 	[teardown]=120 [trust_kernel]=65 [uring_hold]=45
 )
 budget_total_warm=1500
