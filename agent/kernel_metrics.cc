@@ -7,7 +7,7 @@ using prometheus::MetricType;
 constexpr MetricType kGauge = MetricType::Gauge;
 constexpr MetricType kCounter = MetricType::Counter;
 
-// Gauges are the files kmod/lite_debugfs.c says go up and down; the rest
+// Gauges are the files kmod/core/lite_debugfs.c says go up and down; the rest
 // only count up while lite.ko is loaded (a reload starts them at 0, which
 // Prometheus' rate() takes as a counter reset).
 constexpr CounterFamily kFamilies[] = {

@@ -1,5 +1,5 @@
 // lite.ko's counters (Module::GetCounters: /sys/kernel/debug/lite/ and the
-// netlink NODE_GET, see kmod/lite_debugfs.c) as Prometheus families:
+// netlink NODE_GET, see kmod/core/lite_debugfs.c) as Prometheus families:
 // lite_kernel_operations_total{op="read"}, lite_kernel_peers, ... The names,
 // types and labels are docs/metrics.md's; counters the table does not name
 // come out as lite_kernel_counter{name="..."}.

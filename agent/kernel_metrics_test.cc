@@ -147,19 +147,19 @@ TEST(KernelMetrics, EveryDebugfsCounterOfLiteKoHasAName) {
   }
   std::vector<std::string> expected;
   for (const std::string& n :
-       DebugfsNames("lite_debugfs.c", "lite_counter_names")) {
+       DebugfsNames("core/lite_debugfs.c", "lite_counter_names")) {
     expected.push_back(n);
   }
   for (const std::string& n :
-       DebugfsNames("lite_debugfs.c", "lite_ops_stat_names")) {
+       DebugfsNames("core/lite_debugfs.c", "lite_ops_stat_names")) {
     expected.push_back(absl::StrCat("ops.", n));
   }
   for (const std::string& n :
-       DebugfsNames("lite_debugfs.c", "lite_rpc_stat_names")) {
+       DebugfsNames("core/lite_debugfs.c", "lite_rpc_stat_names")) {
     expected.push_back(absl::StrCat("rpc.", n));
   }
   for (const std::string& n :
-       DebugfsNames("lite_prio.c", "lite_qos_rule_names")) {
+       DebugfsNames("qos/lite_prio.c", "lite_qos_rule_names")) {
     expected.push_back(absl::StrCat("qos.windows_", n));
   }
   for (const std::string& name : expected) {

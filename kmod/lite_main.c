@@ -4,184 +4,102 @@
  *
  * lite.ko virtualizes RDMA for every process and kernel subsystem on a node:
  * one global memory key, shared queue pairs, named memory regions, RPC and
- * locks. This file holds the module parameters and wires the pieces
- * together in order.
+ * locks. This file wires the layers together in order (docs/architecture.md,
+ * "lite.ko's layers"): the one file that may call every layer.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kernel.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
-#include <linux/string.h>
-#include <linux/stringify.h>
-#include <linux/sysfs.h>
 
-#include "lite_grant.h"
-#include "lite_internal.h"
-#include "lite_rpc.h"
-#include "lite_sync.h"
+#include "ctl/lite_ctl.h"
+#include "mem/lite_grant.h"
+#include "ops/lite_ops.h"
+#include "rpc/lite_rpc.h"
+#include "sync/lite_sync.h"
+#include "upcall/lite_upcall.h"
 
-/* See lite_internal.h for what it protects. */
-DEFINE_MUTEX(lite_lock);
-struct workqueue_struct *lite_wq;
+/* ---- what the transport tells the layers above, in this order ---- */
 
-/*
- * The rdma_cm port peers connect to. Not perftest's default 18515, so the
- * benchmarks can run next to LITE on the same address.
- */
-unsigned short lite_cm_port = 18600;
-
-static int lite_param_set_port(const char *val, const struct kernel_param *kp)
+static int lite_device_keys_init(struct lite_device *ldev)
 {
-	u16 port;
-	int ret;
-
-	ret = kstrtou16(val, 0, &port);
-	if (ret)
-		return ret;
-	if (!port)
-		return -EINVAL;
-	*(unsigned short *)kp->arg = port;
-	return 0;
+	return lite_mr_device_init(ldev);
 }
 
-static const struct kernel_param_ops lite_port_ops = {
-	.set = lite_param_set_port,
-	.get = param_get_ushort,
+static void lite_device_keys_exit(struct lite_device *ldev)
+{
+	lite_mr_device_exit(ldev);
+}
+
+static int lite_device_added(struct lite_device *ldev)
+{
+	/* Connections work without it; operations over them fail (EIO). */
+	return lite_ops_device_add(ldev);
+}
+
+static void lite_device_removed(struct lite_device *ldev)
+{
+	/* No connection, so no operation, is left on the device. */
+	lite_ops_device_remove(ldev);
+	/* RPC rings and reply slots on it end like LMR memory below. */
+	lite_rpc_device_removed(ldev);
+	/*
+	 * Hosted LMR memory stays (lost: its grants revoked, the agent told),
+	 * but its DMA mappings and memory regions go with the device, before
+	 * the private QP that invalidates them.
+	 */
+	lite_lmrs_device_removed(ldev);
+}
+
+static void lite_peer_init(struct lite_peer *peer)
+{
+	lite_peer_qos_init(&peer->qos);
+}
+
+static void lite_peer_down_locked(u32 node_id)
+{
+	/* Calls fail at once: bindings, then the services it called. */
+	lite_rpc_peer_down_locked(node_id);
+	/* Its lock waits are dropped; the locks it holds stay (docs/locks.md). */
+	lite_sync_peer_down(node_id);
+}
+
+static void lite_peer_failed_locked(u32 node_id)
+{
+	/* Only the manager's verdict passes its locks on (docs/locks.md, "Failures"). */
+	lite_sync_peer_failed(node_id);
+}
+
+static void lite_node_set_locked(u32 node_id)
+{
+	lite_sync_node_set(node_id);
+}
+
+/* ---- what LMRs and grants tell the layers above ---- */
+
+static const struct lite_mem_ops lite_mem_ops_impl = {
+	.lmr_gone = lite_sync_lmr_gone,
+	.grant_given_back = lite_upcall_unmap,
 };
 
-module_param_cb(cm_port, &lite_port_ops, &lite_cm_port, 0444);
-MODULE_PARM_DESC(cm_port, "rdma_cm port lite.ko listens on and connects to, 1..65535 (default 18600)");
+/* ---- what the upcall channel hands to RPC ---- */
 
-/* RC queue pairs per peer, shared by every process on the node. */
-unsigned int lite_qps_per_peer = 2;
-
-static int lite_param_set_qps(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, LITE_QPS_PER_PEER_MAX);
-}
-
-static const struct kernel_param_ops lite_qps_ops = {
-	.set = lite_param_set_qps,
-	.get = param_get_uint,
+static const struct lite_upcall_ops lite_upcall_ops_impl = {
+	.complete_rpc = lite_upcall_complete_rpc,
 };
 
-module_param_cb(qps_per_peer, &lite_qps_ops, &lite_qps_per_peer, 0444);
-MODULE_PARM_DESC(qps_per_peer, "RC queue pairs per peer, 1..16 (default 2); every node must use the same value");
-
-/* How long a control call (ALLOC, MAP, FREE) waits for the agent. */
-unsigned int lite_upcall_timeout_ms = 10000;
-
-static int lite_param_set_upcall_timeout(const char *val,
-					 const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 100, 600000);
-}
-
-static const struct kernel_param_ops lite_upcall_timeout_ops = {
-	.set = lite_param_set_upcall_timeout,
-	.get = param_get_uint,
+static const struct lite_transport_ops lite_transport_ops_impl = {
+	.device_keys_init = lite_device_keys_init,
+	.device_keys_exit = lite_device_keys_exit,
+	.device_added = lite_device_added,
+	.device_removed = lite_device_removed,
+	.conn_qp_ready = lite_rpc_conn_post_recvs,
+	.conn_dying = lite_ops_wake_waiters,
+	.peer_init = lite_peer_init,
+	.peer_down_locked = lite_peer_down_locked,
+	.peer_failed_locked = lite_peer_failed_locked,
+	.node_set_locked = lite_node_set_locked,
 };
-
-module_param_cb(upcall_timeout_ms, &lite_upcall_timeout_ops,
-		&lite_upcall_timeout_ms, 0444);
-MODULE_PARM_DESC(upcall_timeout_ms, "how long LMR control calls wait for the node agent, 100..600000 ms (default 10000)");
-
-/* All LMRs this node hosts together, in MiB. */
-unsigned int lite_lmr_quota_mib = 512;
-
-static int lite_param_set_quota(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, 1048576);
-}
-
-static const struct kernel_param_ops lite_quota_ops = {
-	.set = lite_param_set_quota,
-	.get = param_get_uint,
-};
-
-module_param_cb(lmr_quota_mib, &lite_quota_ops, &lite_lmr_quota_mib, 0444);
-MODULE_PARM_DESC(lmr_quota_mib, "memory for the LMRs this node hosts, 1..1048576 MiB (default 512)");
-
-/* How long a one-sided operation (lite_ops.c) waits, all told. */
-unsigned int lite_op_timeout_ms = 5000;
-
-static int lite_param_set_timeout(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, 600000);
-}
-
-static const struct kernel_param_ops lite_timeout_ops = {
-	.set = lite_param_set_timeout,
-	.get = param_get_uint,
-};
-
-module_param_cb(op_timeout_ms, &lite_timeout_ops, &lite_op_timeout_ms, 0644);
-MODULE_PARM_DESC(op_timeout_ms, "longest a one-sided operation waits, in ms, 1..600000 (default 5000)");
-
-/*
- * Authenticate every peer connection with the pair secrets the agent gives
- * (wire version 2). Off: version 1, where a request is taken on its word
- * (only for a cluster of kernels that predate authentication; never on a
- * network an untrusted host can reach). Every node must agree.
- */
-#define LITE_PEER_AUTH_DEFAULT 1
-bool lite_peer_auth = LITE_PEER_AUTH_DEFAULT;
-module_param_named(peer_auth, lite_peer_auth, bool, 0444);
-MODULE_PARM_DESC(peer_auth,
-		 "authenticate peer connections with the pair secrets (wire version 2); the same on every node (default "
-		 __stringify(LITE_PEER_AUTH_DEFAULT) ")");
-
-/*
- * How peers reach LMR memory (enum lite_key_mode, docs/datapath.md "Key
- * modes"): global, one DMA memory region per device covering all memory;
- * lmr, one fast-registered region per LMR, invalidated before its pages go.
- * lmr is the default: its key reaches only its LMR's pages, so a forged
- * grant (a compromised manager's) cannot aim RDMA elsewhere on the home.
- * Read-only: every LMR and device is set up for one mode.
- */
-#define LITE_KEY_MODE_DEFAULT LITE_KEY_MODE_LMR
-unsigned int lite_key_mode = LITE_KEY_MODE_DEFAULT;
-
-static const char * const lite_key_mode_names[] = {
-	[LITE_KEY_MODE_GLOBAL] = "global",
-	[LITE_KEY_MODE_LMR] = "lmr",
-};
-
-static int lite_param_set_key_mode(const char *val,
-				   const struct kernel_param *kp)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(lite_key_mode_names); i++) {
-		if (lite_key_mode_names[i] &&
-		    sysfs_streq(val, lite_key_mode_names[i])) {
-			*(unsigned int *)kp->arg = i;
-			return 0;
-		}
-	}
-	pr_err("key_mode=%s: not a key mode (global or lmr)\n", val);
-	return -EINVAL;
-}
-
-static int lite_param_get_key_mode(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%s\n",
-			  lite_key_mode_names[*(unsigned int *)kp->arg]);
-}
-
-static const struct kernel_param_ops lite_key_mode_ops = {
-	.set = lite_param_set_key_mode,
-	.get = lite_param_get_key_mode,
-};
-
-module_param_cb(key_mode, &lite_key_mode_ops, &lite_key_mode, 0444);
-MODULE_PARM_DESC(key_mode, "how peers reach LMR memory: global (one DMA memory region per device) or lmr (one fast-registered region per LMR, invalidated before its pages are freed, and the NIC keeps every key to its LMR); default lmr");
-
-const char *lite_key_mode_name(void)
-{
-	return lite_key_mode_names[lite_key_mode];
-}
 
 static int __init lite_init(void)
 {
@@ -192,7 +110,11 @@ static int __init lite_init(void)
 	if (!lite_wq)
 		return -ENOMEM;
 
-	lite_debugfs_init();
+	/* The layers' calls up, before anything that can make one. */
+	lite_transport_set_ops(&lite_transport_ops_impl);
+	lite_mem_set_ops(&lite_mem_ops_impl);
+	lite_upcall_set_ops(&lite_upcall_ops_impl);
+	lite_qos_debugfs_init(lite_debugfs_init());
 
 	ret = lite_device_init();
 	if (ret) {

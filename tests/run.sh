@@ -20,7 +20,7 @@
 #   --only WHAT   one phase or one test, without setup (run tools/setup.sh
 #                 once first); the build first when WHAT needs it (VM suites,
 #                 python, packages) and LITE_BIN is not set. WHAT is one of:
-#                   lint, lint:format, lint:shell, lint:checkpatch, lint:arch
+#                   lint, lint:format, lint:shell, lint:checkpatch, lint:arch, lint:layers
 #                   build                    bazel build //...
 #                   asan                     every host test, under ASan
 #                   //PKG:TARGET, //PKG/...  those Bazel tests, under ASan
@@ -100,8 +100,8 @@ select_only() {
 	local what=$1 c t
 	case $what in
 	setup) steps=("setup") ;;
-	lint) for c in format shell checkpatch arch; do steps+=("lint $c"); done ;;
-	lint:format | lint:shell | lint:checkpatch | lint:arch) steps=("lint ${what#lint:}") ;;
+	lint) for c in format shell checkpatch arch layers; do steps+=("lint $c"); done ;;
+	lint:format | lint:shell | lint:checkpatch | lint:arch | lint:layers) steps=("lint ${what#lint:}") ;;
 	build) steps=("build") ;;
 	asan | host) steps=("asan //...") ;;
 	//*) steps=("asan $what") ;;
@@ -127,7 +127,7 @@ if [[ -n $only ]]; then
 	select_only "$only"
 	[[ -n ${LITE_BIN-} ]] && needs_build=0
 else
-	steps=("lint format" "lint shell" "lint checkpatch" "lint arch" build "asan //..."
+	steps=("lint format" "lint shell" "lint checkpatch" "lint arch" "lint layers" build "asan //..."
 		python packages download)
 	if ((run_vm)); then
 		for t in "${vm_suites[@]}"; do steps+=("vm $t"); done

@@ -28,8 +28,8 @@ usage() {
 usage: tools/checkpatch.sh [--help] [FILE...]
 
 Runs checkpatch.pl --no-tree --terse --strict on lite.ko's sources:
-kmod/*.c, kmod/*.h, kmod/include/*.h, kmod/include/uapi/*.h and
-kmod/examples/*.c (not the generated *.mod.c),
+kmod/*.c, kmod/*.h, kmod/*/*.c and kmod/*/*.h (the layers, include/ and
+examples/), kmod/include/uapi/*.h (not the generated *.mod.c),
 or on the FILEs given. Ignored types: ${ignore_types[*]}.
 
 checkpatch.pl comes from Debian's $package package: the first run
@@ -154,7 +154,7 @@ main() {
 		cd "$root/kmod"
 		prefix=kmod/
 		shopt -s nullglob
-		for f in *.c *.h include/*.h include/uapi/*.h examples/*.c; do
+		for f in *.c *.h */*.c */*.h include/uapi/*.h; do
 			[[ $f == *.mod.c ]] || files+=("$f")
 		done
 		shopt -u nullglob

@@ -8,6 +8,10 @@
 #   arch       the architecture's forbidden arrows (docs/architecture.md): a
 #              probe package that adds each forbidden dependency must fail
 #              Bazel's visibility check
+#   layers     lite.ko's layers (docs/architecture.md, "lite.ko's layers"):
+#              no object of a layer uses a symbol of a layer above it
+#              (tools/kmod_layers.py over the objects' `nm`; builds
+#              //kmod:lite_ko)
 # Usage: tools/lint.sh [--fix] [CHECK...]   (default: all checks)
 #   --fix  rewrite files with clang-format instead of reporting them
 # Exit 0 when every check passed; prints "lint: CHECK: ok|FAILED|skipped".
@@ -20,12 +24,12 @@ checks=()
 for arg in "$@"; do
 	case $arg in
 	--fix) fix=1 ;;
-	-h | --help) sed -n '2,14s/^# \{0,1\}//p' "$0"; exit 0 ;;
-	format | shell | checkpatch | arch) checks+=("$arg") ;;
+	-h | --help) sed -n '2,18s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	format | shell | checkpatch | arch | layers) checks+=("$arg") ;;
 	*) echo "lint: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
 	esac
 done
-((${#checks[@]})) || checks=(format shell checkpatch arch)
+((${#checks[@]})) || checks=(format shell checkpatch arch layers)
 
 # Userspace C and C++ under version control, kmod/ excluded.
 cxx_files() {
@@ -151,6 +155,19 @@ check_arch() {
 	((failed == 0))
 }
 
+check_layers() {
+	command -v bazel > /dev/null || { echo "lint: layers: bazel not installed"; return 1; }
+	local out bin
+	if ! out=$(bazel build //kmod:lite_ko 2>&1); then
+		echo "lint: layers: cannot build //kmod:lite_ko:"
+		tail -n 20 <<< "$out"
+		return 1
+	fi
+	bin=$(bazel info bazel-bin 2> /dev/null) || return 1
+	python3 tools/kmod_layers.py --self-test &&
+		python3 tools/kmod_layers.py kmod/Kbuild "$bin/kmod/lite_ko_symbols.txt" kmod
+}
+
 status=0
 for c in "${checks[@]}"; do
 	echo "== lint: $c"
@@ -160,6 +177,7 @@ for c in "${checks[@]}"; do
 	shell) check_shell || rc=$? ;;
 	checkpatch) check_checkpatch || rc=$? ;;
 	arch) check_arch || rc=$? ;;
+	layers) check_layers || rc=$? ;;
 	esac
 	if ((rc == 0)); then
 		echo "lint: $c: ok"

@@ -137,7 +137,10 @@ debs=()
 r=$(stage lite-dkms)
 src=$r/usr/src/lite-$version
 mkdir -p "$src"
-(cd kmod && find . -maxdepth 1 \( -name '*.c' -o -name '*.h' -o -name Kbuild \) -print0 |
+# lite.ko's sources: the top folder and its layer folders (include/ and
+# examples/ below); no test, no Kbuild output.
+(cd kmod && find . \( -path ./include -o -path ./examples \) -prune -o \
+	\( -name '*.c' -o -name '*.h' -o -name Kbuild \) ! -name '*.mod.c' -print0 |
 	xargs -0 -I{} install -D -m 0644 {} "$src/{}")
 for f in kmod/include/*.h kmod/include/uapi/*.h kmod/examples/*.c kmod/examples/Kbuild; do
 	put "$f" "$src/${f#kmod/}" 0644

@@ -22,7 +22,7 @@ struct lite_kservice;
 struct lite_kclient;
 struct lite_kctx;
 
-/* ---- LMRs and one-sided operations (kmod/lite_kapi_mem.c) ---- */
+/* ---- LMRs and one-sided operations (kmod/ctl/lite_kapi_mem.c) ---- */
 
 /* lite_kmap()'s access: uapi/lite.h's LITE_ACCESS_READ and _WRITE. */
 #define LITE_KACCESS_READ	1U
@@ -62,7 +62,7 @@ int lite_kfaa(struct lite_kctx *ctx, u64 handle, u64 offset, u64 add,
 int lite_kcas(struct lite_kctx *ctx, u64 handle, u64 offset, u64 expect,
 	      u64 swap, u64 *old);
 
-/* ---- RPC (kmod/lite_rpc_kapi.c) ---- */
+/* ---- RPC (kmod/rpc/lite_rpc_kapi.c) ---- */
 
 /* As struct lite_rpc_register's; zeros take the defaults (16, 16). */
 struct lite_kservice_opts {

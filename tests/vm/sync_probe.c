@@ -554,7 +554,7 @@ static void waiters(int n, uint32_t timeout_ms, int want_waited,
   free(tid);
 }
 
-// The home's wire format (kmod/lite_sync_rules.h), as a forger writes it.
+// The home's wire format (kmod/sync/lite_sync_rules.h), as a forger writes it.
 struct forged_req {
   uint16_t version, op;
   uint32_t count;
