@@ -44,6 +44,9 @@ constexpr CounterFamily kAgentFamilies[] = {
      "Requests from the manager answered, by kind"},
     {"lite_agent_manager_requests_failed_total", kCounter,
      "Requests from the manager answered with an error"},
+    {"lite_agent_manager_requests_dropped_total", kCounter,
+     "Requests from the manager not run: their session ended first (the "
+     "manager gives them up)"},
     {"lite_agent_upcalls_received_total", kCounter,
      "Upcalls received from lite.ko, by kind (rpc_unregister ones get no "
      "answer)"},
@@ -114,6 +117,7 @@ constexpr CounterMapping kAgentMappings[] = {
     {"requests.unknown", "lite_agent_manager_requests_total", "kind",
      "unknown"},
     {"requests_failed", "lite_agent_manager_requests_failed_total"},
+    {"requests_dropped", "lite_agent_manager_requests_dropped_total"},
     {"upcalls.alloc", "lite_agent_upcalls_received_total", "kind", "alloc"},
     {"upcalls.register", "lite_agent_upcalls_received_total", "kind",
      "register"},

@@ -1,6 +1,7 @@
 // Agent: one Session stream with the manager — heartbeats up (HeartbeatLoop),
-// events (ApplyEvent, strictly in sequence order) and node-addressed
-// requests (HandleRequest) down. See agent.h for the life cycle.
+// events (ApplyEvent, strictly in sequence order, on the reader) and
+// node-addressed requests (HandleRequest, in order, on the session's
+// RequestWorker) down. See agent.h for the life cycle.
 #include <algorithm>
 #include <cerrno>
 #include <utility>
@@ -10,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "agent/agent.h"
 #include "agent/peer_reports.h"
+#include "agent/request_worker.h"
 #include "common/grpc/status.h"
 #include "common/log/log.h"
 #include "common/names/names.h"
@@ -132,6 +134,8 @@ Agent::SessionEnd Agent::RunSession(const lite::v1::JoinResponse& join,
                 session.caller.node_id(), session.caller.incarnation());
 
   std::thread heartbeats([this, &session] { HeartbeatLoop(&session); });
+  // Requests wait for lite.ko; acks and events must not wait for them.
+  RequestWorker requests;
   lite::v1::ManagerMessage msg;
   bool over = false;
   bool ended_here = false;
@@ -152,7 +156,11 @@ Agent::SessionEnd Agent::RunSession(const lite::v1::JoinResponse& join,
         }
         break;
       case lite::v1::ManagerMessage::kRequest:
-        HandleRequest(&session, msg.request());
+        // Every event before it is applied already: the reader applies
+        // them as it reads.
+        requests.Submit([this, &session, request = msg.request()] {
+          HandleRequest(&session, request);
+        });
         break;
       case lite::v1::ManagerMessage::kHeartbeatAck: {
         counters_.Add("agent.heartbeat_acks");
@@ -175,6 +183,12 @@ Agent::SessionEnd Agent::RunSession(const lite::v1::JoinResponse& join,
   heartbeats.join();
   // Finish blocks until the server ends the call unless it is cancelled.
   if (ended_here) session.ctx.TryCancel();
+  // The manager gives up a request whose session ended; the one lite.ko is
+  // working on ends first (no write may follow Finish).
+  if (const size_t dropped = requests.Stop(); dropped > 0) {
+    counters_.Add("agent.requests_dropped", dropped);
+    LITE_LOG_INFO("%u request(s) not run: their session ended", dropped);
+  }
   const grpc::Status finished = session.stream->Finish();
   std::string broken_reason;
   {

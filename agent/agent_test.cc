@@ -722,6 +722,38 @@ TEST(AgentTest, NoHeartbeatAckEndsTheSession) {
   agent->Shutdown();
 }
 
+// A request lite.ko takes long over (a big LMR) runs beside the stream's
+// reader: heartbeat acks are still read, so the session stays open (it
+// used to end for want of acks: #32).
+TEST(AgentTest, ASlowModuleCallDoesNotEndTheSession) {
+  FakeManagerServer server;
+  server.manager().OnJoin(
+      [](const lite::v1::JoinRequest& req, lite::v1::JoinResponse* resp) {
+        resp->set_node_id(1);
+        resp->set_incarnation(1);
+        resp->set_lease_duration_ms(200);
+        resp->set_heartbeat_interval_ms(20);
+        return grpc::Status::OK;
+      });
+  // Four times the 400 ms the agent waits for an ack.
+  FakeModule module(
+      FakeModuleOptions{.allocate_delay = absl::Milliseconds(1600)});
+  auto agent = MakeAgent(server.address(), &module);
+  agent->Start();
+  FakeManager& mgr = server.manager();
+  ASSERT_TRUE(mgr.WaitForSessions(1, kWait));
+  const uint64_t acks_before = CounterValue(*agent, "agent.heartbeat_acks");
+  mgr.Push(AllocRequest(201, (uint64_t{1} << 32) | 3, 4096));
+  ASSERT_TRUE(Eventually([&] { return ResultFor(mgr, 201).has_value(); }));
+  EXPECT_EQ(ResultFor(mgr, 201)->status_code(), 0);
+  // Acks kept coming while lite.ko worked (one per 20 ms heartbeat).
+  EXPECT_GT(CounterValue(*agent, "agent.heartbeat_acks"), acks_before + 20);
+  EXPECT_EQ(CounterValue(*agent, "agent.sessions_ended"), 0u)
+      << agent->Status().last_error();
+  EXPECT_FALSE(mgr.WaitForSessions(2, absl::Milliseconds(100)));
+  agent->Shutdown();
+}
+
 TEST(AgentTest, BacksOffWhileTheManagerIsUnreachable) {
   // Nothing listens on this port once the server is gone.
   int port;

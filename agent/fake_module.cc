@@ -10,6 +10,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
 #include "agent/counters.h"
 #include "common/names/names.h"
 #include "common/status/macros.h"
@@ -172,6 +173,10 @@ absl::StatusOr<lite::v1::AllocatedLmrMemory> FakeModule::AllocateLmrMemory(
   if (request.lmr_id() == 0 || request.size_bytes() == 0) {
     return absl::InvalidArgumentError(
         "AllocateLmrMemory needs a nonzero lmr_id and size_bytes");
+  }
+  // Outside mu_: lite.ko fills one LMR while it serves everything else.
+  if (options_.allocate_delay > absl::ZeroDuration()) {
+    absl::SleepFor(options_.allocate_delay);
   }
   absl::MutexLock lock(&mu_);
   if (hosted_.contains(request.lmr_id())) {

@@ -54,6 +54,9 @@ struct FakeModuleOptions {
   // EHOSTDOWN. No file (or empty): every known peer acknowledges. Empty
   // path: only SetPeerUnreachable counts.
   std::string unreachable_file;
+  // TEST ONLY: AllocateLmrMemory takes this long before it answers, as
+  // lite.ko does zeroing and mapping a large LMR (seconds for gigabytes).
+  absl::Duration allocate_delay = absl::ZeroDuration();
 };
 
 class FakeModule final : public Module {
