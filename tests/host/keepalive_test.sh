@@ -24,17 +24,28 @@ fail() { echo "FAIL: $*"; exit 1; }
 "$litemgr" --insecure --listen=127.0.0.1:0 --port_file="$work/port" --max_watchers=1 \
 	--metrics_listen=127.0.0.1:0 \
 	> "$work/litemgr.log" 2>&1 &
-pids+=($!)
+mgr_pid=$!
+pids+=("$mgr_pid")
 for _ in $(seq 100); do [[ -s $work/port ]] && break; sleep 0.1; done
 [[ -s $work/port ]] || fail "litemgr did not start: $(cat "$work/litemgr.log")"
 manager=127.0.0.1:$(cat "$work/port")
 
-# watch_refused: a second watch is refused for want of a slot right now.
-watch_refused() {
-	local out
-	out=$(timeout 3 "$litectl" --manager "$manager" --insecure watch 2>&1)
-	[[ $out == *RESOURCE_EXHAUSTED* || $out == *"watch streams"* ]]
+# watch_probe: a second watch for 3 s; sets PROBE to "held" (refused for
+# want of a slot), "free" (it watched until timeout stopped it) or
+# "error: ..." (anything else: the manager gone, a crash, a bad flag), so
+# that a dead litemgr never reads as a slot set free.
+watch_probe() {
+	local out rc=0
+	out=$(timeout 3 "$litectl" --manager "$manager" --insecure watch 2>&1) || rc=$?
+	if [[ $out == *RESOURCE_EXHAUSTED* || $out == *"watch streams"* ]]; then
+		PROBE=held
+	elif ((rc == 124)) && [[ $out != *rror* ]]; then
+		PROBE=free
+	else
+		PROBE="error: exit $rc: $out"
+	fi
 }
+watch_refused() { watch_probe; [[ $PROBE == held ]]; }
 
 # The first watch. A probe can take the slot before it does (on a busy
 # host): it is then refused and exits, and is started again.
@@ -62,8 +73,10 @@ echo "ok: the first watch holds the only slot"
 
 kill -STOP "$first"
 start=$SECONDS
-until ! watch_refused; do
+while watch_probe; [[ $PROBE == held ]]; do
 	((SECONDS - start < 60)) || fail "the frozen watch still held its slot after 60 s"
 	sleep 1
 done
-echo "ok: the frozen watch's connection was closed $((SECONDS - start)) s after it froze"
+[[ $PROBE == free ]] || fail "a watch after the freeze did not get the slot ($PROBE); litemgr: $(tail -n 5 "$work/litemgr.log")"
+kill -0 "$mgr_pid" 2> /dev/null || fail "litemgr is gone: $(tail -n 5 "$work/litemgr.log")"
+echo "ok: the frozen watch's connection was closed $((SECONDS - start)) s after it froze; a new watch got the slot"

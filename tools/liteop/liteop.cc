@@ -17,6 +17,7 @@
 #include "absl/strings/string_view.h"
 #include "common/cli/cli.h"
 #include "common/cli/json.h"
+#include "common/names/names.h"
 #include "common/pattern/pattern.h"
 #include "common/status/macros.h"
 #include "common/units/units.h"
@@ -254,6 +255,11 @@ absl::Status Node(const cli::Args& a, const Opener& open) {
 
 absl::Status Alloc(const cli::Args& a, const Opener& open) {
   const std::string& name = a.positional()[0];
+  // A bad name is bad input: said before the device is opened, as lite.ko
+  // and the manager would say it.
+  if (absl::Status s = names::ValidateLmrName("NAME", name); !s.ok()) {
+    return cli::UsageError(s.message());
+  }
   LITE_ASSIGN_OR_RETURN(uint64_t size, cli::Size("SIZE", a.positional()[1]));
   LITE_ASSIGN_OR_RETURN(cli::NodeRef home,
                         cli::ParseNode("--home", a.Get("home", "0")));

@@ -71,6 +71,8 @@ TEST_F(LiteopTest, UsageErrorsComeBeforeTheDevice) {
   EXPECT_THAT(err_.str(), HasSubstr("raw bytes have no JSON form"));
   EXPECT_EQ(Run({"write", "kv", "0", "--data", "x", "--hex"}), 2);
   EXPECT_THAT(err_.str(), HasSubstr("--hex does not apply to 'write'"));
+  EXPECT_EQ(Run({"alloc", "bad name", "4K"}), 2);
+  EXPECT_THAT(err_.str(), HasSubstr("NAME \"bad name\" has character 0x20"));
   EXPECT_EQ(dev_.calls(LITE_IOC_QUERY), 0);
 }
 

@@ -50,8 +50,9 @@ expect 2 "--device given twice" --device $nodev --device $nodev node
 expect 1 "(ENOENT): $nodev does not exist: is lite.ko loaded?" --device $nodev node
 expect 1 "(ENOENT)" --device $nodev read kv 0 64K --checksum
 expect 1 "Inappropriate ioctl for device (ENOTTY)" --device /dev/null faa kv 0 1
-# A bad name is rejected by libLITE before any ioctl, but after the open.
-expect 1 "(ENOENT)" --device $nodev alloc "bad name" 4K
+# A bad name is bad input, said before the device is opened (a device that
+# does not exist would say ENOENT instead).
+expect 2 "NAME \"bad name\" has character 0x20 at offset 3" --device $nodev alloc "bad name" 4K
 
 # The pattern and checksum, against values from an independent implementation.
 expect_out "length=5 fnv1a64=a430d84680aabd0b" checksum --data hello
