@@ -71,6 +71,47 @@ TEST_F(LimitsTest, MaxDepartedRecordsForgetsTheOldest) {
   EXPECT_TRUE(state_->NodeIdOf("n3").has_value());
 }
 
+// With no departed record kept, an evicted node's record is forgotten in
+// the eviction itself: EvictNode answers with it as it ended, and a late
+// message from its ended session (heartbeat, report, result) is stale, not
+// a read of a record that is gone (the manager crashed on both before).
+TEST_F(LimitsTest, NoDepartedRecordKeptEvictionAndLateMessagesAreAnswered) {
+  ManagerOptions options = TestOptions();
+  options.max_departed_records = 0;
+  Restart(options);
+  TestNode a = JoinAndOpen("alpha", 1);
+  TestNode b = JoinAndOpen("beta", 2);
+  lite::v1::EvictNodeRequest evict;
+  evict.set_node_id(b.id);
+  absl::StatusOr<lite::v1::EvictNodeResponse> evicted =
+      state_->EvictNode(evict);
+  ASSERT_TRUE(evicted.ok()) << evicted.status();
+  EXPECT_EQ(evicted->member().node_name(), "beta");
+  EXPECT_EQ(evicted->member().state(), lite::v1::NODE_STATE_FAILED);
+  EXPECT_FALSE(state_->NodeIdOf("beta").has_value());
+
+  lite::v1::Heartbeat heartbeat;
+  heartbeat.set_node_id(b.id);
+  heartbeat.set_incarnation(b.incarnation);
+  heartbeat.set_heartbeat_seq(3);
+  absl::Status late = state_->Heartbeat(b.binding(), heartbeat);
+  EXPECT_EQ(late.code(), absl::StatusCode::kFailedPrecondition) << late;
+  EXPECT_THAT(late.message(), HasSubstr("record is forgotten"));
+  lite::v1::PeerFailureReport report;
+  report.set_node_id(a.id);
+  report.set_incarnation(a.incarnation);
+  report.set_reason_errno(112);  // EHOSTDOWN
+  report.set_detail("Host is down (EHOSTDOWN) on QP 0");
+  EXPECT_EQ(state_->PeerFailure(b.binding(), report).code(),
+            absl::StatusCode::kFailedPrecondition);
+  lite::v1::NodeRequestResult result;
+  result.set_request_id(1);
+  EXPECT_EQ(state_->HandleResult(b.binding(), result).code(),
+            absl::StatusCode::kFailedPrecondition);
+  // The other node is untouched.
+  Beat(a);
+}
+
 TEST_F(LimitsTest, MaxGrantsPerNode) {
   ManagerOptions options = TestOptions();
   options.max_grants_per_node = 2;

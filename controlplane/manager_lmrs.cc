@@ -445,7 +445,7 @@ absl::Status ManagerState::HandleResult(
   if (live_it == live_.end() ||
       live_it->second.member.incarnation() != binding.incarnation) {
     return StaleIncarnationError(
-        *store_->GetNode(binding.node_id), binding.incarnation,
+        binding.node_id, store_->GetNode(binding.node_id), binding.incarnation,
         live_it == live_.end() ? 0 : live_it->second.member.incarnation());
   }
   const Live& live = live_it->second;

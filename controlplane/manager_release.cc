@@ -52,7 +52,7 @@ absl::Status ManagerState::CheckBindingLocked(const SessionBinding& binding) {
   if (it == live_.end() ||
       it->second.member.incarnation() != binding.incarnation) {
     return StaleIncarnationError(
-        *store_->GetNode(binding.node_id), binding.incarnation,
+        binding.node_id, store_->GetNode(binding.node_id), binding.incarnation,
         it == live_.end() ? 0 : it->second.member.incarnation());
   }
   return absl::OkStatus();

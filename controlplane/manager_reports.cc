@@ -47,7 +47,7 @@ absl::Status ManagerState::PeerFailure(
   if (reporter == live_.end() ||
       reporter->second.member.incarnation() != binding.incarnation) {
     return StaleIncarnationError(
-        *store_->GetNode(binding.node_id), binding.incarnation,
+        binding.node_id, store_->GetNode(binding.node_id), binding.incarnation,
         reporter == live_.end() ? 0 : reporter->second.member.incarnation());
   }
   ++counters_.peer_reports;

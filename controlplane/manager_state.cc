@@ -683,7 +683,14 @@ absl::StatusOr<lite::v1::EvictNodeResponse> ManagerState::EvictNode(
           ? std::string("evicted by an operator")
           : absl::StrCat("evicted by an operator: ", request.reason()));
   lite::v1::EvictNodeResponse response;
-  *response.mutable_member() = *store_->GetNode(node.node_id());
+  // Its record as it ended; with --max_departed_records 0 the store has
+  // forgotten it already.
+  std::optional<Member> ended = store_->GetNode(node.node_id());
+  if (!ended.has_value()) {
+    ended = node;
+    ended->set_state(lite::v1::NODE_STATE_FAILED);
+  }
+  *response.mutable_member() = *std::move(ended);
   return response;
 }
 

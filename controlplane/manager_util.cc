@@ -36,6 +36,19 @@ absl::Status StaleIncarnationError(const lite::v1::Member& node,
                    " is stale: ", now, "; Join again"));
 }
 
+absl::Status StaleIncarnationError(uint32_t node_id,
+                                   const std::optional<lite::v1::Member>& node,
+                                   uint64_t claimed,
+                                   uint64_t live_incarnation) {
+  if (node.has_value()) {
+    return StaleIncarnationError(*node, claimed, live_incarnation);
+  }
+  return absl::FailedPreconditionError(
+      absl::StrCat("node ", node_id, " incarnation ", claimed,
+                   " is stale: the node departed and its record is forgotten "
+                   "(--max_departed_records); Join again"));
+}
+
 std::string IdHex(uint64_t id) { return absl::StrFormat("0x%016x", id); }
 
 lite::v1::Lmr WithoutKey(lite::v1::Lmr lmr) {

@@ -4,6 +4,7 @@
 #define LITE_CONTROLPLANE_MANAGER_UTIL_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -20,6 +21,12 @@ std::string NodeStateName(lite::v1::NodeState state);
 // FAILED_PRECONDITION for a call made with an incarnation that is not the
 // node's live one (live_incarnation 0: the node is not alive).
 absl::Status StaleIncarnationError(const lite::v1::Member& node,
+                                   uint64_t claimed, uint64_t live_incarnation);
+// The same for a session of node @node_id whose record may be forgotten
+// already (a departed node past --max_departed_records): a late message from
+// it is answered, never a crash.
+absl::Status StaleIncarnationError(uint32_t node_id,
+                                   const std::optional<lite::v1::Member>& node,
                                    uint64_t claimed, uint64_t live_incarnation);
 
 // `lmr` / `grant` without its chunk addresses and memory key. The key and
