@@ -2,7 +2,7 @@
 # LITE's whole test suite, as CI runs it:
 #   1. tools/setup.sh (installs what is missing; idempotent)
 #   2. tools/lint.sh — formatting, shellcheck, checkpatch, the architecture's
-#      forbidden arrows (one test each)
+#      forbidden arrows, lite.ko's layers (one test each)
 #   3. bazel build //... (what the VM suites run), then the unit and host
 #      integration tests under AddressSanitizer + UBSan (--config=asan)
 #   4. the Python package's host tests (python/tests/test_host.py)
@@ -237,7 +237,7 @@ step_setup() {
 
 lint_header=0
 step_lint() {  # step_lint CHECK
-	((lint_header++)) || echo "== lint  (tools/lint.sh: format, shell, checkpatch, arch)"
+	((lint_header++)) || echo "== lint  (tools/lint.sh: format, shell, checkpatch, arch, layers)"
 	tools/lint.sh "$1"
 	record "lint: $1" $?
 }
