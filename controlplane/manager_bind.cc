@@ -85,19 +85,20 @@ absl::Status ManagerState::BindService(
   }
   openers_[service.service_id()].insert(client);
 
+  const absl::Time now = clock_->Now();
+  const uint64_t request_id = node_requests_.Start(
+      NodeRequests::Kind::kBindServiceRing, service.node_id(),
+      server.member.incarnation(), now, now + options_.request_timeout);
   PendingBind pending;
-  pending.request_id = ++last_request_id_;
   pending.service_id = service.service_id();
   pending.name = service.name();
   pending.server_node_id = service.node_id();
-  pending.server_incarnation = server.member.incarnation();
   pending.client_node_id = client;
-  pending.deadline = clock_->Now() + options_.request_timeout;
   pending.done = std::move(done);
 
   lite::v1::ManagerMessage message;
   auto* node_request = message.mutable_request();
-  node_request->set_request_id(pending.request_id);
+  node_request->set_request_id(request_id);
   node_request->set_deadline_ms(
       absl::ToInt64Milliseconds(options_.request_timeout));
   auto* bind = node_request->mutable_bind_service_ring();
@@ -109,9 +110,7 @@ absl::Status ManagerState::BindService(
   bind->set_reply_key(request.reply_key());
   bind->set_reply_slot_bytes(slot);
 
-  bind_deadlines_.insert({pending.deadline, pending.request_id});
-  AddDeadlineLocked(pending.deadline);
-  const uint64_t request_id = pending.request_id;
+  AddDeadlineLocked(now + options_.request_timeout);
   ++binds_by_client_[client];
   ++binds_by_server_[service.node_id()];
   pending_binds_.emplace(request_id, std::move(pending));
@@ -125,8 +124,8 @@ void ManagerState::FinishBindLocked(
   auto it = pending_binds_.find(request_id);
   if (it == pending_binds_.end()) return;
   // Unless it was answered or timed out (counted then), it was given up.
-  node_requests_.Ended(request_id, NodeRequestStats::Outcome::kAbandoned,
-                       clock_->Now());
+  node_requests_.End(request_id, NodeRequests::Outcome::kAbandoned,
+                     clock_->Now());
   PendingBind pending = std::move(it->second);
   pending_binds_.erase(it);
   for (auto [counts, node] :
@@ -135,7 +134,6 @@ void ManagerState::FinishBindLocked(
     auto count = counts->find(node);
     if (count != counts->end() && --count->second <= 0) counts->erase(count);
   }
-  bind_deadlines_.erase({pending.deadline, request_id});
   after_unlock_.push_back(
       [done = std::move(pending.done), outcome = std::move(outcome)]() mutable {
         done(std::move(outcome));
@@ -145,20 +143,12 @@ void ManagerState::FinishBindLocked(
 absl::Status ManagerState::BindResultLocked(
     const SessionBinding& binding, const lite::v1::NodeRequestResult& result) {
   const PendingBind& pending = pending_binds_.at(result.request_id());
-  if (pending.server_node_id != binding.node_id ||
-      pending.server_incarnation != binding.incarnation) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("result names request ", result.request_id(),
-                     ", which was not sent to node ", binding.node_id,
-                     " incarnation ", binding.incarnation));
-  }
   const std::string label =
       absl::StrCat("node ", binding.node_id, " serving '", pending.name, "'");
-  node_requests_.Ended(result.request_id(),
-                       result.status_code() == 0
-                           ? NodeRequestStats::Outcome::kOk
-                           : NodeRequestStats::Outcome::kError,
-                       clock_->Now());
+  node_requests_.End(result.request_id(),
+                     result.status_code() == 0 ? NodeRequests::Outcome::kOk
+                                               : NodeRequests::Outcome::kError,
+                     clock_->Now());
   if (result.status_code() != 0) {
     const std::string& why = result.status_message();
     FinishBindLocked(
@@ -185,18 +175,14 @@ absl::Status ManagerState::BindResultLocked(
   return absl::OkStatus();
 }
 
-void ManagerState::ExpireBindsLocked(absl::Time now) {
-  while (!bind_deadlines_.empty() && bind_deadlines_.begin()->first <= now) {
-    const uint64_t request_id = bind_deadlines_.begin()->second;
-    const std::string name = pending_binds_.at(request_id).name;
-    node_requests_.Ended(request_id, NodeRequestStats::Outcome::kTimeout, now);
-    FinishBindLocked(
-        request_id,
-        absl::UnavailableError(absl::StrCat(
-            "the node serving '", name, "' did not answer the bind within ",
-            absl::ToInt64Milliseconds(options_.request_timeout),
-            " ms (--request_timeout_ms); retry")));
-  }
+void ManagerState::BindTimedOutLocked(uint64_t request_id) {
+  const std::string name = pending_binds_.at(request_id).name;
+  FinishBindLocked(
+      request_id,
+      absl::UnavailableError(absl::StrCat(
+          "the node serving '", name, "' did not answer the bind within ",
+          absl::ToInt64Milliseconds(options_.request_timeout),
+          " ms (--request_timeout_ms); retry")));
 }
 
 void ManagerState::FailBindsLocked(uint32_t server_node_id,

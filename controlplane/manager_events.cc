@@ -1,8 +1,10 @@
 // ManagerState: the event and watch machinery — every event gets the next
 // sequence number and goes to each session's and watcher's Outbox; an
 // outbox that falls too far behind is closed (a session's node is declared
-// failed). Membership, sessions and time are in manager_state.cc, LMRs and
-// grants in manager_lmrs.cc.
+// failed) — and the requests sent on sessions: a NodeRequestResult is
+// checked against the one request table and handed to the part that asked.
+// Membership, sessions and time are in manager_state.cc, LMRs and grants in
+// manager_lmrs.cc.
 #include <algorithm>
 #include <iterator>
 #include <memory>
@@ -11,8 +13,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/log/log.h"
+#include "common/status/macros.h"
 #include "controlplane/manager_state.h"
 #include "controlplane/manager_util.h"
+#include "controlplane/validation.h"
 
 namespace lite::controlplane {
 
@@ -66,19 +71,41 @@ void ManagerState::EmitLocked(Event event, const std::shared_ptr<Outbox>& extra,
   ++counters_.events;
 }
 
-void ManagerState::SendToNodeLocked(Live& live, ManagerMessage message) {
-  if (message.has_request()) {
-    const lite::v1::NodeRequest& request = message.request();
-    NodeRequestStats::Kind kind = NodeRequestStats::Kind::kAllocateLmrMemory;
-    if (request.has_release_lmr_memory()) {
-      kind = NodeRequestStats::Kind::kReleaseLmrMemory;
-    } else if (request.has_bind_service_ring()) {
-      kind = NodeRequestStats::Kind::kBindServiceRing;
-    } else if (request.has_probe_peer()) {
-      kind = NodeRequestStats::Kind::kProbePeer;
-    }
-    node_requests_.Sent(request.request_id(), kind, clock_->Now());
+absl::Status ManagerState::HandleResult(
+    const SessionBinding& binding, const lite::v1::NodeRequestResult& result) {
+  if (result.request_id() == 0) {
+    return absl::InvalidArgumentError(
+        "result.request_id is 0; echo the request_id of the NodeRequest");
   }
+  LITE_RETURN_IF_ERROR(ValidateNodeRequestResult(result));
+  Locked lock(this);
+  LITE_RETURN_IF_ERROR(CheckBindingLocked(binding));
+  LITE_ASSIGN_OR_RETURN(
+      std::optional<NodeRequests::Request> request,
+      node_requests_.Answered(result.request_id(), binding.node_id,
+                              binding.incarnation));
+  if (!request.has_value()) {
+    // Answered after the manager gave up on it (a timed-out allocation was
+    // announced as LmrRemoved ALLOCATION_ABANDONED): nothing to do.
+    LITE_LOG_DEBUG("late result for request %d from %s ignored",
+                   result.request_id(),
+                   NodeLabel(live_.at(binding.node_id).member));
+    return absl::OkStatus();
+  }
+  switch (request->kind) {
+    case NodeRequests::Kind::kAllocateLmrMemory:
+      return AllocResultLocked(binding, result);
+    case NodeRequests::Kind::kReleaseLmrMemory:
+      return ReleaseResultLocked(binding, result);
+    case NodeRequests::Kind::kBindServiceRing:
+      return BindResultLocked(binding, result);
+    case NodeRequests::Kind::kProbePeer:
+      return ProbeResultLocked(binding, result);
+  }
+  return absl::InternalError("a request of no known kind");
+}
+
+void ManagerState::SendToNodeLocked(Live& live, ManagerMessage message) {
   PushLocked(live.outbox,
              std::make_shared<const OutMessage>(std::move(message)),
              live.member.node_id());

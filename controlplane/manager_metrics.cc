@@ -48,10 +48,10 @@ MetricFamily Failures(const ManagerCounters& c) {
   return f;
 }
 
-void AddNodeRequests(const NodeRequestStats::Summary& s,
+void AddNodeRequests(const NodeRequests::Summary& s,
                      std::vector<MetricFamily>& out) {
-  using Kind = NodeRequestStats::Kind;
-  using Outcome = NodeRequestStats::Outcome;
+  using Kind = NodeRequests::Kind;
+  using Outcome = NodeRequests::Outcome;
   MetricFamily ended =
       Family("lite_manager_node_requests_total",
              "Requests the manager sent agents (allocate_lmr_memory, "
@@ -67,12 +67,12 @@ void AddNodeRequests(const NodeRequestStats::Summary& s,
       "lite_manager_node_request_duration_seconds",
       "From sending a request to an agent to its answer (answered requests)",
       MetricType::Histogram);
-  for (size_t k = 0; k < NodeRequestStats::kKinds; ++k) {
-    const std::string kind = NodeRequestStats::KindName(static_cast<Kind>(k));
-    for (size_t o = 0; o < NodeRequestStats::kOutcomes; ++o) {
+  for (size_t k = 0; k < NodeRequests::kKinds; ++k) {
+    const std::string kind = NodeRequests::KindName(static_cast<Kind>(k));
+    for (size_t o = 0; o < NodeRequests::kOutcomes; ++o) {
       Add(ended,
           {{"kind", kind},
-           {"outcome", NodeRequestStats::OutcomeName(static_cast<Outcome>(o))}},
+           {"outcome", NodeRequests::OutcomeName(static_cast<Outcome>(o))}},
           static_cast<double>(s.ended[k][o]));
     }
     Add(in_flight, {{"kind", kind}}, static_cast<double>(s.in_flight[k]));

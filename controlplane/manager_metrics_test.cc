@@ -126,8 +126,8 @@ TEST_F(ManagerMetricsTest, NodeRequestsCountOnceByOutcomeAndAreTimed) {
             2);
   const ManagerMetricsSnapshot snapshot = state_->MetricsSnapshot();
   const metrics::LatencyHistogram& latency =
-      snapshot.node_requests.latency[static_cast<size_t>(
-          NodeRequestStats::Kind::kAllocateLmrMemory)];
+      snapshot.node_requests
+          .latency[static_cast<size_t>(NodeRequests::Kind::kAllocateLmrMemory)];
   EXPECT_DOUBLE_EQ(latency.sum_seconds(), 2.03);
   size_t bucket_30ms = 0;
   while (metrics::LatencyHistogram::kBounds[bucket_30ms] < 0.03) ++bucket_30ms;

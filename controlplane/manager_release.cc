@@ -116,8 +116,7 @@ void ManagerState::AdvanceReleaseLocked(uint64_t lmr_id, absl::Time now) {
         "again",
         NodeText(*store_, r.home_node_id), LmrText(lmr_id),
         absl::ToInt64Milliseconds(options_.request_timeout));
-    node_requests_.Ended(r.request_id, NodeRequestStats::Outcome::kTimeout,
-                         now);
+    node_requests_.End(r.request_id, NodeRequests::Outcome::kTimeout, now);
     release_requests_.erase(r.request_id);
     r.request_id = 0;
     r.retry_at = now + ReleaseBackoff(r.attempts);
@@ -148,8 +147,9 @@ void ManagerState::AdvanceReleaseLocked(uint64_t lmr_id, absl::Time now) {
     r.retry_at = now + ReleaseBackoff(r.attempts++);
     return SetReleaseTimerLocked(lmr_id, r, r.retry_at);
   }
-  r.request_id = ++last_request_id_;
-  r.home_incarnation = home->second.member.incarnation();
+  r.request_id = node_requests_.Start(NodeRequests::Kind::kReleaseLmrMemory,
+                                      r.home_node_id,
+                                      home->second.member.incarnation(), now);
   r.request_deadline = now + options_.request_timeout;
   ++r.attempts;
   release_requests_[r.request_id] = lmr_id;
@@ -171,8 +171,8 @@ void ManagerState::DropReleaseLocked(uint64_t lmr_id) {
   SetReleaseTimerLocked(lmr_id, r, absl::InfiniteFuture());
   if (r.request_id != 0) {
     // Its home ended before answering.
-    node_requests_.Ended(r.request_id, NodeRequestStats::Outcome::kAbandoned,
-                         clock_->Now());
+    node_requests_.End(r.request_id, NodeRequests::Outcome::kAbandoned,
+                       clock_->Now());
     release_requests_.erase(r.request_id);
   }
   for (const auto& [grant_id, holder] : r.pending)
@@ -184,21 +184,14 @@ absl::Status ManagerState::ReleaseResultLocked(
     const SessionBinding& binding, const lite::v1::NodeRequestResult& result) {
   const uint64_t lmr_id = release_requests_.at(result.request_id());
   Release& r = releases_.at(lmr_id);
-  if (r.home_node_id != binding.node_id ||
-      r.home_incarnation != binding.incarnation) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("result names request ", result.request_id(),
-                     ", which was not sent to node ", binding.node_id,
-                     " incarnation ", binding.incarnation));
-  }
   release_requests_.erase(result.request_id());
   r.request_id = 0;
   const absl::Time now = clock_->Now();
   const int32_t code = result.status_code();
-  node_requests_.Ended(result.request_id(),
-                       code == 0 ? NodeRequestStats::Outcome::kOk
-                                 : NodeRequestStats::Outcome::kError,
-                       now);
+  node_requests_.End(
+      result.request_id(),
+      code == 0 ? NodeRequests::Outcome::kOk : NodeRequests::Outcome::kError,
+      now);
   if (code == 0 || code == static_cast<int32_t>(absl::StatusCode::kNotFound)) {
     LITE_LOG_INFO("%s %s the memory of %s%s",
                   NodeText(*store_, binding.node_id),

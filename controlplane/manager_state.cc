@@ -222,29 +222,16 @@ absl::Time ManagerState::Tick() {
     // SUSPECT, another probe round, or failed (manager_suspect.cc).
     LeaseExpiredLocked(expiries_.begin()->second, now);
   }
-  while (!request_deadlines_.empty() &&
-         request_deadlines_.begin()->first <= now) {
-    const uint64_t request_id = request_deadlines_.begin()->second;
-    const PendingAlloc& pending = pending_.at(request_id);
-    const lite::v1::Lmr lmr = pending.lmr;
-    const std::string label = NodeLabel(live_.at(lmr.home_node_id()).member);
-    node_requests_.Ended(request_id, NodeRequestStats::Outcome::kTimeout, now);
-    FinishAllocLocked(
-        request_id,
-        absl::UnavailableError(absl::StrCat(
-            label, " did not answer the allocation of LMR '", lmr.name(),
-            "' within ", absl::ToInt64Milliseconds(options_.request_timeout),
-            " ms (--request_timeout_ms); retry, or allocate elsewhere")));
-    // The home may still allocate; this tells it to free the memory.
-    Event event;
-    auto* removed = event.mutable_lmr_removed();
-    removed->set_lmr_id(lmr.lmr_id());
-    removed->set_name(lmr.name());
-    removed->set_home_node_id(lmr.home_node_id());
-    removed->set_cause(lite::v1::REMOVAL_CAUSE_ALLOCATION_ABANDONED);
-    EmitLocked(std::move(event));
+  // Every request with a deadline of its own: its caller gets UNAVAILABLE.
+  while (auto due = node_requests_.NextDue(now)) {
+    const auto [request_id, kind] = *due;
+    node_requests_.End(request_id, NodeRequests::Outcome::kTimeout, now);
+    if (kind == NodeRequests::Kind::kAllocateLmrMemory) {
+      AllocTimedOutLocked(request_id);
+    } else {
+      BindTimedOutLocked(request_id);
+    }
   }
-  ExpireBindsLocked(now);
   FailReportedLocked(now);
   if (recovering_ && now >= recovery_end_) EndRecoveryLocked();
 
@@ -253,12 +240,7 @@ absl::Time ManagerState::Tick() {
   if (!report_deadlines_.empty()) {
     next = std::min(next, report_deadlines_.begin()->first);
   }
-  if (!request_deadlines_.empty()) {
-    next = std::min(next, request_deadlines_.begin()->first);
-  }
-  if (!bind_deadlines_.empty()) {
-    next = std::min(next, bind_deadlines_.begin()->first);
-  }
+  next = std::min(next, node_requests_.NextDeadline());
   if (recovering_) next = std::min(next, recovery_end_);
   next_tick_ = next;
   return next;

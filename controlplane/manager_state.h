@@ -33,7 +33,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "controlplane/clock.h"
-#include "controlplane/node_request_stats.h"
+#include "controlplane/node_requests.h"
 #include "controlplane/options.h"
 #include "controlplane/outbox.h"
 #include "controlplane/pair_secrets.h"
@@ -119,7 +119,7 @@ struct ManagerMetricsSnapshot {
   size_t services = 0;
   bool recovering = false;
   uint64_t last_event_sequence = 0;
-  NodeRequestStats::Summary node_requests;
+  NodeRequests::Summary node_requests;
 };
 
 class ManagerState {
@@ -318,11 +318,10 @@ class ManagerState {
     absl::Time alive_at = absl::InfinitePast();
   };
   // A ProbePeer in flight: about which incarnation, asked of whom.
+  // (The prober and its incarnation are the request's, in node_requests_.)
   struct Probe {
     uint32_t target = 0;
     uint64_t target_incarnation = 0;
-    uint32_t prober = 0;
-    uint64_t prober_incarnation = 0;
   };
   // A RELEASING LMR: its revoked grants waiting for their holders, then
   // the ReleaseLmrMemory request to its home (manager_release.cc).
@@ -338,7 +337,6 @@ class ManagerState {
     // The ReleaseLmrMemory in flight (0: none), to which incarnation of the
     // home, and until when it is waited for.
     uint64_t request_id = 0;
-    uint64_t home_incarnation = 0;
     absl::Time request_deadline = absl::InfiniteFuture();
     // Requests sent or found impossible so far (the backoff), and the
     // earliest time of the next one.
@@ -354,23 +352,18 @@ class ManagerState {
     uint32_t holder_node_id = 0;
     uint64_t holder_incarnation = 0;
   };
-  // A BindService waiting for the server node's answer.
+  // A BindService waiting for the server node's answer (the request is in
+  // node_requests_ under the same id, with the server's incarnation).
   struct PendingBind {
-    uint64_t request_id = 0;
     uint64_t service_id = 0;
     std::string name;
     uint32_t server_node_id = 0;
-    uint64_t server_incarnation = 0;
     uint32_t client_node_id = 0;
-    absl::Time deadline;
     BindDone done;
   };
-  // An AllocLmr waiting for its home's answer.
+  // An AllocLmr waiting for its home's answer (likewise).
   struct PendingAlloc {
-    uint64_t request_id = 0;
     lite::v1::Lmr lmr;  // Everything but chunks and key.
-    uint64_t home_incarnation = 0;
-    absl::Time deadline;
     AllocDone done;
   };
   // Holds mu_; on release, handles overflowed sessions, then (unlocked)
@@ -498,6 +491,14 @@ class ManagerState {
   void FinishAllocLocked(uint64_t request_id,
                          absl::StatusOr<lite::v1::AllocLmrResponse> outcome)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The answer to an AllocateLmrMemory, from the home it was sent to.
+  absl::Status AllocResultLocked(const SessionBinding& binding,
+                                 const lite::v1::NodeRequestResult& result)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Its deadline passed: the caller gets UNAVAILABLE, the home is told to
+  // drop what it may still allocate.
+  void AllocTimedOutLocked(uint64_t request_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void EndRecoveryLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   ManagerCounters CountersLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
@@ -505,12 +506,14 @@ class ManagerState {
   void FinishBindLocked(uint64_t request_id,
                         absl::StatusOr<lite::v1::BindServiceResponse> outcome)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // A result for a pending bind (its request id is in pending_binds_).
+  // A result for a pending bind (its request id is in pending_binds_), from
+  // the incarnation it was sent to (HandleResult checked).
   absl::Status BindResultLocked(const SessionBinding& binding,
                                 const lite::v1::NodeRequestResult& result)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Binds past their deadline fail with UNAVAILABLE.
-  void ExpireBindsLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The bind's deadline passed: it fails with UNAVAILABLE.
+  void BindTimedOutLocked(uint64_t request_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Fails the binds sent to `server_node_id` (0: all) with `why`.
   void FailBindsLocked(uint32_t server_node_id, const absl::Status& why)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -637,10 +640,11 @@ class ManagerState {
   // order and kept with it.
   std::vector<PairEnd> live_ends_ ABSL_GUARDED_BY(mu_);
 
-  uint64_t last_request_id_ ABSL_GUARDED_BY(mu_) = 0;
+  // Every request sent to a node and not yet ended, of all four kinds:
+  // ids, recipients, deadlines, and the metrics of how they ended.
+  NodeRequests node_requests_ ABSL_GUARDED_BY(mu_);
+  // What the AllocLmr requests in flight are for, by request id.
   absl::flat_hash_map<uint64_t, PendingAlloc> pending_ ABSL_GUARDED_BY(mu_);
-  std::set<std::pair<absl::Time, uint64_t>> request_deadlines_
-      ABSL_GUARDED_BY(mu_);
   // LMR names reserved by allocations in flight -> request id.
   absl::flat_hash_map<std::string, uint64_t> pending_names_
       ABSL_GUARDED_BY(mu_);
@@ -668,11 +672,8 @@ class ManagerState {
   // register them again with restore_service_id): by id, by name, by
   // (node, port); the last service sequence number given per node.
   std::map<uint64_t, lite::v1::Service> services_ ABSL_GUARDED_BY(mu_);
-  // BindService calls waiting for their server node, and their deadlines
-  // (apart from request_deadlines_, which are AllocLmr's).
+  // BindService calls waiting for their server node, by request id.
   absl::flat_hash_map<uint64_t, PendingBind> pending_binds_
-      ABSL_GUARDED_BY(mu_);
-  std::set<std::pair<absl::Time, uint64_t>> bind_deadlines_
       ABSL_GUARDED_BY(mu_);
   // Binds waiting, per calling node and per server node (review cp M3,
   // --max_pending_binds_per_node); no zero entries.
@@ -704,7 +705,6 @@ class ManagerState {
   std::vector<std::function<void()>> after_unlock_ ABSL_GUARDED_BY(mu_);
 
   ManagerCounters counters_ ABSL_GUARDED_BY(mu_);
-  NodeRequestStats node_requests_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace lite::controlplane

@@ -150,12 +150,13 @@ bool ManagerState::StartProbeRoundLocked(Live& live, absl::Time now) {
   if (probers.empty()) return false;
 
   for (Live* prober : probers) {
-    const uint64_t request_id = ++last_request_id_;
+    // The round's end, not the request, is waited for (LeaseExpiredLocked).
+    const uint64_t request_id = node_requests_.Start(
+        NodeRequests::Kind::kProbePeer, prober->member.node_id(),
+        prober->member.incarnation(), now);
     Probe probe;
     probe.target = target;
     probe.target_incarnation = live.member.incarnation();
-    probe.prober = prober->member.node_id();
-    probe.prober_incarnation = prober->member.incarnation();
     probes_.emplace(request_id, probe);
     live.round_probes.push_back(request_id);
     ManagerMessage message;
@@ -183,8 +184,8 @@ bool ManagerState::StartProbeRoundLocked(Live& live, absl::Time now) {
 void ManagerState::DropProbesLocked(Live& live) {
   for (uint64_t request_id : live.round_probes) {
     if (probes_.erase(request_id) > 0) {
-      node_requests_.Ended(request_id, NodeRequestStats::Outcome::kAbandoned,
-                           clock_->Now());
+      node_requests_.End(request_id, NodeRequests::Outcome::kAbandoned,
+                         clock_->Now());
     }
   }
   live.round_probes.clear();
@@ -213,21 +214,14 @@ absl::Status ManagerState::ProbeResultLocked(
     const SessionBinding& binding, const lite::v1::NodeRequestResult& result) {
   auto it = probes_.find(result.request_id());
   const Probe probe = it->second;
-  if (probe.prober != binding.node_id ||
-      probe.prober_incarnation != binding.incarnation) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("result names request ", result.request_id(),
-                     ", which was not sent to node ", binding.node_id,
-                     " incarnation ", binding.incarnation));
-  }
   const bool ok = result.status_code() == 0;
   if (ok && !result.has_probed_peer()) {
     return absl::InvalidArgumentError("no probed_peer in an OK result");
   }
   probes_.erase(it);
-  node_requests_.Ended(
+  node_requests_.End(
       result.request_id(),
-      ok ? NodeRequestStats::Outcome::kOk : NodeRequestStats::Outcome::kError,
+      ok ? NodeRequests::Outcome::kOk : NodeRequests::Outcome::kError,
       clock_->Now());
   auto target = live_.find(probe.target);
   if (target == live_.end() ||
