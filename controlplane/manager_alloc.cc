@@ -139,7 +139,7 @@ absl::Status ManagerState::AllocLmr(const lite::v1::AllocLmrRequest& request,
   pending_names_[pending.lmr.name()] = request_id;
   AddDeadlineLocked(now + options_.request_timeout);
   pending_.emplace(request_id, std::move(pending));
-  SendToNodeLocked(home, std::move(message));
+  events_.SendTo(home_id, std::move(message));
   return absl::OkStatus();
 }
 
@@ -201,7 +201,7 @@ absl::Status ManagerState::AllocResultLocked(
                   label, " answered the allocation of LMR '", lmr.name(),
                   "' with an unusable result: ", valid.message(),
                   "; this is a bug in its agent")));
-    EmitLocked(AllocationAbandoned(lmr));
+    events_.Emit(AllocationAbandoned(lmr));
     return absl::OkStatus();
   }
   *lmr.mutable_chunks() = result.allocated_lmr_memory().chunks();
@@ -217,7 +217,7 @@ absl::Status ManagerState::AllocResultLocked(
   store_->PutLmr(lmr);
   Event event;
   *event.mutable_lmr_added()->mutable_lmr() = WithoutKey(std::move(lmr));
-  EmitLocked(std::move(event));
+  events_.Emit(std::move(event));
   return absl::OkStatus();
 }
 void ManagerState::AllocTimedOutLocked(uint64_t request_id) {
@@ -230,7 +230,7 @@ void ManagerState::AllocTimedOutLocked(uint64_t request_id) {
           "' within ", absl::ToInt64Milliseconds(options_.request_timeout),
           " ms (--request_timeout_ms); retry, or allocate elsewhere")));
   // The home may still allocate; this tells it to free the memory.
-  EmitLocked(AllocationAbandoned(lmr));
+  events_.Emit(AllocationAbandoned(lmr));
 }
 
 }  // namespace lite::controlplane

@@ -114,7 +114,7 @@ absl::Status ManagerState::BindService(
   ++binds_by_client_[client];
   ++binds_by_server_[service.node_id()];
   pending_binds_.emplace(request_id, std::move(pending));
-  SendToNodeLocked(server, std::move(message));
+  events_.SendTo(service.node_id(), std::move(message));
   return absl::OkStatus();
 }
 

@@ -222,7 +222,7 @@ absl::StatusOr<std::string> ManagerState::AdmitLocked(
   // snapshot the response carries, not an event it receives.
   Event event;
   *event.mutable_member_joined()->mutable_member() = member;
-  EmitLocked(std::move(event));
+  events_.Emit(std::move(event));
 
   MembersWireLocked();  // Bring it up to date before adding this member.
   // The members the response lists besides this one, whose pair secrets
@@ -232,7 +232,7 @@ absl::StatusOr<std::string> ManagerState::AdmitLocked(
   *self = PairEnd{member.node_id(), member.incarnation()};
   Live& live = live_[member.node_id()];
   live.member = member;
-  live.outbox = std::make_shared<Outbox>(options_.session_queue_limit);
+  events_.AddSession(member.node_id());
   RenewLeaseLocked(live, now);
   address_owner_[address] = member.node_id();
   AppendMemberWireLocked(member);

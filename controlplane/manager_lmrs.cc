@@ -95,7 +95,7 @@ std::optional<std::pair<uint32_t, uint64_t>> ManagerState::RevokeGrantLocked(
   revoked->set_holder_incarnation(grant->holder_incarnation());
   revoked->set_cause(cause);
   revoked->set_ack_requested(ack_requested);
-  EmitLocked(std::move(event));
+  events_.Emit(std::move(event));
   ++counters_.grants_revoked;
   return std::make_pair(grant->holder_node_id(), grant->holder_incarnation());
 }
@@ -142,7 +142,7 @@ size_t ManagerState::RemoveLmrLocked(uint64_t lmr_id,
   removed->set_release_follows(release);
   removed->set_revokes_grants(true);
   removed->set_grants_revoked(static_cast<uint32_t>(grants.size()));
-  EmitLocked(std::move(event));
+  events_.Emit(std::move(event));
   if (release) StartReleaseLocked(*std::move(lmr), std::move(pending));
   return grants.size();
 }
@@ -299,7 +299,7 @@ absl::StatusOr<lite::v1::RegisterLmrResponse> ManagerState::RegisterLmr(
   store_->PutLmr(lmr);
   Event event;
   *event.mutable_lmr_added()->mutable_lmr() = WithoutKey(lmr);
-  EmitLocked(std::move(event));
+  events_.Emit(std::move(event));
 
   if (reregister && recovering_) {
     // Grants restored before their LMR came back are checked now.

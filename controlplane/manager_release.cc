@@ -161,7 +161,7 @@ void ManagerState::AdvanceReleaseLocked(uint64_t lmr_id, absl::Time now) {
   request->mutable_release_lmr_memory()->set_lmr_id(lmr_id);
   request->mutable_release_lmr_memory()->set_quarantine(r.quarantine);
   SetReleaseTimerLocked(lmr_id, r, r.request_deadline);
-  SendToNodeLocked(home->second, std::move(message));
+  events_.SendTo(r.home_node_id, std::move(message));
 }
 
 void ManagerState::DropReleaseLocked(uint64_t lmr_id) {

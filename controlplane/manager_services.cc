@@ -162,7 +162,7 @@ absl::StatusOr<lite::v1::RegisterServiceResponse> ManagerState::RegisterService(
 
   Event event;
   *event.mutable_service_added()->mutable_service() = service;
-  EmitLocked(std::move(event));
+  events_.Emit(std::move(event));
   lite::v1::RegisterServiceResponse response;
   *response.mutable_service() = std::move(service);
   return response;
@@ -258,7 +258,7 @@ void ManagerState::RemoveServiceLocked(uint64_t service_id,
   removed->set_name(service.name());
   removed->set_node_id(service.node_id());
   removed->set_cause(cause);
-  EmitLocked(std::move(event));
+  events_.Emit(std::move(event));
 }
 
 void ManagerState::RemoveNodeServicesLocked(uint32_t node_id) {

@@ -45,7 +45,8 @@ ManagerCounters ManagerState::CountersLocked() const {
   out.lmrs_releasing = releases_.size();
   out.lmrs = store_->LmrCount() - releases_.size();
   out.grants = store_->GrantCount();
-  out.watchers = watchers_.size();
+  out.watchers = events_.watchers();
+  out.events = events_.events_emitted();
   return out;
 }
 

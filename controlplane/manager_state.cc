@@ -53,8 +53,7 @@ ManagerState::Locked::Locked(ManagerState* state) : state_(state) {
 
 ManagerState::Locked::~Locked() {
   state_->HandleOverflowsLocked();
-  std::vector<std::shared_ptr<Outbox>> notify;
-  notify.swap(state_->to_notify_);
+  std::vector<std::shared_ptr<Outbox>> notify = state_->events_.TakeToNotify();
   std::vector<std::function<void()>> after;
   after.swap(state_->after_unlock_);
   state_->mu_.Unlock();
@@ -76,7 +75,8 @@ ManagerState::ManagerState(ManagerOptions options, const Clock* clock,
                            std::unique_ptr<Store> store)
     : options_(WithoutPairKey(options)),
       clock_(clock),
-      store_(std::move(store)) {
+      store_(std::move(store)),
+      events_(options_, clock_, store_.get()) {
   absl::MutexLock lock(&mu_);
   if (options_.recovery_window > absl::ZeroDuration() && store_->Empty()) {
     recovering_ = true;
@@ -288,7 +288,7 @@ void ManagerState::EndRecoveryLocked() {
     r->set_cause(lite::v1::REMOVAL_CAUSE_NOT_RESTORED);
     r->set_revokes_grants(true);
     r->set_grants_revoked(static_cast<uint32_t>(ids.size()));
-    EmitLocked(std::move(removed));
+    events_.Emit(std::move(removed));
   }
   Event event;
   // Set the kind even when no member came back: the event must say what it is.
@@ -298,7 +298,7 @@ void ManagerState::EndRecoveryLocked() {
   }
   Event compact;
   compact.mutable_recovery_complete()->set_members_omitted(true);
-  EmitLocked(std::move(event), nullptr, &compact);
+  events_.Emit(std::move(event), nullptr, &compact);
   LITE_LOG_INFO(
       "recovery complete: %d nodes, %d LMRs and %d grants restored from the "
       "agents; %d orphaned grants revoked",
@@ -383,7 +383,7 @@ void ManagerState::EndIncarnationLocked(uint32_t node_id, bool left,
     m->set_cause(cause);
     m->set_reason(reason);
   }
-  EmitLocked(std::move(event));
+  events_.Emit(std::move(event));
 
   Live live = std::move(live_.at(node_id));
   DropProbesLocked(live);
@@ -395,7 +395,8 @@ void ManagerState::EndIncarnationLocked(uint32_t node_id, bool left,
   if (owner != address_owner_.end() && owner->second == node_id) {
     address_owner_.erase(owner);
   }
-  live.outbox->Close(
+  events_.EndSession(
+      node_id,
       left ? absl::OkStatus()
            : absl::FailedPreconditionError(absl::StrCat(
                  label, " incarnation ", member.incarnation(),
@@ -497,7 +498,8 @@ absl::StatusOr<OpenedSession> ManagerState::OpenSession(
   }
   live.session_opened = true;
   live.session_open = true;
-  live.compact_recovery_complete = first.accept_compact_recovery_complete();
+  events_.SetCompact(live.member.node_id(),
+                     first.accept_compact_recovery_complete());
   const absl::Time now = clock_->Now();
   RenewLeaseLocked(live, now);
   ++counters_.heartbeats;
@@ -506,11 +508,11 @@ absl::StatusOr<OpenedSession> ManagerState::OpenSession(
   ack.mutable_heartbeat_ack()->set_heartbeat_seq(first.heartbeat_seq());
   ack.mutable_heartbeat_ack()->set_lease_remaining_ms(
       absl::ToInt64Milliseconds(live.lease_expiry - now));
-  SendToNodeLocked(live, std::move(ack));
+  events_.SendTo(live.member.node_id(), std::move(ack));
   OpenedSession opened;
   opened.binding.node_id = first.node_id();
   opened.binding.incarnation = first.incarnation();
-  opened.outbox = live.outbox;
+  opened.outbox = events_.OutboxOf(live.member.node_id());
   return opened;
 }
 
@@ -534,7 +536,7 @@ absl::Status ManagerState::Heartbeat(const SessionBinding& binding,
   ack.mutable_heartbeat_ack()->set_heartbeat_seq(heartbeat.heartbeat_seq());
   ack.mutable_heartbeat_ack()->set_lease_remaining_ms(
       absl::ToInt64Milliseconds(live.lease_expiry - now));
-  SendToNodeLocked(live, std::move(ack));
+  events_.SendTo(live.member.node_id(), std::move(ack));
   return absl::OkStatus();
 }
 
@@ -560,9 +562,7 @@ void ManagerState::Shutdown() {
   shut_down_ = true;
   const absl::Status bye = absl::UnavailableError(
       "litemgr is shutting down; Join again when it is back");
-  for (auto& [node_id, live] : live_) live.outbox->Close(bye, false);
-  for (const auto& watcher : watchers_) watcher->Close(bye, false);
-  watchers_.clear();
+  events_.CloseAll(bye);
   std::vector<uint64_t> pending;
   for (const auto& [request_id, alloc] : pending_)
     pending.push_back(request_id);
@@ -637,7 +637,7 @@ absl::StatusOr<lite::v1::DrainNodeResponse> ManagerState::DrainNode(
     changed->set_node_id(node.node_id());
     changed->set_node_name(node.node_name());
     changed->set_draining(draining);
-    EmitLocked(std::move(event));
+    events_.Emit(std::move(event));
     LITE_LOG_INFO("%s %s", NodeLabel(node),
                   draining ? "is draining" : "is back in service");
   }

@@ -33,6 +33,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "controlplane/clock.h"
+#include "controlplane/event_bus.h"
 #include "controlplane/node_requests.h"
 #include "controlplane/options.h"
 #include "controlplane/outbox.h"
@@ -296,11 +297,9 @@ class ManagerState {
     lite::v1::Member member;  // As stored, state ALIVE.
     absl::Time lease_expiry;
     absl::Time last_renewal;
-    std::shared_ptr<Outbox> outbox;
+    // Its outbox is events_'s.
     bool session_opened = false;  // One session per incarnation, ever.
     bool session_open = false;
-    // From the first heartbeat: RecoveryComplete without its member list.
-    bool compact_recovery_complete = false;
     // A standing PeerFailureReport on it: when its silence will exceed two
     // heartbeat intervals (InfiniteFuture: none), and who said what.
     absl::Time report_deadline = absl::InfiniteFuture();
@@ -419,22 +418,8 @@ class ManagerState {
   // (not re-registrations) wait for the recovery window's end.
   absl::Status CheckNotRecoveringLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
-  // Events: assigns the next sequence number and queues the event on every
-  // live session and watcher (and `extra`, if given).
-  // With `compact`, sessions that asked for compact RecoveryComplete events
-  // get that variant instead (same sequence number and time).
-  void EmitLocked(lite::v1::Event event,
-                  const std::shared_ptr<Outbox>& extra = nullptr,
-                  const lite::v1::Event* compact = nullptr)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Queues a message on one node's session.
-  void SendToNodeLocked(Live& live, lite::v1::ManagerMessage message)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void PushLocked(const std::shared_ptr<Outbox>& outbox,
-                  const OutMessagePtr& message, uint32_t node)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Closes sessions and watchers that overflowed (failing their nodes), until
-  // none is left: failing one emits events that may overflow another.
+  // Fails the nodes whose sessions overflowed (events_), until none is
+  // left: failing one emits events that may overflow another.
   void HandleOverflowsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Ends a live incarnation: announce, close its session, revoke its LMRs
@@ -628,10 +613,8 @@ class ManagerState {
   // Canonical RDMA address -> live node using it.
   absl::flat_hash_map<std::string, uint32_t> address_owner_
       ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_set<std::shared_ptr<Outbox>> watchers_ ABSL_GUARDED_BY(mu_);
-  // The last options_.watch_history events as watchers get them, oldest
-  // first, for OpenWatch(since_revision).
-  std::deque<OutMessagePtr> history_ ABSL_GUARDED_BY(mu_);
+  // Events and sessions: every live incarnation's outbox and the watchers'.
+  EventBus events_ ABSL_GUARDED_BY(mu_);
   // JoinResponse.members for live_, encoded; rebuilt when a member leaves or
   // changes, appended to when one joins.
   std::string members_wire_ ABSL_GUARDED_BY(mu_);
@@ -698,10 +681,7 @@ class ManagerState {
   absl::Time next_tick_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
   std::function<void()> deadline_listener_ ABSL_GUARDED_BY(mu_);
 
-  // Filled under the lock, handled by Locked's destructor.
-  std::vector<std::pair<std::shared_ptr<Outbox>, uint32_t>> overflowed_
-      ABSL_GUARDED_BY(mu_);
-  std::vector<std::shared_ptr<Outbox>> to_notify_ ABSL_GUARDED_BY(mu_);
+  // Filled under the lock, run by Locked's destructor after unlocking.
   std::vector<std::function<void()>> after_unlock_ ABSL_GUARDED_BY(mu_);
 
   ManagerCounters counters_ ABSL_GUARDED_BY(mu_);

@@ -77,7 +77,7 @@ void ManagerState::LeaseExpiredLocked(uint32_t node_id, absl::Time now) {
       m->set_node_name(live.member.node_name());
       m->set_incarnation(live.member.incarnation());
       m->set_reason(reason);
-      EmitLocked(std::move(event));
+      events_.Emit(std::move(event));
       return;
     }
     EndIncarnationLocked(node_id, /*left=*/false,
@@ -167,7 +167,7 @@ bool ManagerState::StartProbeRoundLocked(Live& live, absl::Time now) {
     ask->set_node_id(target);
     ask->set_incarnation(live.member.incarnation());
     ++counters_.probes_sent;
-    SendToNodeLocked(*prober, std::move(message));
+    events_.SendTo(prober->member.node_id(), std::move(message));
   }
   absl::Time end = now + ProbeRound();
   if (live.suspect_since != absl::InfiniteFuture()) {
@@ -207,7 +207,7 @@ void ManagerState::RecoverLocked(Live& live, absl::Time now) {
   m->set_node_name(live.member.node_name());
   m->set_incarnation(live.member.incarnation());
   m->set_suspected_ms(suspected_ms);
-  EmitLocked(std::move(event));
+  events_.Emit(std::move(event));
 }
 
 absl::Status ManagerState::ProbeResultLocked(
