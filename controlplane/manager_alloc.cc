@@ -137,7 +137,6 @@ absl::Status ManagerState::AllocLmr(const lite::v1::AllocLmrRequest& request,
   alloc->set_mode(pending.lmr.mode());
 
   pending_names_[pending.lmr.name()] = request_id;
-  AddDeadlineLocked(now + options_.request_timeout);
   pending_.emplace(request_id, std::move(pending));
   events_.SendTo(home_id, std::move(message));
   return absl::OkStatus();

@@ -45,7 +45,8 @@ absl::Status ManagerState::HandleResult(
     case NodeRequests::Kind::kReleaseLmrMemory:
       return ReleaseResultLocked(binding, result);
     case NodeRequests::Kind::kBindServiceRing:
-      return BindResultLocked(binding, result);
+      services_.BindAnswered(result);
+      return absl::OkStatus();
     case NodeRequests::Kind::kProbePeer:
       return ProbeResultLocked(binding, result);
   }

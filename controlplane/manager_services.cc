@@ -1,168 +1,26 @@
-// RPC services in the manager (docs/rpc.md): the registry of named services
-// that server processes register through their nodes, the execute-bit check
-// when a node opens one for a caller, the listing operators see, and their
-// end with their node. The data path never comes here: calls go from lite.ko
-// to lite.ko; the manager only names services and says who may call them.
-//
-// Services are kept in memory only. After a manager restart each node's
-// agent registers what its lite.ko still serves again, with the id it had
-// (restore_service_id), the way LMRs are re-registered.
-#include <algorithm>
+// ManagerState: the RPC-service calls of lite.v1.ClusterManager. Each checks
+// its caller is a live member (membership) and hands the rest to the
+// services part, ServiceRegistry (service_registry.h), under the one lock.
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "common/names/names.h"
 #include "common/status/macros.h"
-#include "controlplane/access.h"
 #include "controlplane/manager_state.h"
 #include "controlplane/manager_util.h"
 #include "controlplane/validation.h"
 
 namespace lite::controlplane {
 
-using lite::v1::Event;
-using lite::v1::Service;
-
-namespace {
-
-// The uapi's limits (kmod/include/uapi/lite_rpc.h, lite.h), which lite.ko
-// checks too: the manager refuses what no lite.ko could serve.
-constexpr uint32_t kMaxMessageBytes = 1u << 20;  // LITE_RPC_MSG_MAX
-constexpr uint32_t kMaxDepth = 1024;             // LITE_RPC_DEPTH_MAX
-constexpr uint32_t kMaxClients = 1025;           // LITE_RPC_CLIENTS_MAX
-constexpr uint32_t kMaxPort = 16383;             // LITE_RPC_PORT_MAX
-
-uint32_t NodeOf(uint64_t service_id) {
-  return static_cast<uint32_t>(service_id >> 32);
-}
-
-std::string ServiceLabel(const Service& service) {
-  return absl::StrCat("service '", service.name(), "'");
-}
-
-absl::Status ValidateRange(absl::string_view field, uint32_t value,
-                           uint32_t min, uint32_t max) {
-  if (value >= min && value <= max) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrFormat("%s is %d; it must be %d..%d", field, value, min, max));
-}
-
-absl::Status ValidateRegister(const lite::v1::RegisterServiceRequest& r) {
-  LITE_RETURN_IF_ERROR(ValidateCredentials("owner", r.owner()));
-  LITE_RETURN_IF_ERROR(names::ValidateLmrName("name", r.name()));
-  if (r.mode() & ~0777u) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "mode is 0%o; a service's mode is a subset of 0777", r.mode()));
-  }
-  LITE_RETURN_IF_ERROR(ValidateRange("port", r.port(), 1, kMaxPort));
-  LITE_RETURN_IF_ERROR(ValidateRange("max_request_bytes", r.max_request_bytes(),
-                                     0, kMaxMessageBytes));
-  LITE_RETURN_IF_ERROR(ValidateRange("max_reply_bytes", r.max_reply_bytes(), 0,
-                                     kMaxMessageBytes));
-  LITE_RETURN_IF_ERROR(ValidateRange("depth", r.depth(), 1, kMaxDepth));
-  LITE_RETURN_IF_ERROR(
-      ValidateRange("max_clients", r.max_clients(), 1, kMaxClients));
-  if (r.restore_service_id() != 0 &&
-      static_cast<uint32_t>(r.restore_service_id()) == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "restore_service_id ", IdHex(r.restore_service_id()),
-        " has a zero sequence (low 32 bits); it is not an id this manager "
-        "issues"));
-  }
-  return absl::OkStatus();
-}
-
-// Registering the same service again (a retried restore) changes nothing.
-bool SameService(const Service& s, const lite::v1::RegisterServiceRequest& r) {
-  return s.name() == r.name() && s.port() == r.port() &&
-         s.owner_uid() == r.owner().uid() && s.owner_gid() == r.owner().gid() &&
-         s.mode() == r.mode() &&
-         s.max_request_bytes() == r.max_request_bytes() &&
-         s.max_reply_bytes() == r.max_reply_bytes() && s.depth() == r.depth() &&
-         s.max_clients() == r.max_clients();
-}
-
-}  // namespace
-
 absl::StatusOr<lite::v1::RegisterServiceResponse> ManagerState::RegisterService(
     const lite::v1::RegisterServiceRequest& request) {
   LITE_RETURN_IF_ERROR(ValidateCallerFields(request.caller()));
-  LITE_RETURN_IF_ERROR(ValidateRegister(request));
-
+  LITE_RETURN_IF_ERROR(ServiceRegistry::ValidateRegister(request));
   Locked lock(this);
   LITE_ASSIGN_OR_RETURN(Live * caller, CheckCallerLocked(request.caller()));
-  const uint32_t node = caller->member.node_id();
-  const uint64_t restore = request.restore_service_id();
-  if (restore != 0 && NodeOf(restore) != node) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "restore_service_id ", IdHex(restore), " belongs to node ",
-        NodeOf(restore), ", not to the caller ", NodeLabel(caller->member)));
-  }
-  if (restore != 0) {
-    if (auto it = services_.find(restore); it != services_.end()) {
-      if (SameService(it->second, request)) {
-        lite::v1::RegisterServiceResponse response;
-        *response.mutable_service() = it->second;
-        return response;
-      }
-      return absl::AlreadyExistsError(
-          absl::StrCat("service id ", IdHex(restore), " is ",
-                       ServiceLabel(it->second), " with other attributes"));
-    }
-  } else if (caller->member.draining()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        NodeLabel(caller->member),
-        " is draining; no new service may be registered on it (DrainNode "
-        "with cancel puts it back in service)"));
-  }
-  if (auto it = service_names_.find(request.name());
-      it != service_names_.end()) {
-    return absl::AlreadyExistsError(absl::StrCat(
-        "a service named '", request.name(), "' exists (id ", IdHex(it->second),
-        " on node ", NodeOf(it->second), "); see ListServices"));
-  }
-  if (service_ports_.contains({node, request.port()})) {
-    return absl::AlreadyExistsError(absl::StrCat(NodeLabel(caller->member),
-                                                 " has a service on port ",
-                                                 request.port(), " already"));
-  }
-  uint64_t id = restore;
-  if (id == 0) {
-    uint32_t& seq = service_seq_[node];
-    if (seq == UINT32_MAX) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          NodeLabel(caller->member), " has used every service id"));
-    }
-    id = (static_cast<uint64_t>(node) << 32) | ++seq;
-  } else {
-    // A restored id is never issued again to another service.
-    uint32_t& seq = service_seq_[node];
-    seq = std::max(seq, static_cast<uint32_t>(restore));
-  }
-
-  Service service;
-  service.set_service_id(id);
-  service.set_name(request.name());
-  service.set_node_id(node);
-  service.set_node_incarnation(caller->member.incarnation());
-  service.set_port(request.port());
-  service.set_owner_uid(request.owner().uid());
-  service.set_owner_gid(request.owner().gid());
-  service.set_owner_pid(request.owner().pid());
-  service.set_mode(request.mode());
-  service.set_max_request_bytes(request.max_request_bytes());
-  service.set_max_reply_bytes(request.max_reply_bytes());
-  service.set_depth(request.depth());
-  service.set_max_clients(request.max_clients());
-  service.set_registered_at_unix_ms(absl::ToUnixMillis(clock_->Now()));
-  services_.emplace(id, service);
-  service_names_.emplace(service.name(), id);
-  service_ports_.insert({node, service.port()});
-
-  Event event;
-  *event.mutable_service_added()->mutable_service() = service;
-  events_.Emit(std::move(event));
+  LITE_ASSIGN_OR_RETURN(lite::v1::Service service,
+                        services_.Register(caller->member, request));
   lite::v1::RegisterServiceResponse response;
   *response.mutable_service() = std::move(service);
   return response;
@@ -178,19 +36,8 @@ ManagerState::UnregisterService(
   }
   Locked lock(this);
   LITE_ASSIGN_OR_RETURN(Live * caller, CheckCallerLocked(request.caller()));
-  auto it = services_.find(request.service_id());
-  if (it == services_.end()) {
-    return absl::NotFoundError(absl::StrCat(
-        "no service ", IdHex(request.service_id()),
-        " (it may have ended with its node already); see ListServices"));
-  }
-  if (it->second.node_id() != caller->member.node_id()) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        ServiceLabel(it->second), " is served by node ", it->second.node_id(),
-        ", not by the caller ", NodeLabel(caller->member)));
-  }
-  RemoveServiceLocked(request.service_id(),
-                      lite::v1::SERVICE_REMOVAL_CAUSE_UNREGISTERED);
+  LITE_RETURN_IF_ERROR(
+      services_.Unregister(caller->member, request.service_id()));
   return lite::v1::UnregisterServiceResponse();
 }
 
@@ -201,19 +48,11 @@ absl::StatusOr<lite::v1::OpenServiceResponse> ManagerState::OpenService(
   LITE_RETURN_IF_ERROR(names::ValidateLmrName("name", request.name()));
   Locked lock(this);
   LITE_RETURN_IF_ERROR(CheckCallerLocked(request.caller()).status());
-  auto name = service_names_.find(request.name());
-  if (name == service_names_.end()) {
-    return absl::NotFoundError(absl::StrCat(
-        "no service named '", request.name(), "'; see ListServices"));
-  }
-  const Service& service = services_.at(name->second);
-  LITE_RETURN_IF_ERROR(CheckExecuteAccess(
-      ServiceLabel(service), service.mode(), service.owner_uid(),
-      service.owner_gid(), request.requester()));
-  // Remembered: BindService is refused to nodes that did not open it.
-  openers_[service.service_id()].insert(request.caller().node_id());
+  LITE_ASSIGN_OR_RETURN(lite::v1::Service service,
+                        services_.Open(request.caller().node_id(),
+                                       request.name(), request.requester()));
   lite::v1::OpenServiceResponse response;
-  *response.mutable_service() = service;
+  *response.mutable_service() = std::move(service);
   return response;
 }
 
@@ -225,15 +64,9 @@ absl::StatusOr<lite::v1::ListServicesResponse> ManagerState::ListServices(
   LITE_RETURN_IF_ERROR(CheckRunningLocked());
   lite::v1::ListServicesResponse response;
   bool more = false;
-  for (auto it = services_.upper_bound(page.after_id); it != services_.end();
-       ++it) {
-    if (request.node_id() != 0 && it->second.node_id() != request.node_id())
-      continue;
-    if (response.services_size() == page.size) {
-      more = true;
-      break;
-    }
-    *response.add_services() = it->second;
+  for (lite::v1::Service& service :
+       services_.List(request.node_id(), page.after_id, page.size, &more)) {
+    *response.add_services() = std::move(service);
   }
   response.set_revision(store_->LastEventSequence());
   if (more) {
@@ -243,48 +76,29 @@ absl::StatusOr<lite::v1::ListServicesResponse> ManagerState::ListServices(
   return response;
 }
 
-void ManagerState::RemoveServiceLocked(uint64_t service_id,
-                                       lite::v1::ServiceRemovalCause cause) {
-  auto it = services_.find(service_id);
-  if (it == services_.end()) return;
-  const Service service = std::move(it->second);
-  services_.erase(it);
-  openers_.erase(service_id);
-  service_names_.erase(service.name());
-  service_ports_.erase({service.node_id(), service.port()});
-  Event event;
-  auto* removed = event.mutable_service_removed();
-  removed->set_service_id(service_id);
-  removed->set_name(service.name());
-  removed->set_node_id(service.node_id());
-  removed->set_cause(cause);
-  events_.Emit(std::move(event));
-}
-
-void ManagerState::RemoveNodeServicesLocked(uint32_t node_id) {
-  // What it opened, it opened in the incarnation that ended.
-  for (auto& [service_id, nodes] : openers_) nodes.erase(node_id);
-  const uint64_t first = static_cast<uint64_t>(node_id) << 32;
-  std::vector<uint64_t> ids;
-  for (auto it = services_.lower_bound(first);
-       it != services_.end() && NodeOf(it->first) == node_id; ++it) {
-    ids.push_back(it->first);
+absl::Status ManagerState::BindService(
+    const lite::v1::BindServiceRequest& request, BindDone done) {
+  LITE_RETURN_IF_ERROR(ValidateCallerFields(request.caller()));
+  LITE_RETURN_IF_ERROR(ServiceRegistry::ValidateBind(request));
+  Locked lock(this);
+  LITE_ASSIGN_OR_RETURN(Live * caller, CheckCallerLocked(request.caller()));
+  const lite::v1::Service* service = services_.Find(request.service_id());
+  if (service == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat("no service ", IdHex(request.service_id()),
+                     " (unregistered, or ended with its node); open it again"));
   }
-  for (uint64_t id : ids) {
-    RemoveServiceLocked(id, lite::v1::SERVICE_REMOVAL_CAUSE_NODE_ENDED);
+  auto server = live_.find(service->node_id());
+  if (server == live_.end() || !server->second.session_open) {
+    return absl::UnavailableError(
+        absl::StrCat("node ", service->node_id(), " serving '", service->name(),
+                     "' has no open session; retry shortly"));
   }
-}
-
-void ManagerState::NoteServiceStatsLocked(
-    uint32_t node_id, const lite::v1::Heartbeat& heartbeat) {
-  for (const lite::v1::ServiceStats& stats : heartbeat.service_stats()) {
-    auto it = services_.find(stats.service_id());
-    // Only the node's own services; anything else is ignored.
-    if (it == services_.end() || it->second.node_id() != node_id) continue;
-    it->second.set_clients(stats.clients());
-    it->second.set_queued(stats.queued());
-    it->second.set_served(stats.served());
-  }
+  LITE_RETURN_IF_ERROR(CheckNotSuspectLocked(
+      server->second,
+      absl::StrCat("a ring of service '", service->name(), "'")));
+  return services_.Bind(caller->member, server->second.member, *service,
+                        request, recovering_, std::move(done));
 }
 
 }  // namespace lite::controlplane

@@ -53,6 +53,8 @@ ManagerState::Locked::Locked(ManagerState* state) : state_(state) {
 
 ManagerState::Locked::~Locked() {
   state_->HandleOverflowsLocked();
+  // A request sent under this lock may be due before the timer's next tick.
+  state_->AddDeadlineLocked(state_->node_requests_.NextDeadline());
   std::vector<std::shared_ptr<Outbox>> notify = state_->events_.TakeToNotify();
   std::vector<std::function<void()>> after;
   after.swap(state_->after_unlock_);
@@ -76,7 +78,8 @@ ManagerState::ManagerState(ManagerOptions options, const Clock* clock,
     : options_(WithoutPairKey(options)),
       clock_(clock),
       store_(std::move(store)),
-      events_(options_, clock_, store_.get()) {
+      events_(options_, clock_, store_.get()),
+      services_(options_, clock_, &events_, &node_requests_, &after_unlock_) {
   absl::MutexLock lock(&mu_);
   if (options_.recovery_window > absl::ZeroDuration() && store_->Empty()) {
     recovering_ = true;
@@ -229,7 +232,7 @@ absl::Time ManagerState::Tick() {
     if (kind == NodeRequests::Kind::kAllocateLmrMemory) {
       AllocTimedOutLocked(request_id);
     } else {
-      BindTimedOutLocked(request_id);
+      services_.BindTimedOut(request_id);
     }
   }
   FailReportedLocked(now);
@@ -426,10 +429,9 @@ void ManagerState::EndIncarnationLocked(uint32_t node_id, bool left,
   ImplyAcksLocked(node_id, member.incarnation());
   // Its RPC services end with it (their rings were its memory), and the
   // binds it was asked for will never be answered.
-  RemoveNodeServicesLocked(node_id);
-  FailBindsLocked(node_id, absl::UnavailableError(absl::StrCat(
-                               label, (left ? " left" : " failed"),
-                               " before answering a bind to its service")));
+  services_.NodeEnded(node_id, absl::UnavailableError(absl::StrCat(
+                                   label, (left ? " left" : " failed"),
+                                   " before answering a bind to its service")));
 
   // Allocations it was asked for will never be answered.
   std::vector<uint64_t> abandoned;
@@ -503,7 +505,7 @@ absl::StatusOr<OpenedSession> ManagerState::OpenSession(
   const absl::Time now = clock_->Now();
   RenewLeaseLocked(live, now);
   ++counters_.heartbeats;
-  NoteServiceStatsLocked(live.member.node_id(), first);
+  services_.NoteStats(live.member.node_id(), first);
   ManagerMessage ack;
   ack.mutable_heartbeat_ack()->set_heartbeat_seq(first.heartbeat_seq());
   ack.mutable_heartbeat_ack()->set_lease_remaining_ms(
@@ -531,7 +533,7 @@ absl::Status ManagerState::Heartbeat(const SessionBinding& binding,
   const absl::Time now = clock_->Now();
   RenewLeaseLocked(live, now);
   ++counters_.heartbeats;
-  NoteServiceStatsLocked(live.member.node_id(), heartbeat);
+  services_.NoteStats(live.member.node_id(), heartbeat);
   ManagerMessage ack;
   ack.mutable_heartbeat_ack()->set_heartbeat_seq(heartbeat.heartbeat_seq());
   ack.mutable_heartbeat_ack()->set_lease_remaining_ms(
@@ -571,8 +573,8 @@ void ManagerState::Shutdown() {
                       absl::UnavailableError(
                           "litemgr shut down before the home node answered"));
   }
-  FailBindsLocked(0, absl::UnavailableError(
-                         "litemgr shut down before the server node answered"));
+  services_.FailAllBinds(absl::UnavailableError(
+      "litemgr shut down before the server node answered"));
 }
 
 bool ManagerState::recovering() const {

@@ -38,6 +38,7 @@
 #include "controlplane/options.h"
 #include "controlplane/outbox.h"
 #include "controlplane/pair_secrets.h"
+#include "controlplane/service_registry.h"
 #include "controlplane/store.h"
 #include "lite/v1/manager.pb.h"
 
@@ -351,15 +352,6 @@ class ManagerState {
     uint32_t holder_node_id = 0;
     uint64_t holder_incarnation = 0;
   };
-  // A BindService waiting for the server node's answer (the request is in
-  // node_requests_ under the same id, with the server's incarnation).
-  struct PendingBind {
-    uint64_t service_id = 0;
-    std::string name;
-    uint32_t server_node_id = 0;
-    uint32_t client_node_id = 0;
-    BindDone done;
-  };
   // An AllocLmr waiting for its home's answer (likewise).
   struct PendingAlloc {
     lite::v1::Lmr lmr;  // Everything but chunks and key.
@@ -486,32 +478,6 @@ class ManagerState {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void EndRecoveryLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   ManagerCounters CountersLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
-
-  // ---- RPC services (manager_services.cc, manager_bind.cc)
-  void FinishBindLocked(uint64_t request_id,
-                        absl::StatusOr<lite::v1::BindServiceResponse> outcome)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // A result for a pending bind (its request id is in pending_binds_), from
-  // the incarnation it was sent to (HandleResult checked).
-  absl::Status BindResultLocked(const SessionBinding& binding,
-                                const lite::v1::NodeRequestResult& result)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The bind's deadline passed: it fails with UNAVAILABLE.
-  void BindTimedOutLocked(uint64_t request_id)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Fails the binds sent to `server_node_id` (0: all) with `why`.
-  void FailBindsLocked(uint32_t server_node_id, const absl::Status& why)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The node's incarnation ended: its services go, announced (NODE_ENDED).
-  void RemoveNodeServicesLocked(uint32_t node_id)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // A heartbeat's ServiceStats of `node_id`'s own services.
-  void NoteServiceStatsLocked(uint32_t node_id,
-                              const lite::v1::Heartbeat& heartbeat)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void RemoveServiceLocked(uint64_t service_id,
-                           lite::v1::ServiceRemovalCause cause)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- limits (manager_limits.cc)
   // A node record became FAILED/LEFT (`departed`) or ALIVE again; past
@@ -651,25 +617,9 @@ class ManagerState {
   absl::flat_hash_map<std::string, std::deque<absl::Time>> joins_
       ABSL_GUARDED_BY(mu_);
 
-  // RPC services, in memory only (after a manager restart their nodes
-  // register them again with restore_service_id): by id, by name, by
-  // (node, port); the last service sequence number given per node.
-  std::map<uint64_t, lite::v1::Service> services_ ABSL_GUARDED_BY(mu_);
-  // BindService calls waiting for their server node, by request id.
-  absl::flat_hash_map<uint64_t, PendingBind> pending_binds_
-      ABSL_GUARDED_BY(mu_);
-  // Binds waiting, per calling node and per server node (review cp M3,
-  // --max_pending_binds_per_node); no zero entries.
-  absl::flat_hash_map<uint32_t, int64_t> binds_by_client_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<uint32_t, int64_t> binds_by_server_ ABSL_GUARDED_BY(mu_);
-  // Service -> the nodes whose live incarnation opened it (OpenService): only
-  // they may bind to it.
-  absl::flat_hash_map<uint64_t, absl::flat_hash_set<uint32_t>> openers_
-      ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, uint64_t> service_names_
-      ABSL_GUARDED_BY(mu_);
-  std::set<std::pair<uint32_t, uint32_t>> service_ports_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<uint32_t, uint32_t> service_seq_ ABSL_GUARDED_BY(mu_);
+  // RPC services and the binds in flight (it shares this lock, events_,
+  // node_requests_ and after_unlock_).
+  ServiceRegistry services_ ABSL_GUARDED_BY(mu_);
 
   // ProbePeer requests in flight (SUSPECT), by request id.
   absl::flat_hash_map<uint64_t, Probe> probes_ ABSL_GUARDED_BY(mu_);
