@@ -18,6 +18,18 @@
 
 namespace lite::controlplane {
 
+absl::Status ManagerState::CheckBindingLocked(const SessionBinding& binding) {
+  LITE_RETURN_IF_ERROR(CheckRunningLocked());
+  auto it = live_.find(binding.node_id);
+  if (it == live_.end() ||
+      it->second.member.incarnation() != binding.incarnation) {
+    return StaleIncarnationError(
+        binding.node_id, store_->GetNode(binding.node_id), binding.incarnation,
+        it == live_.end() ? 0 : it->second.member.incarnation());
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ManagerState::HandleResult(
     const SessionBinding& binding, const lite::v1::NodeRequestResult& result) {
   if (result.request_id() == 0) {
@@ -43,7 +55,8 @@ absl::Status ManagerState::HandleResult(
     case NodeRequests::Kind::kAllocateLmrMemory:
       return AllocResultLocked(binding, result);
     case NodeRequests::Kind::kReleaseLmrMemory:
-      return ReleaseResultLocked(binding, result);
+      fenced_free_.Answered(result);
+      return absl::OkStatus();
     case NodeRequests::Kind::kBindServiceRing:
       services_.BindAnswered(result);
       return absl::OkStatus();

@@ -108,7 +108,7 @@ size_t ManagerState::RemoveLmrLocked(uint64_t lmr_id,
   if (lmr->state() == lite::v1::LMR_STATE_RELEASING) {
     // Its home ended: the memory went with that incarnation, and
     // LmrRemoved was announced when the release began.
-    DropReleaseLocked(lmr_id);
+    fenced_free_.Drop(lmr_id);
     store_->DeleteLmr(lmr_id);
     return 0;
   }
@@ -143,7 +143,7 @@ size_t ManagerState::RemoveLmrLocked(uint64_t lmr_id,
   removed->set_revokes_grants(true);
   removed->set_grants_revoked(static_cast<uint32_t>(grants.size()));
   events_.Emit(std::move(event));
-  if (release) StartReleaseLocked(*std::move(lmr), std::move(pending));
+  if (release) fenced_free_.Start(*std::move(lmr), std::move(pending));
   return grants.size();
 }
 
@@ -289,7 +289,7 @@ absl::StatusOr<lite::v1::RegisterLmrResponse> ManagerState::RegisterLmr(
       }
       lite::v1::RegisterLmrResponse response;
       *response.mutable_lmr() = WithoutKey(lmr);
-      StartReleaseLocked(std::move(lmr), std::move(pending));
+      fenced_free_.Start(std::move(lmr), std::move(pending));
       return response;
     }
     LITE_RETURN_IF_ERROR(CheckLmrNameFreeLocked(request.name()));
@@ -505,7 +505,7 @@ absl::StatusOr<lite::v1::RestoreGrantResponse> ManagerState::RestoreGrant(
   if (request.revoking() || releasing) {
     // Not a grant any more: an acknowledgement its LMR's release waits for
     // (or nothing, if recovery ends with its LMR not RELEASING).
-    RestoreRevokingLocked(grant);
+    fenced_free_.RestoreRevoking(grant);
     store_->RaiseGrantSeq(caller_id, LowHalf(grant.grant_id()));
     lite::v1::RestoreGrantResponse response;
     *response.mutable_grant() = grant;
@@ -548,8 +548,8 @@ absl::StatusOr<lite::v1::ListLmrsResponse> ManagerState::ListLmrs(
   if (more) lmrs.pop_back();
   lite::v1::ListLmrsResponse response;
   for (Lmr& lmr : lmrs) {
-    if (auto it = releases_.find(lmr.lmr_id()); it != releases_.end()) {
-      lmr.set_revokes_pending(static_cast<uint32_t>(it->second.pending.size()));
+    if (fenced_free_.Releasing(lmr.lmr_id())) {
+      lmr.set_revokes_pending(fenced_free_.AcksMissing(lmr.lmr_id()));
     }
     *response.add_lmrs() = WithoutKey(std::move(lmr));
   }

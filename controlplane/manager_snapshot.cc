@@ -20,11 +20,7 @@ ManagerMetricsSnapshot ManagerState::MetricsSnapshot() const {
   for (const auto& [node_id, live] : live_) {
     if (live.member.draining()) ++out.nodes_draining;
   }
-  // A few at a time: releases wait for acks and one answer each.
-  for (const auto& [lmr_id, release] : releases_) {
-    std::optional<lite::v1::Lmr> lmr = store_->GetLmr(lmr_id);
-    if (lmr.has_value()) out.lmr_bytes_releasing += lmr->size_bytes();
-  }
+  out.lmr_bytes_releasing = fenced_free_.BytesReleasing();
   out.lmr_bytes = store_->LmrBytes() - out.lmr_bytes_releasing;
   out.services = services_.size();
   out.recovering = recovering_;
@@ -42,8 +38,15 @@ ManagerCounters ManagerState::CountersLocked() const {
     if (live.session_open) ++out.sessions_open;
     if (live.suspect_since != absl::InfiniteFuture()) ++out.nodes_suspect;
   }
-  out.lmrs_releasing = releases_.size();
-  out.lmrs = store_->LmrCount() - releases_.size();
+  const FencedFree::Counters& fenced = fenced_free_.counters();
+  out.revoke_acks = fenced.revoke_acks;
+  out.revoke_acks_implied = fenced.revoke_acks_implied;
+  out.revoke_acks_late = fenced.revoke_acks_late;
+  out.lmrs_released = fenced.lmrs_released;
+  out.lmrs_quarantined = fenced.lmrs_quarantined;
+  out.release_retries = fenced.release_retries;
+  out.lmrs_releasing = fenced_free_.size();
+  out.lmrs = store_->LmrCount() - fenced_free_.size();
   out.grants = store_->GrantCount();
   out.watchers = events_.watchers();
   out.events = events_.events_emitted();

@@ -55,6 +55,7 @@ ManagerState::Locked::~Locked() {
   state_->HandleOverflowsLocked();
   // A request sent under this lock may be due before the timer's next tick.
   state_->AddDeadlineLocked(state_->node_requests_.NextDeadline());
+  state_->AddDeadlineLocked(state_->fenced_free_.NextTimer());
   std::vector<std::shared_ptr<Outbox>> notify = state_->events_.TakeToNotify();
   std::vector<std::function<void()>> after;
   after.swap(state_->after_unlock_);
@@ -64,6 +65,11 @@ ManagerState::Locked::~Locked() {
 }
 
 namespace {
+
+// A store with nothing in it: agents rebuild a restarted manager's state.
+bool StartsRecovering(const ManagerOptions& options, const Store& store) {
+  return options.recovery_window > absl::ZeroDuration() && store.Empty();
+}
 
 ManagerOptions WithoutPairKey(const ManagerOptions& options) {
   ManagerOptions copy = options;
@@ -79,9 +85,13 @@ ManagerState::ManagerState(ManagerOptions options, const Clock* clock,
       clock_(clock),
       store_(std::move(store)),
       events_(options_, clock_, store_.get()),
+      fenced_free_(
+          options_, clock_, store_.get(), &events_, &node_requests_,
+          [this](uint32_t node_id) { return OpenSessionOfLocked(node_id); },
+          StartsRecovering(options_, *store_)),
       services_(options_, clock_, &events_, &node_requests_, &after_unlock_) {
   absl::MutexLock lock(&mu_);
-  if (options_.recovery_window > absl::ZeroDuration() && store_->Empty()) {
+  if (StartsRecovering(options_, *store_)) {
     recovering_ = true;
     recovery_end_ = clock_->Now() + options_.recovery_window;
   }
@@ -185,6 +195,13 @@ absl::StatusOr<Member> ManagerState::FindNodeLocked(
 
 // ------------------------------------------------------------------ time
 
+std::optional<uint64_t> ManagerState::OpenSessionOfLocked(
+    uint32_t node_id) const {
+  auto it = live_.find(node_id);
+  if (it == live_.end() || !it->second.session_open) return std::nullopt;
+  return it->second.member.incarnation();
+}
+
 void ManagerState::AddDeadlineLocked(absl::Time deadline) {
   if (deadline >= next_tick_) return;
   next_tick_ = deadline;
@@ -238,7 +255,7 @@ absl::Time ManagerState::Tick() {
   FailReportedLocked(now);
   if (recovering_ && now >= recovery_end_) EndRecoveryLocked();
 
-  absl::Time next = ReleasesDueLocked(now);
+  absl::Time next = fenced_free_.Due(now);
   if (!expiries_.empty()) next = std::min(next, expiries_.begin()->first);
   if (!report_deadlines_.empty()) {
     next = std::min(next, report_deadlines_.begin()->first);
@@ -251,7 +268,7 @@ absl::Time ManagerState::Tick() {
 
 void ManagerState::EndRecoveryLocked() {
   recovering_ = false;
-  ReleasesAfterRecoveryLocked();
+  fenced_free_.RecoveryEnded();
   // Grants restored into LMRs that no home re-registered cannot be checked
   // or honoured: revoke them.
   // One LmrRemoved (revokes_grants) per missing LMR, not one GrantRevoked
@@ -426,7 +443,7 @@ void ManagerState::EndIncarnationLocked(uint32_t node_id, bool left,
   const std::vector<uint64_t> held = store_->GrantIdsHeldBy(node_id);
   for (uint64_t grant_id : held) store_->DeleteGrant(grant_id);
   // Its revoked grants into RELEASING LMRs: acknowledged by its end.
-  ImplyAcksLocked(node_id, member.incarnation());
+  fenced_free_.HolderEnded({node_id, member.incarnation()});
   // Its RPC services end with it (their rings were its memory), and the
   // binds it was asked for will never be answered.
   services_.NodeEnded(node_id, absl::UnavailableError(absl::StrCat(

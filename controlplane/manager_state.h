@@ -34,6 +34,7 @@
 #include "absl/time/time.h"
 #include "controlplane/clock.h"
 #include "controlplane/event_bus.h"
+#include "controlplane/fenced_free.h"
 #include "controlplane/node_requests.h"
 #include "controlplane/options.h"
 #include "controlplane/outbox.h"
@@ -82,7 +83,7 @@ struct ManagerCounters {
   uint64_t suspect_failures = 0;
   uint64_t probes_sent = 0;
   size_t nodes_suspect = 0;
-  // The fenced free (manager_release.cc): acknowledgements received, those
+  // The fenced free (fenced_free.h): acknowledgements received, those
   // implied by a holder's end, those no release waited for; LMRs whose
   // memory the home released, of them quarantined (missing acks at the
   // fence timeout); release requests sent again; LmrLost reports acted on.
@@ -167,7 +168,7 @@ class ManagerState {
   // INVALID_ARGUMENT malformed report; the session's own stale errors.
   absl::Status PeerFailure(const SessionBinding& binding,
                            const lite::v1::PeerFailureReport& report);
-  // The fenced free (manager_release.cc). A holder drained a revoked grant
+  // The fenced free (fenced_free.h). A holder drained a revoked grant
   // of a RELEASING LMR. Errors: INVALID_ARGUMENT the grant is not the
   // session's (node, incarnation), or is live; an ack nothing waits for is
   // ignored (OK).
@@ -323,35 +324,6 @@ class ManagerState {
     uint32_t target = 0;
     uint64_t target_incarnation = 0;
   };
-  // A RELEASING LMR: its revoked grants waiting for their holders, then
-  // the ReleaseLmrMemory request to its home (manager_release.cc).
-  struct Release {
-    uint32_t home_node_id = 0;
-    // Revoked grant -> its holder (node id, incarnation), until acked or
-    // the holder's incarnation ends.
-    std::map<uint64_t, std::pair<uint32_t, uint64_t>> pending;
-    // Missing acks then make it a quarantine. InfiniteFuture while the
-    // manager recovers (the pending set is complete only at its end).
-    absl::Time fence_deadline = absl::InfiniteFuture();
-    bool quarantine = false;
-    // The ReleaseLmrMemory in flight (0: none), to which incarnation of the
-    // home, and until when it is waited for.
-    uint64_t request_id = 0;
-    absl::Time request_deadline = absl::InfiniteFuture();
-    // Requests sent or found impossible so far (the backoff), and the
-    // earliest time of the next one.
-    int attempts = 0;
-    absl::Time retry_at = absl::InfinitePast();
-    // Its key in release_timers_ (InfiniteFuture: none).
-    absl::Time timer = absl::InfiniteFuture();
-  };
-  // A revoking grant restored (RestoreGrant.revoking) before its LMR was
-  // re-registered as releasing.
-  struct RestoredRevoke {
-    uint64_t lmr_id = 0;
-    uint32_t holder_node_id = 0;
-    uint64_t holder_incarnation = 0;
-  };
   // An AllocLmr waiting for its home's answer (likewise).
   struct PendingAlloc {
     lite::v1::Lmr lmr;  // Everything but chunks and key.
@@ -434,34 +406,10 @@ class ManagerState {
                          bool release = false)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // ---- the fenced free (manager_release.cc)
-  // Records `lmr` as RELEASING and starts waiting for `pending`.
-  void StartReleaseLocked(
-      lite::v1::Lmr lmr,
-      std::map<uint64_t, std::pair<uint32_t, uint64_t>> pending)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Does what is due for the release of lmr_id at `now` (quarantine, send,
-  // time out, retry) and re-arms its timer.
-  void AdvanceReleaseLocked(uint64_t lmr_id, absl::Time now)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void SetReleaseTimerLocked(uint64_t lmr_id, Release& release, absl::Time when)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void DropReleaseLocked(uint64_t lmr_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The answer to a ReleaseLmrMemory (HandleResult).
-  absl::Status ReleaseResultLocked(const SessionBinding& binding,
-                                   const lite::v1::NodeRequestResult& result)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // An incarnation ended: its acks are implied (EndIncarnationLocked).
-  void ImplyAcksLocked(uint32_t node_id, uint64_t incarnation)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Tick: the releases whose timers are due; returns the next timer.
-  absl::Time ReleasesDueLocked(absl::Time now)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Recovery ended: pending sets are complete, the fences start.
-  void ReleasesAfterRecoveryLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // A restored revoking grant (RestoreGrant.revoking).
-  void RestoreRevokingLocked(const lite::v1::Grant& grant)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The incarnation of `node_id` whose session is open, if any (where the
+  // fenced free can send a release).
+  std::optional<uint64_t> OpenSessionOfLocked(uint32_t node_id) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // OK if `binding` is its node's live incarnation, else the stale error.
   absl::Status CheckBindingLocked(const SessionBinding& binding)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -598,17 +546,6 @@ class ManagerState {
   absl::flat_hash_map<std::string, uint64_t> pending_names_
       ABSL_GUARDED_BY(mu_);
 
-  // The fenced free: RELEASING LMRs by id; ReleaseLmrMemory requests in
-  // flight -> LMR; pending grant -> LMR; timers (time, LMR); revoking
-  // grants restored before their LMR, by grant id.
-  absl::flat_hash_map<uint64_t, Release> releases_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<uint64_t, uint64_t> release_requests_
-      ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<uint64_t, uint64_t> pending_acks_ ABSL_GUARDED_BY(mu_);
-  std::set<std::pair<absl::Time, uint64_t>> release_timers_
-      ABSL_GUARDED_BY(mu_);
-  std::map<uint64_t, RestoredRevoke> restored_revoking_ ABSL_GUARDED_BY(mu_);
-
   // Departed (FAILED/LEFT) node records: when each departed, and in that
   // order (entries whose time no longer matches departed_at_ are stale).
   absl::flat_hash_map<uint32_t, absl::Time> departed_at_ ABSL_GUARDED_BY(mu_);
@@ -617,6 +554,8 @@ class ManagerState {
   absl::flat_hash_map<std::string, std::deque<absl::Time>> joins_
       ABSL_GUARDED_BY(mu_);
 
+  // The fenced free: RELEASING LMRs until no node can reach their memory.
+  FencedFree fenced_free_ ABSL_GUARDED_BY(mu_);
   // RPC services and the binds in flight (it shares this lock, events_,
   // node_requests_ and after_unlock_).
   ServiceRegistry services_ ABSL_GUARDED_BY(mu_);
