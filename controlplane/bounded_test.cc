@@ -30,6 +30,7 @@
 #include "controlplane/operator_service.h"
 #include "controlplane/service.h"
 #include "lite/v1/manager.grpc.pb.h"
+#include "lite/v1/operator.grpc.pb.h"
 
 // Under AddressSanitizer (tests/run.sh's second pass) freed memory is held
 // in a quarantine of up to 256 MiB before reuse, so VmRSS would measure the

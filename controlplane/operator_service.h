@@ -14,6 +14,7 @@
 #include "common/tls/authz.h"
 #include "controlplane/manager_state.h"
 #include "lite/v1/manager.grpc.pb.h"
+#include "lite/v1/operator.grpc.pb.h"
 
 namespace lite::controlplane {
 

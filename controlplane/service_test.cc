@@ -23,6 +23,7 @@
 #include "controlplane/operator_service.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "lite/v1/manager.grpc.pb.h"
+#include "lite/v1/operator.grpc.pb.h"
 
 namespace lite::controlplane {
 namespace {

@@ -41,6 +41,7 @@
 #include "controlplane/bench/manager_process.h"
 #include "controlplane/bench/sim_agent.h"
 #include "lite/v1/manager.grpc.pb.h"
+#include "lite/v1/operator.grpc.pb.h"
 
 ABSL_FLAG(int, nodes, 100, "Simulated agents.");
 ABSL_FLAG(std::string, litemgr, "",

@@ -30,6 +30,7 @@
 #include "absl/time/time.h"
 #include "lite/v1/agent.grpc.pb.h"
 #include "lite/v1/manager.grpc.pb.h"
+#include "lite/v1/operator.grpc.pb.h"
 
 namespace lite::hosttest {
 

@@ -17,6 +17,7 @@
 #include "common/status/macros.h"
 #include "common/units/units.h"
 #include "lite/v1/manager.grpc.pb.h"
+#include "lite/v1/operator.grpc.pb.h"
 #include "tools/litectl/commands.h"
 #include "tools/litectl/format.h"
 #include "tools/litectl/redact.h"

@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "lite/v1/agent.grpc.pb.h"
 #include "lite/v1/manager.grpc.pb.h"
+#include "lite/v1/operator.grpc.pb.h"
 #include "tools/litectl/commands.h"
 
 namespace lite::litectl {
