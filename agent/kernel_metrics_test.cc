@@ -159,7 +159,7 @@ TEST(KernelMetrics, EveryDebugfsCounterOfLiteKoHasAName) {
     expected.push_back(absl::StrCat("rpc.", n));
   }
   for (const std::string& n :
-       DebugfsNames("qos/lite_prio.c", "lite_qos_rule_names")) {
+       DebugfsNames("qos/lite_qos_throttle.c", "lite_qos_rule_names")) {
     expected.push_back(absl::StrCat("qos.windows_", n));
   }
   for (const std::string& name : expected) {

@@ -34,7 +34,7 @@ import sys
 # (including file, included header): an include of a later layer's header
 # that is allowed, and why. Keep it short.
 INCLUDES_UP = {
-    ("transport/lite_transport.h", "qos/lite_prio.h"):
+    ("transport/lite_transport.h", "qos/lite_qos_throttle.h"):
         "a peer embeds its QoS state, read on the data path without a "
         "pointer chase; types only, the transport calls nothing of qos",
 }

@@ -11,7 +11,7 @@
 
 #include "lite_ctl.h"
 #include "ops/lite_ops.h"
-#include "qos/lite_prio.h"
+#include "qos/lite_qos_throttle.h"
 #include "rpc/lite_rpc.h"
 #include "sync/lite_sync.h"
 #include "uapi/lite_batch.h"

@@ -161,7 +161,10 @@ struct lite_file {
 	struct xarray rpc_calls;
 	u32 rpc_call_next;
 	wait_queue_head_t rpc_call_wait;	/* woken as its calls end */
-	/* Priorities (lite_prio.c): the default, and whether HIGH is allowed. */
+	/*
+	 * Priorities (lite_qos_throttle.c): the default, and whether HIGH is
+	 * allowed.
+	 */
 	u8 prio;
 	bool prio_high_ok;
 	/* Locks and barriers (lite_sync_client.c): the file's id, 0 until used. */

@@ -14,7 +14,7 @@
  *
  * This file holds the connection itself (its CQ and QP, lifetime and
  * teardown), the initiator's steps and the rdma_cm event handler;
- * lite_conn_accept.c the acceptor's checks and accept; lite_conn_auth.c
+ * lite_conn_accept.c the acceptor's checks and accept; lite_peer_auth.c
  * who may connect a QP (the privileged source port and, with peer_auth,
  * the challenge-response). lite_conn.h has the structure,
  * lite_conn_internal.h what only these three files share.

@@ -2,7 +2,7 @@
 /*
  * LITE: one RC connection (rdma_cm id, CQ, QP) to a peer, for the files
  * that reach into one: the connection's own (lite_conn.c,
- * lite_conn_auth.c, lite_conn_accept.c), the peer table (lite_peer.c),
+ * lite_peer_auth.c, lite_conn_accept.c), the peer table (lite_peer.c),
  * which starts and ends connections, and the data path (lite_ops*.c,
  * through lite_ops_internal.h), which posts on their QPs. The rdma_cm
  * handlers the listener calls are in lite_transport.h.

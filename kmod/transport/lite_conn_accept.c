@@ -6,7 +6,7 @@
  * lite_cm_rep (version 2: struct lite_cm_rep2, its MAC answering the
  * request's); refuse with a struct lite_cm_rej (lite_cm_rej2) that says
  * why, and count, remember and log the refusal. Who may connect at all
- * (the source port, the challenge-response) is lite_conn_auth.c's.
+ * (the source port, the challenge-response) is lite_peer_auth.c's.
  *
  * Only a request that passed every check replaces the connection in its
  * slot; a refused one leaves the slot's QP alone. A request from this

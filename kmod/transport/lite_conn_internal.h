@@ -2,7 +2,7 @@
 /*
  * LITE: what the connection's files share, and nobody else sees: the
  * connection itself and the initiator (lite_conn.c), who may connect
- * (lite_conn_auth.c) and the acceptor (lite_conn_accept.c). Everything
+ * (lite_peer_auth.c) and the acceptor (lite_conn_accept.c). Everything
  * here runs in process context under lite_lock.
  */
 #ifndef LITE_CONN_INTERNAL_H
@@ -39,7 +39,7 @@ void lite_conn_timers(struct rdma_cm_id *id, struct lite_rc_timers *t);
 /* @conn is established: publishes it to the data path and its peer. */
 void lite_conn_up_locked(struct lite_conn *conn);
 
-/* lite_conn_auth.c: the privileged port and the challenge-response. */
+/* lite_peer_auth.c: the privileged port and the challenge-response. */
 
 /* Binds @id to @addr and a privileged source port. */
 int lite_conn_bind_locked(struct rdma_cm_id *id, __be32 addr);

@@ -18,7 +18,7 @@
  * its QoS state (struct lite_peer_qos), which the data path reads without
  * a pointer chase. Types only: the transport calls nothing of qos.
  */
-#include "qos/lite_prio.h"
+#include "qos/lite_qos_throttle.h"
 
 struct crypto_shash;
 struct lite_conn;
@@ -224,7 +224,7 @@ struct lite_peer {
 	struct lite_conn __rcu *conns[LITE_QPS_PER_PEER_MAX];
 	/* Loopback only: the accepting ends of conns[]. */
 	struct lite_conn __rcu *accepted[LITE_QPS_PER_PEER_MAX];
-	/* The throttle on low-priority operations to it (lite_prio.c). */
+	/* The throttle on low-priority operations to it (lite_qos_throttle.c). */
 	struct lite_peer_qos qos;
 };
 
@@ -240,7 +240,7 @@ struct lite_peer_info {
 	u16 last_refusal;		/* enum lite_refusal, 0: none */
 	u8 refused_by;			/* enum lite_refused_by */
 	u32 refusals;
-	/* Its QoS throttle (lite_prio.c): rate 0 is none. */
+	/* Its QoS throttle (lite_qos_throttle.c): rate 0 is none. */
 	u64 qos_rate_bps;
 	u64 qos_rtt_base_ns;
 	u64 qos_rtt_last_ns;

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * LITE: priorities and QoS in lite.ko (lite_prio.c) — which priority an
- * operation runs at and whether its file may use it, and each peer's
- * throttle on low-priority operations, run by the policy in lite_qos.h.
+ * LITE: priorities and QoS in lite.ko (lite_qos_throttle.c) — which
+ * priority an operation runs at and whether its file may use it, and each
+ * peer's throttle on low-priority operations, run by the policy in
+ * lite_qos.h.
  */
-#ifndef LITE_PRIO_H
-#define LITE_PRIO_H
+#ifndef LITE_QOS_THROTTLE_H
+#define LITE_QOS_THROTTLE_H
 
 #include <linux/atomic.h>
 #include <linux/spinlock.h>
@@ -98,4 +99,4 @@ void lite_qos_node_rtt(u32 node, u64 ns);
 /* debugfs: qos/ (windows by rule, and each peer's throttle). */
 void lite_qos_debugfs_init(struct dentry *root);
 
-#endif /* LITE_PRIO_H */
+#endif /* LITE_QOS_THROTTLE_H */

@@ -29,7 +29,7 @@
 
 #include "mem/lite_mem.h"
 #include "transport/lite_conn.h"
-#include "lite_prio.h"
+#include "lite_qos_throttle.h"
 
 bool lite_qos_on = true;
 module_param_named(qos, lite_qos_on, bool, 0644);
