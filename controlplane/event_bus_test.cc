@@ -51,8 +51,11 @@ TEST_F(EventBusTest, CompactSessionsGetTheCompactVariantWithTheSameNumber) {
   lite::v1::Event small;
   small.mutable_recovery_complete();
   bus_.Emit(event, nullptr, &small);
-  const auto& f = full->Pop().message->message().event();
-  const auto& c = compact->Pop().message->message().event();
+  // Keep the messages: an event is read through the message that holds it.
+  const OutMessagePtr full_message = full->Pop().message;
+  const OutMessagePtr compact_message = compact->Pop().message;
+  const lite::v1::Event& f = full_message->message().event();
+  const lite::v1::Event& c = compact_message->message().event();
   EXPECT_EQ(f.recovery_complete().members_size(), 1);
   EXPECT_EQ(c.recovery_complete().members_size(), 0);
   EXPECT_EQ(f.sequence(), c.sequence());

@@ -61,7 +61,7 @@ import time
 def lite_nums():
     """NAME=NUMBER of the uapi header's enums, as lmr.sh's lite_nums."""
     header = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                          "../../kmod/include/uapi/lite.h")
+                          "../../kmod/include/uapi/lite_genl.h")
     nums, on, n = {}, False, -1
     for line in open(header):
         w = line.split()

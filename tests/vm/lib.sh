@@ -165,7 +165,7 @@ guests() {
 attr_num() {
 	awk -v name="$1" '/^enum lite_genl_attr/ {on = 1; n = -1}
 		on && $1 ~ /^LITE_ATTR_/ {n++; sub(",", "", $1); if ($1 == name) {print n; exit}}' \
-		"$VM_REPO/kmod/include/uapi/lite.h"
+		"$VM_REPO/kmod/include/uapi/lite_genl.h"
 }
 
 # --- guest side ------------------------------------------------------------------

@@ -547,7 +547,7 @@ node_set_again() {
 cmd_num() {
 	awk -v name="$1" '/^enum lite_genl_cmd/ {on = 1; n = -1}
 		on && $1 ~ /^LITE_CMD_/ {n++; sub(",", "", $1); if ($1 == name) {print n; exit}}' \
-		"$VM_REPO/kmod/include/uapi/lite.h"
+		"$VM_REPO/kmod/include/uapi/lite_genl.h"
 }
 
 # lite_nums: NAME=NUMBER for every command, attribute, chunk attribute and
@@ -559,7 +559,7 @@ lite_nums() {
 			name = $1; sub(",", "", name)
 			if ($2 == "=") { if ($3 !~ /^[0-9]+,?$/) next; v = $3; sub(",", "", v); n = v + 0 } else n++
 			printf "%s=%d ", name, n
-		}' "$VM_REPO/kmod/include/uapi/lite.h"
+		}' "$VM_REPO/kmod/include/uapi/lite_genl.h"
 }
 
 host_env() {  # VM_GUEST_ENV's values

@@ -387,7 +387,7 @@ module_params() {
 # ---------------------------------------------------------------------------
 host_main() {
 	local t0
-	# Attribute numbers from kmod/include/uapi/lite.h, for the validation checks.
+	# Attribute numbers from kmod/include/uapi/lite_genl.h, for the validation checks.
 	LITE_ATTR_NODE_ID=$(attr_num LITE_ATTR_NODE_ID)
 	LITE_ATTR_PEER_STATE=$(attr_num LITE_ATTR_PEER_STATE)
 

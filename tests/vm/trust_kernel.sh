@@ -68,7 +68,7 @@ nobody_dump_refused() {
 	if ! dir=$(mktemp -d /tmp/tk-nobody.XXXXXX) ||
 		! mkdir -p "$dir/tests/vm" "$dir/kmod/include/uapi" ||
 		! cp "$KM_PY" "$dir/tests/vm/keymode.py" ||
-		! cp "$(dirname "$KM_PY")/../../kmod/include/uapi/lite.h" "$dir/kmod/include/uapi/" ||
+		! cp "$(dirname "$KM_PY")/../../kmod/include/uapi/lite_genl.h" "$dir/kmod/include/uapi/" ||
 		! chmod -R a+rX "$dir"; then
 		echo "        cannot copy keymode.py to ${dir-a folder nobody reads}"
 		return 1
