@@ -94,7 +94,7 @@ ABSL_FLAG(std::string, event_log, "",
           "if set, append every applied event to this file, one JSON object "
           "per line");
 ABSL_FLAG(std::string, tls_cert, "",
-          "this node's certificate (PEM; tools/litecerts DIR node NAME): its "
+          "this node's certificate (PEM; cmd/litecerts DIR node NAME): its "
           "name is the node's identity and must be --node_name (the default "
           "--node_name with TLS)");
 ABSL_FLAG(std::string, tls_key, "", "the private key of --tls_cert (PEM)");
@@ -102,7 +102,7 @@ ABSL_FLAG(std::string, tls_ca, "",
           "the cluster CA (PEM): the manager's and operators' certificates "
           "must be signed by it");
 ABSL_FLAG(std::string, authz, "",
-          "the roles file (`NAME ROLE` lines, as tools/litecerts writes "
+          "the roles file (`NAME ROLE` lines, as cmd/litecerts writes "
           "DIR/authz): NodeAgent calls need role operator; required with TLS");
 ABSL_FLAG(std::string, manager_tls_name, "litemgr",
           "the name the manager's certificate must carry");

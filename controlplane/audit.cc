@@ -14,7 +14,7 @@ namespace lite::controlplane {
 namespace {
 
 // A caller name printed bare when it cannot be mistaken for anything else
-// (what tools/litecerts issues), quoted otherwise.
+// (what cmd/litecerts issues), quoted otherwise.
 std::string CallerField(absl::string_view caller) {
   if (caller.empty() || caller.size() > kMaxQuotedBytes) return Quoted(caller);
   for (char c : caller) {

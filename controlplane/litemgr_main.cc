@@ -85,7 +85,7 @@ ABSL_FLAG(std::string, pair_key_file, "",
           "of mode 0600 or 0400. With it a restarted manager hands out the "
           "same pair secrets; without it each start draws a new key.");
 ABSL_FLAG(std::string, tls_cert, "",
-          "The manager's certificate (PEM; tools/litecerts DIR manager). Its "
+          "The manager's certificate (PEM; cmd/litecerts DIR manager). Its "
           "name is what agents and litectl expect (--manager_tls_name, "
           "default litemgr).");
 ABSL_FLAG(std::string, tls_key, "", "The private key of --tls_cert (PEM).");
@@ -93,7 +93,7 @@ ABSL_FLAG(std::string, tls_ca, "",
           "The cluster CA (PEM): callers' certificates must be signed by it.");
 ABSL_FLAG(std::string, authz, "",
           "The roles file: `NAME ROLE` per line (ROLE manager, node or "
-          "operator; tools/litecerts appends to DIR/authz). Re-read when it "
+          "operator; cmd/litecerts appends to DIR/authz). Re-read when it "
           "changes. Required with TLS.");
 ABSL_FLAG(absl::Duration, tls_reload_interval,
           lite::tls::kDefaultReloadInterval,

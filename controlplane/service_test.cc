@@ -411,7 +411,7 @@ TEST_F(ServiceTest, UnaryErrorsKeepCodeAndMessage) {
 }
 
 // ---- Over mutual TLS, with roles: gRPC's own SSL credentials and
-// certificates made by tools/litecerts, the server requesting a client
+// certificates made by cmd/litecerts, the server requesting a client
 // certificate and verifying it when presented (as litemgr's does).
 
 std::string Slurp(const std::string& path) {
@@ -431,7 +431,7 @@ class TlsServiceTest : public ::testing::Test {
     const char* workspace = std::getenv("TEST_WORKSPACE");
     const std::string litecerts = absl::StrCat(
         srcdir == nullptr ? "." : srcdir, "/",
-        workspace == nullptr ? "lite" : workspace, "/tools/litecerts");
+        workspace == nullptr ? "lite" : workspace, "/cmd/litecerts");
     for (const std::string& what :
          {std::string("ca"), std::string("manager"), std::string("node n1"),
           std::string("node n2"), std::string("operator op"),

@@ -25,8 +25,8 @@ if [[ ${1-} == --inside ]]; then
 	# shellcheck source=tools/vm/litecluster.sh
 	source "$repo/tools/vm/litecluster.sh"
 	nodes=$LITE_VM_GUESTS
-	litectl=$LITE_BIN/tools/litectl/litectl
-	liteop=$LITE_BIN/tools/liteop/liteop
+	litectl=$LITE_BIN/cmd/litectl/litectl
+	liteop=$LITE_BIN/cmd/liteop/liteop
 	sync_probe=$LITE_BIN/tests/vm/sync_probe
 	section() { printf '\n── %s %s\n' "$1" "$(printf '─%.0s' $(seq 1 $((66 - ${#1}))))"; }
 	indent() { sed 's/^/    /'; }
@@ -39,8 +39,8 @@ if [[ ${1-} == --inside ]]; then
 		local g=$1
 		shift
 		local shown=$*
-		shown=${shown//"$LITE_BIN/tools/liteop/"/}
-		shown=${shown//"$LITE_BIN/tools/litenl/"/}
+		shown=${shown//"$LITE_BIN/cmd/liteop/"/}
+		shown=${shown//"$LITE_BIN/cmd/litenl/"/}
 		shown=${shown//"$LITE_BIN/tests/vm/"/}
 		printf '[%s]$ %s\n' "$(name "$g")" "$shown"
 		litevm exec -g "$g" -t 300 -- "$*" 2>&1 | indent || true
@@ -50,7 +50,7 @@ if [[ ${1-} == --inside ]]; then
 		local g=$1
 		shift
 		local shown=$*
-		shown=${shown//"$LITE_BIN/tools/liteop/"/}
+		shown=${shown//"$LITE_BIN/cmd/liteop/"/}
 		printf '[%s]$ %s &\n' "$(name "$g")" "$shown" >&2
 		litevm spawn -g "$g" -t 300 -- "$* > /dev/null"
 	}
@@ -77,7 +77,7 @@ if [[ ${1-} == --inside ]]; then
 	echo "    Guest N runs nodeN's agent; the manager numbers the nodes in the"
 	echo "    order they joined: $labels."
 	for ((g = 1; g <= nodes; g++)); do
-		printf '    %s peers: %s\n' "$(name "$g")" "$(litevm exec -g "$g" -- "$LITE_BIN/tools/litenl/litenl peers -o json" |
+		printf '    %s peers: %s\n' "$(name "$g")" "$(litevm exec -g "$g" -- "$LITE_BIN/cmd/litenl/litenl peers -o json" |
 			{ grep -o '"state": "[a-z]*"' || true; } | cut -d'"' -f4 | sort | uniq -c |
 			awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2}')"
 	done
@@ -172,7 +172,7 @@ if [[ ${1-} == --inside ]]; then
 	printf '    memory keys in litectl lmrs/grants -o json: %s (sizes, homes, counts only)\n' \
 		"$({ "$litectl" lmrs -o json; "$litectl" grants -o json; } 2>&1 |
 			{ grep -cE '"memory_key": *"?[1-9]' || true; })"
-	run 2 "setpriv --reuid=65534 --regid=65534 --clear-groups $LITE_BIN/tools/litenl/litenl lmr list"
+	run 2 "setpriv --reuid=65534 --regid=65534 --clear-groups $LITE_BIN/cmd/litenl/litenl lmr list"
 
 	section "node1 frees an LMR while node1 and node3 write into it: a fenced free"
 	run 1 "$liteop" alloc demo.fence 4M --home node2 --mode 0666 > /dev/null
@@ -378,8 +378,8 @@ if [[ -n ${LITE_BIN-} ]]; then
 else
 	echo "demo: building lite.ko and tools (bazel)" >&2
 	build_log=$(mktemp /tmp/lite-demo-build.XXXXXX)
-	bazel build //kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl \
-		//tools/litenl //tools/liteop //tools/bench:lite-bench //tools/bench/grpc_echo \
+	bazel build //kmod:lite_ko //controlplane:litemgr //agent:liteagent //cmd/litectl \
+		//cmd/litenl //cmd/liteop //tools/bench:lite-bench //tools/bench/grpc_echo \
 		//tools/bench:lite-qos-bench \
 		//tests/vm:peer_loop //tests/vm:free_hammer //tests/vm:sync_probe \
 		//tests/vm:v0_rw //api:liblite.so.0 \

@@ -114,8 +114,8 @@ forbidden_arrows=(
 	"api/arch_probe //common/grpc:status"          # libLITE -> gRPC helpers
 	"controlplane/arch_probe //genl:client"        # manager -> lite.ko's netlink
 	"genl/arch_probe //proto:lite_grpc"            # netlink client -> gRPC
-	"agent/arch_probe //tools/litectl:litectl_lib" # anything -> a tool
-	"tools/bench/arch_probe //tools/liteop:liteop_lib" # a tool -> a tool
+	"agent/arch_probe //cmd/litectl:litectl_lib" # anything -> a tool
+	"tools/bench/arch_probe //cmd/liteop:liteop_lib" # a tool -> a tool
 )
 
 check_arch() {

@@ -42,7 +42,7 @@ multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 # The packages' maintainer: LITE_MAINTAINER, else the last commit's author.
 maintainer=${LITE_MAINTAINER:-$(git log -1 --format='%an <%ae>')}
 
-targets=(//controlplane:litemgr //agent:liteagent //tools/litectl //tools/liteop
+targets=(//controlplane:litemgr //agent:liteagent //cmd/litectl //cmd/liteop
 	//api:liblite.so.0)
 work=$(mktemp -d /tmp/lite-package.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -192,8 +192,8 @@ control "$r" liteagent "$arch" "$(shlibs_depends "$r/usr/sbin/liteagent"), lite-
 build "$r"
 
 r=$(stage litectl)
-put_binary "$LITE_BIN/tools/litectl/litectl" "$r/usr/bin/litectl" 0755
-put_binary "$LITE_BIN/tools/liteop/liteop" "$r/usr/bin/liteop" 0755
+put_binary "$LITE_BIN/cmd/litectl/litectl" "$r/usr/bin/litectl" 0755
+put_binary "$LITE_BIN/cmd/liteop/liteop" "$r/usr/bin/liteop" 0755
 docs "$r" litectl
 control "$r" litectl "$arch" "$(shlibs_depends "$r/usr/bin/litectl" "$r/usr/bin/liteop")" net \
 	"LITE command-line tools" \

@@ -19,7 +19,7 @@ packages=(
 	# the CLIs' argument parser and JSON writer (header-only); OpenSSL's HMAC
 	# for the manager's pair secrets and the wire test
 	libcli11-dev nlohmann-json3-dev libssl-dev
-	# the cluster's certificates (tools/litecerts: the CLI, not the library)
+	# the cluster's certificates (cmd/litecerts: the CLI, not the library)
 	openssl
 	# lint (tools/lint.sh): formatting, shell scripts; checkpatch.pl comes
 	# from linux-source-6.1 (tools/checkpatch.sh) and perl

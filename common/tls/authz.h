@@ -1,5 +1,5 @@
 // Roles: which certificate names may call which service. The authz file
-// (litemgr --authz, liteagent --authz; tools/litecerts appends to it) holds
+// (litemgr --authz, liteagent --authz; cmd/litecerts appends to it) holds
 // one `NAME ROLE` per line, ROLE one of manager, node, operator; `#` starts
 // a comment, blank lines are ignored, a name may have several roles. The
 // file is re-read when it changes (checked at most once a second), so a

@@ -83,7 +83,7 @@ absl::StatusOr<std::string> ReadFile(absl::string_view flag,
 }
 
 // The key is the identity: readable by its owner only, as the pair key
-// (controlplane/pair_secrets.cc) and as tools/litecerts writes it (review
+// (controlplane/pair_secrets.cc) and as cmd/litecerts writes it (review
 // cp-2026-11-28 L3). stat() follows a symbolic link: the mode that matters
 // is the key's.
 absl::Status CheckKeyMode(const std::string& path) {
@@ -234,7 +234,7 @@ absl::Status CheckTlsFlags(const TlsFiles& files, bool insecure,
   if (given == 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s needs mutual TLS: --tls_cert, --tls_key and --tls_ca (make them "
-        "with tools/litecerts DIR ca, then tools/litecerts DIR manager|node "
+        "with cmd/litecerts DIR ca, then cmd/litecerts DIR manager|node "
         "NAME|operator NAME; see docs/security.md), or --insecure for "
         "plaintext on a trusted, isolated network only",
         program));
@@ -265,7 +265,7 @@ absl::Status CheckServerTlsFlags(const TlsFiles& files, bool insecure,
   if (authz_file.empty()) {
     return absl::InvalidArgumentError(
         "--authz FILE is required with TLS: it gives certificate names their "
-        "roles (tools/litecerts writes DIR/authz)");
+        "roles (cmd/litecerts writes DIR/authz)");
   }
   if (reload_interval < absl::Seconds(1)) {
     return absl::InvalidArgumentError(

@@ -1,6 +1,6 @@
 // gRPC credentials for mutual TLS from a node's (or operator's) certificate
 // files: the cluster CA, the certificate and its private key, all PEM, as
-// tools/litecerts makes them. docs/security.md.
+// cmd/litecerts makes them. docs/security.md.
 //
 // Servers require a client certificate and verify it against the CA: a
 // client without one, or with one from another CA, expired or not yet
@@ -49,7 +49,7 @@ struct CertificateInfo {
 // The flags' decision, for a program's start: OK when all three files are
 // given (TLS) or none is and `insecure` is set (plaintext). Otherwise
 // INVALID_ARGUMENT saying what is missing or contradictory and, when no file
-// is given, how to make certificates with tools/litecerts. `program` names
+// is given, how to make certificates with cmd/litecerts. `program` names
 // the binary in the message.
 absl::Status CheckTlsFlags(const TlsFiles& files, bool insecure,
                            absl::string_view program);

@@ -1,5 +1,5 @@
 // credentials: the startup checks of the files, and a real TLS server and
-// client on loopback with certificates from tools/litecerts — who gets in,
+// client on loopback with certificates from cmd/litecerts — who gets in,
 // who is refused at the handshake, and a renewed server certificate served
 // without a restart.
 #include "common/tls/credentials.h"
@@ -35,11 +35,11 @@ using ::testing::HasSubstr;
 
 std::string Tmp() { return std::getenv("TEST_TMPDIR"); }
 
-// Runs tools/litecerts from the runfiles; fails the test on error.
+// Runs cmd/litecerts from the runfiles; fails the test on error.
 void Litecerts(const std::string& args) {
   const std::string tool =
       absl::StrCat(std::getenv("TEST_SRCDIR"), "/",
-                   std::getenv("TEST_WORKSPACE"), "/tools/litecerts");
+                   std::getenv("TEST_WORKSPACE"), "/cmd/litecerts");
   const std::string cmd = absl::StrCat(tool, " ", args, " >/dev/null");
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
 }
@@ -112,9 +112,9 @@ TEST(CheckTlsFlags, AllFilesOrInsecure) {
   EXPECT_THAT(CheckTlsFlags({}, false, "litemgr"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("litemgr needs mutual TLS")));
-  EXPECT_THAT(CheckTlsFlags({}, false, "litemgr"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("tools/litecerts")));
+  EXPECT_THAT(
+      CheckTlsFlags({}, false, "litemgr"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("cmd/litecerts")));
   EXPECT_THAT(CheckTlsFlags(Files("node1"), true, "litemgr"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("exclude each other")));

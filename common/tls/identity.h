@@ -1,5 +1,5 @@
 // Who is calling: the name a gRPC peer proved with its certificate. The
-// identity of a LITE certificate is its subject CN (tools/litecerts also puts
+// identity of a LITE certificate is its subject CN (cmd/litecerts also puts
 // it in the SAN); docs/security.md.
 #ifndef LITE_COMMON_TLS_IDENTITY_H_
 #define LITE_COMMON_TLS_IDENTITY_H_

@@ -1,4 +1,4 @@
-// The cases of tools/liteop/cli_util_test.cc and tools/litectl/format_test.cc
+// The cases of cmd/liteop/cli_util_test.cc and cmd/litectl/format_test.cc
 // merged: one parser and one formatter for every tool.
 #include "common/units/units.h"
 

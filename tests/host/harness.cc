@@ -61,7 +61,7 @@ absl::Status Litecerts(const std::vector<std::string>& args) {
   const std::string log =
       absl::StrCat(ScratchDir(), "/litecerts.", ++runs, ".log");
   absl::StatusOr<std::unique_ptr<Process>> p =
-      Process::Start("litecerts", Runfile("tools/litecerts"), args, log);
+      Process::Start("litecerts", Runfile("cmd/litecerts"), args, log);
   if (!p.ok()) return p.status();
   std::optional<int> status = (*p)->Wait(absl::Seconds(30));
   if (status.has_value() && WIFEXITED(*status) && WEXITSTATUS(*status) == 0) {
@@ -576,7 +576,7 @@ CtlResult Cluster::Litectl(const std::vector<std::string>& args,
   full.insert(full.end(), args.begin(), args.end());
   CtlResult result;
   absl::StatusOr<std::unique_ptr<Process>> p =
-      Process::Start("litectl", Runfile("tools/litectl/litectl"), full,
+      Process::Start("litectl", Runfile("cmd/litectl/litectl"), full,
                      stem + ".out", stem + ".err");
   if (!p.ok()) {
     result.err = std::string(p.status().message());
@@ -598,7 +598,7 @@ absl::Status Cluster::StartWatch() {
     args.push_back(*arg == '\0' ? manager_address() : arg);
   }
   absl::StatusOr<std::unique_ptr<Process>> p = Process::Start(
-      "litectl watch", Runfile("tools/litectl/litectl"), args,
+      "litectl watch", Runfile("cmd/litectl/litectl"), args,
       absl::StrCat(dir_, "/watch.jsonl"), absl::StrCat(dir_, "/watch.err"));
   if (!p.ok()) return p.status();
   watch_ = *std::move(p);

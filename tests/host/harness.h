@@ -7,7 +7,7 @@
 // is bounded.
 //
 // TLS by default: each Cluster makes a CA in its scratch directory with
-// tools/litecerts, a manager certificate ("litemgr"), an operator
+// cmd/litecerts, a manager certificate ("litemgr"), an operator
 // certificate ("ops", for litectl and the test's own operator and agent
 // stubs) and one node certificate per agent, named as the agent; the
 // daemons get --tls_* and --authz (the authz file litecerts appends to).
@@ -109,7 +109,7 @@ struct TlsFiles {
   std::string ca;
 };
 
-// Runs tools/litecerts with `args`; its output in the error if it fails.
+// Runs cmd/litecerts with `args`; its output in the error if it fails.
 absl::Status Litecerts(const std::vector<std::string>& args);
 
 // Client credentials presenting `files` (cert and key may be empty: no

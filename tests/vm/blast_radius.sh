@@ -58,8 +58,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 VM_SUITE=blast_radius
 VM_GUESTS=3
 VM_TIMEOUT=600
-VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
-	//tools/litenl //tools/liteop //tests/vm:sync_probe //tests/vm:ring_probe
+VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //cmd/litectl
+	//cmd/litenl //cmd/liteop //tests/vm:sync_probe //tests/vm:ring_probe
 	//tests/vm:limits_map //tests/vm:v0_lock //tests/vm:rpc_stall //tests/vm/attack:node_attack)
 # The victims' holders (lock, maps, service) live through both phases: a
 # job is killed after VM_GUEST_SECS.
@@ -73,7 +73,7 @@ VM_GUEST_ENV=(BR_GRANTS BR_MANAGER)
 # ---------------------------------------------------------------------------
 # Guest side (see lib.sh).
 # ---------------------------------------------------------------------------
-LITEOP=${LITE_BIN-}/tools/liteop/liteop
+LITEOP=${LITE_BIN-}/cmd/liteop/liteop
 SYNC=${LITE_BIN-}/tests/vm/sync_probe
 RING=${LITE_BIN-}/tests/vm/ring_probe
 MAPPER=${LITE_BIN-}/tests/vm/limits_map
@@ -295,7 +295,7 @@ user_free() {  # its own LMRs, at the end
 NODE_ATTACK=${LITE_BIN-}/tests/vm/attack/node_attack
 TLS=/run/litevm/tls
 as_node1() {  # litectl with node1's node certificate
-	"$LITE_BIN/tools/litectl/litectl" --manager "$BR_MANAGER" --tls_cert "$TLS/node1.crt" \
+	"$LITE_BIN/cmd/litectl/litectl" --manager "$BR_MANAGER" --tls_cert "$TLS/node1.crt" \
 		--tls_key "$TLS/node1.key" --tls_ca "$TLS/ca.crt" "$@"
 }
 denied() {  # LITECTL_ARGS...: litectl as node1 fails PERMISSION_DENIED
@@ -320,7 +320,7 @@ compromised() {
 # ---------------------------------------------------------------------------
 # Host side.
 # ---------------------------------------------------------------------------
-LITECTL() { "$LITE_BIN/tools/litectl/litectl" "$@"; }
+LITECTL() { "$LITE_BIN/cmd/litectl/litectl" "$@"; }
 
 # snapshot FILE: what the attacks must not change, one line per fact.
 snapshot() {
@@ -429,7 +429,7 @@ host_main() {
 		grep -o '{[^{}]*"name":"br.v.lock"[^{}]*}' | grep -o '"lmr_id":"[0-9]*' | grep -o '[0-9]*$' || true)
 	check "br.v.lock has an LMR id (${lock_id:-none})" test -n "$lock_id"
 	# The held maps are grants at the manager before the snapshot.
-	vm_wait_until 30 bash -c "'$LITE_BIN/tools/litectl/litectl' grants | grep -q br.v.u1001" || true
+	vm_wait_until 30 bash -c "'$LITE_BIN/cmd/litectl/litectl' grants | grep -q br.v.u1001" || true
 
 	echo "== snapshot"
 	snapshot "$LITE_VM_STATE/br.snap.0"
@@ -462,7 +462,7 @@ host_main() {
 	guests "1 forge $n2 $lock_id" "2 forge $n2 $lock_id" "3 forge $n2 $lock_id"
 	echo "-- the RPC fence (kmod H4): uid 1000's service on node3 closes while its reply faults in"
 	job=$(vm_spawn 3 stall_serve /tmp/br.stall.ready)
-	vm_wait_until 60 bash -c "'$LITE_BIN/tools/litectl/litectl' services | grep -q br.a.stall" ||
+	vm_wait_until 60 bash -c "'$LITE_BIN/cmd/litectl/litectl' services | grep -q br.a.stall" ||
 		vm_fail "uid 1000's br.a.stall is not served"
 	job1=$(vm_spawn 1 stall_call)
 	vm_wait_until 60 job_ready 3 /tmp/br.stall.ready || vm_fail "uid 1000's reply did not stall"
@@ -499,7 +499,7 @@ host_main() {
 	for g in 1 2 3; do litevm exec -g "$g" -t 10 -- ": > /tmp/br.storm.release" > /dev/null; done
 	for g in 1 2 3; do vm_join "$g" "${jobs[g]}" "storm_map"; done
 	check "br.a.storm's grants are all gone at the manager" \
-		vm_wait_until 30 bash -c "! '$LITE_BIN/tools/litectl/litectl' grants | grep -q br.a.storm"
+		vm_wait_until 30 bash -c "! '$LITE_BIN/cmd/litectl/litectl' grants | grep -q br.a.storm"
 	echo "-- uid 1000 reaps its io_uring READs"
 	for g in 1 2 3; do guest "$g" ring_release /tmp/br.ring.ready; done
 	for g in 1 2 3; do vm_join "$g" "${rings[g]}" "ring_probe hold"; done

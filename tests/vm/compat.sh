@@ -37,8 +37,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 VM_SUITE=compat
 VM_GUESTS=3
 VM_TIMEOUT=900
-VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
-	//tools/litenl //tools/liteop //tools/bench:lite-bench //tests/vm:v0_rw //tests/vm:v0_rpc
+VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //cmd/litectl
+	//cmd/litenl //cmd/liteop //tools/bench:lite-bench //tests/vm:v0_rw //tests/vm:v0_rpc
 	//tests/vm:v0_lock //api:liblite.so.0)
 VM_GUEST_SECS=300
 
@@ -62,7 +62,7 @@ run_v0() {
 	fi
 }
 
-LITEOP=${LITE_BIN-}/tools/liteop/liteop
+LITEOP=${LITE_BIN-}/cmd/liteop/liteop
 
 # The squatter, uid 1000 (review cp-2026-11-28 M5).
 # squatter_v0 PROGRAM ARGS...: a v0 program as uid 1000.
@@ -171,7 +171,7 @@ host_main() {
 		grep -qE '^[0-9]+ passed in ' <<< "$out"
 
 	echo "== cost per operation, node1 -> node2: libLITE (lite-bench), compat, Python; 3 rounds"
-	litevm exec -g 1 -t 60 -- "$LITE_BIN/tools/liteop/liteop alloc cost.lmr 4096 --home node2" > /dev/null ||
+	litevm exec -g 1 -t 60 -- "$LITE_BIN/cmd/liteop/liteop alloc cost.lmr 4096 --home node2" > /dev/null ||
 		vm_fail "liteop alloc cost.lmr"
 	local round
 	for round in 1 2 3; do
@@ -185,7 +185,7 @@ host_main() {
 			LITE_LIBRARY=$LITE_BIN/api/liblite.so.0 /usr/bin/python3 examples/bench.py \
 			--iters 300 cost.lmr" 2>&1 | indent || vm_fail "python bench"
 	done
-	litevm exec -g 1 -t 60 -- "$LITE_BIN/tools/liteop/liteop free cost.lmr" > /dev/null ||
+	litevm exec -g 1 -t 60 -- "$LITE_BIN/cmd/liteop/liteop free cost.lmr" > /dev/null ||
 		vm_fail "liteop free cost.lmr"
 
 	echo "== squatting (review cp-2026-11-28 M5): uid 1000 on node1 takes node2's port, identifier, node3's lock"
@@ -212,7 +212,7 @@ host_main() {
 	vm_join 1 "$lk" "v0_lock create"
 	vm_join 1 "$bar" "v0_rw serve (barrier)"
 	check "no LMR of the writers is left (litectl lmrs)" \
-		bash -c "! '$LITE_BIN/tools/litectl/litectl' lmrs | grep -E 'v0/[0-9]+/(lmr|id)/'"
+		bash -c "! '$LITE_BIN/cmd/litectl/litectl' lmrs | grep -E 'v0/[0-9]+/(lmr|id)/'"
 
 	lc_stop
 }

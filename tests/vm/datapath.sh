@@ -55,8 +55,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 VM_SUITE=datapath
 VM_GUESTS=3
 VM_TIMEOUT=900
-VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
-	//tools/litenl //tools/liteop //tools/bench:lite-bench //tests/vm:lite_probe
+VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //cmd/litectl
+	//cmd/litenl //cmd/liteop //tools/bench:lite-bench //tests/vm:lite_probe
 	//tests/vm:batch_probe //tests/vm:ring_probe)
 VM_GUEST_ENV=(NODES)
 VM_GUEST_SECS=300
@@ -66,7 +66,7 @@ VM_GUEST_SECS=300
 # trip for many checks. Prints ok/FAIL lines; the exit status is the failure
 # count.
 # ---------------------------------------------------------------------------
-LITEOP=${LITE_BIN-}/tools/liteop/liteop
+LITEOP=${LITE_BIN-}/cmd/liteop/liteop
 PROBE=${LITE_BIN-}/tests/vm/lite_probe
 BATCH_PROBE=${LITE_BIN-}/tests/vm/batch_probe
 RING_PROBE=${LITE_BIN-}/tests/vm/ring_probe

@@ -31,14 +31,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 VM_SUITE=device_readd
 VM_GUESTS=3
 VM_TIMEOUT=600
-VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
-	//tools/litenl //tools/liteop //tests/vm:lite_probe)
+VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //cmd/litectl
+	//cmd/litenl //cmd/liteop //tests/vm:lite_probe)
 VM_GUEST_SECS=150
 
 # ---------------------------------------------------------------------------
 # Guest side (see lib.sh).
 # ---------------------------------------------------------------------------
-LITEOP=${LITE_BIN-}/tools/liteop/liteop
+LITEOP=${LITE_BIN-}/cmd/liteop/liteop
 PROBE=${LITE_BIN-}/tests/vm/lite_probe
 
 # base_save: the counters this test bounds, before the change.

@@ -28,8 +28,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 VM_SUITE=free_in_use
 VM_GUESTS=3
 VM_TIMEOUT=600
-VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
-	//tools/litenl //tools/liteop //tests/vm:free_hammer)
+VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //cmd/litectl
+	//cmd/litenl //cmd/liteop //tests/vm:free_hammer)
 VM_GUEST_SECS=120
 
 LMR_SIZE=$((4 << 20))
@@ -42,8 +42,8 @@ WRITE_BOUND_MS=15000 # no write may take longer (the drain bound is max(op_timeo
 # ---------------------------------------------------------------------------
 # Guest side (see lib.sh).
 # ---------------------------------------------------------------------------
-LITEOP=${LITE_BIN-}/tools/liteop/liteop
-LITENL=${LITE_BIN-}/tools/litenl/litenl
+LITEOP=${LITE_BIN-}/cmd/liteop/liteop
+LITENL=${LITE_BIN-}/cmd/litenl/litenl
 HAMMER=${LITE_BIN-}/tests/vm/free_hammer
 
 reload_lite() {  # MODE: lite.ko again, with key_mode=MODE

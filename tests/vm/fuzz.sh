@@ -38,8 +38,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 VM_SUITE=fuzz
 VM_GUESTS=2
 VM_TIMEOUT=420
-VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
-	//tools/litenl //tools/liteop //tests/vm:fuzz_ioctl //tests/vm:fuzz_netlink
+VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //cmd/litectl
+	//cmd/litenl //cmd/liteop //tests/vm:fuzz_ioctl //tests/vm:fuzz_netlink
 	//tests/vm:fuzz_sync)
 VM_GUEST_SECS=200
 FUZZ_SEED=${FUZZ_SEED:-1}
@@ -56,7 +56,7 @@ VM_GUEST_ENV=(FUZZ_SEED FUZZ_CALLS FUZZ_MESSAGES FUZZ_THREADS FUZZ_PROCS FUZZ_SY
 FUZZ_IOCTL=${LITE_BIN-}/tests/vm/fuzz_ioctl
 FUZZ_NETLINK=${LITE_BIN-}/tests/vm/fuzz_netlink
 FUZZ_SYNC=${LITE_BIN-}/tests/vm/fuzz_sync
-LITEOP=${LITE_BIN-}/tools/liteop/liteop
+LITEOP=${LITE_BIN-}/cmd/liteop/liteop
 ME=10.211.0.$((10 + ${GUEST:-0}))
 
 # fuzzer WHAT COMMAND...: runs a fuzzer, its report indented; ok if it exits 0.

@@ -179,10 +179,10 @@ prepare() {
 
 	echo "== configuration (docs/deploy.md): certificates and the shipped files, edited"
 	local tls=$work/tls g name
-	"$repo/tools/litecerts" "$tls" ca > /dev/null
-	"$repo/tools/litecerts" "$tls" manager > /dev/null
-	"$repo/tools/litecerts" "$tls" operator ops > /dev/null
-	for g in 1 2; do "$repo/tools/litecerts" "$tls" node "node$g" > /dev/null; done
+	"$repo/cmd/litecerts" "$tls" ca > /dev/null
+	"$repo/cmd/litecerts" "$tls" manager > /dev/null
+	"$repo/cmd/litecerts" "$tls" operator ops > /dev/null
+	for g in 1 2; do "$repo/cmd/litecerts" "$tls" node "node$g" > /dev/null; done
 	(umask 077 && openssl rand -hex 32 > "$tls/pairkey")
 	for g in 1 2; do
 		name=node$g

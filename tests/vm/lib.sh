@@ -22,7 +22,7 @@
 # exits with its number of failures, at most 100; the host adds them up.
 #
 # LITE_BIN=DIR in the environment: test the binaries already in DIR (Bazel's
-# bin layout: DIR/kmod/lite.ko, DIR/tools/litenl/litenl, ...), no build.
+# bin layout: DIR/kmod/lite.ko, DIR/cmd/litenl/litenl, ...), no build.
 #
 # Suites that start the control plane (tools/vm/litecluster.sh's lc_start)
 # run it with mutual TLS: certificates made per cluster in
@@ -170,7 +170,7 @@ attr_num() {
 
 # --- guest side ------------------------------------------------------------------
 
-LITENL=${LITE_BIN-}/tools/litenl/litenl
+LITENL=${LITE_BIN-}/cmd/litenl/litenl
 
 # nap SECS: sleep without a fork, in read's timeout on a FIFO nobody writes.
 nap() {

@@ -25,15 +25,15 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 VM_SUITE=limits
 VM_GUESTS=1
 VM_TIMEOUT=300
-VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
-	//tools/litenl //tools/liteop //tests/vm:limits_map)
+VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //cmd/litectl
+	//cmd/litenl //cmd/liteop //tests/vm:limits_map)
 VM_GUEST_SECS=120
 
 # ---------------------------------------------------------------------------
 # Guest side (limits.sh --guest FUNCTION ARGS...; see lib.sh).
 # ---------------------------------------------------------------------------
 MAPPER=${LITE_BIN-}/tests/vm/limits_map
-LITEOP=${LITE_BIN-}/tools/liteop/liteop
+LITEOP=${LITE_BIN-}/cmd/liteop/liteop
 PARAMS=/sys/module/lite/parameters
 CG=/sys/fs/cgroup/lite-limits
 

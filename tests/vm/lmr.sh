@@ -42,8 +42,8 @@ VM_SUITE=lmr
 VM_GUESTS=3
 VM_TIMEOUT=900
 VM_APPEND=page_poison=1  # see rmmod_under_writes
-VM_TARGETS=(//kmod:lite_ko //tools/litenl //tests/vm:lite_probe //controlplane:litemgr
-	//agent:liteagent //tools/litectl //tools/bench:lite-bench)
+VM_TARGETS=(//kmod:lite_ko //cmd/litenl //tests/vm:lite_probe //controlplane:litemgr
+	//agent:liteagent //cmd/litectl //tools/bench:lite-bench)
 VM_GUEST_ENV=(LITE_ATTR_NODE_ID LITE_ATTR_MODE LITE_ATTR_UID LITE_ATTR_GID LITE_ATTR_LMR_ID
 	LITE_ATTR_NAME LITE_ATTR_SIZE LITE_CMD_NODE_GET LITE_CMD_LMR_ALLOC DUMMY_KO LITE_NUMS)
 

@@ -31,8 +31,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 VM_SUITE=locks_attack
 VM_GUESTS=3
 VM_TIMEOUT=900
-VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
-	//tools/litenl //tools/liteop //tests/vm:sync_probe)
+VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //cmd/litectl
+	//cmd/litenl //cmd/liteop //tests/vm:sync_probe)
 VM_GUEST_SECS=200
 VM_GUEST_ENV=(N1_IP)
 LEASE_MS=5000
@@ -41,7 +41,7 @@ N1_IP=${N1_IP-}
 # ---------------------------------------------------------------------------
 # Guest side (see lib.sh).
 # ---------------------------------------------------------------------------
-LITEOP=${LITE_BIN-}/tools/liteop/liteop
+LITEOP=${LITE_BIN-}/cmd/liteop/liteop
 PROBE=${LITE_BIN-}/tests/vm/sync_probe
 
 probe() {  # sync_probe ARGS as root: its ok/FAIL lines, its count
@@ -114,7 +114,7 @@ no_removal() {  # node1 was never told node3 failed
 
 node_alive() {  # GUEST: the manager has the node ALIVE
 	local obj
-	obj=$("$LITE_BIN/tools/litectl/litectl" nodes -o json | tr -d '\n ' |
+	obj=$("$LITE_BIN/cmd/litectl/litectl" nodes -o json | tr -d '\n ' |
 		grep -o "{[^{}]*\"node_name\":\"$(lc_node_name "$1")\"[^{}]*}") || return 1
 	echo "        $obj"
 	[[ $obj == *ALIVE* ]]

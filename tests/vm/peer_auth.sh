@@ -30,7 +30,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 VM_SUITE=peer_auth
 VM_GUESTS=3
 VM_TIMEOUT=900
-VM_TARGETS=(//kmod:lite_ko //tools/litenl //tests/vm:cm_spoof)
+VM_TARGETS=(//kmod:lite_ko //cmd/litenl //tests/vm:cm_spoof)
 VM_GUEST_ENV=(K S12 S13 S23 S23_WRONG S12_NEW)
 K=${K:-2}  # the qps_per_peer default, which litevm loads lite.ko with
 
@@ -388,10 +388,10 @@ litenl_ready() {
 	local bin=${LITE_BIN-}
 	if [[ -z $bin ]]; then
 		# vm_boot builds it again (cached) and reports a failed build.
-		bazel build //tools/litenl > /dev/null 2>&1 || return 0
+		bazel build //cmd/litenl > /dev/null 2>&1 || return 0
 		bin=$(bazel info bazel-bin 2> /dev/null)
 	fi
-	"$bin/tools/litenl/litenl" peer add --help 2>&1 | grep -q -- --secret
+	"$bin/cmd/litenl/litenl" peer add --help 2>&1 | grep -q -- --secret
 }
 
 case ${1-} in

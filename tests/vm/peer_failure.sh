@@ -32,8 +32,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 VM_SUITE=peer_failure
 VM_GUESTS=3
 VM_TIMEOUT=400
-VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
-	//tools/litenl //tools/liteop //tests/vm:peer_loop)
+VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //cmd/litectl
+	//cmd/litenl //cmd/liteop //tests/vm:peer_loop)
 VM_GUEST_SECS=120
 
 LEASE_MS=5000         # two heartbeat intervals: 2.5 s of silence believes a report
@@ -45,7 +45,7 @@ AFTER_ERROR_MS=3000   # the loops into the dead node's go on this long after the
 # ---------------------------------------------------------------------------
 # Guest side (see lib.sh).
 # ---------------------------------------------------------------------------
-LITEOP=${LITE_BIN-}/tools/liteop/liteop
+LITEOP=${LITE_BIN-}/cmd/liteop/liteop
 
 alloc() {  # NAME HOME
 	check "alloc $1 (4 KiB, mode 0666) on $2" "$LITEOP" alloc "$1" 4096 --home "$2" --mode 0666
@@ -208,7 +208,7 @@ suspected_now() {
 }
 listed_suspect() {  # NODE_NAME
 	local out
-	out=$("$LITE_BIN/tools/litectl/litectl" nodes 2>&1) || true
+	out=$("$LITE_BIN/cmd/litectl/litectl" nodes 2>&1) || true
 	grep -E "^ *[0-9]+ +$1 " <<< "$out" | indent
 	grep -qE "^ *[0-9]+ +$1 +SUSPECT" <<< "$out"
 }

@@ -35,7 +35,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 VM_SUITE=peers
 VM_GUESTS=3
 VM_TIMEOUT=600
-VM_TARGETS=(//kmod:lite_ko //tools/litenl)
+VM_TARGETS=(//kmod:lite_ko //cmd/litenl)
 VM_GUEST_ENV=(K LITE_ATTR_NODE_ID LITE_ATTR_PEER_STATE)
 K=${K:-2}  # the qps_per_peer default, which litevm loads lite.ko with
 

@@ -49,8 +49,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 VM_SUITE=qos_locks
 VM_GUESTS=3
 VM_TIMEOUT=1200
-VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
-	//tools/litenl //tools/liteop //tools/bench:lite-qos-bench //tests/vm:prio_probe
+VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //cmd/litectl
+	//cmd/litenl //cmd/liteop //tools/bench:lite-qos-bench //tests/vm:prio_probe
 	//tests/vm:sync_probe)
 VM_GUEST_SECS=300
 LEASE_MS=5000
@@ -61,7 +61,7 @@ CRASH_BOUND_MS=$((LEASE_MS + 2000))
 # ---------------------------------------------------------------------------
 # Guest side (see lib.sh).
 # ---------------------------------------------------------------------------
-LITEOP=${LITE_BIN-}/tools/liteop/liteop
+LITEOP=${LITE_BIN-}/cmd/liteop/liteop
 PARAMS=/sys/module/lite/parameters
 PROBE=${LITE_BIN-}/tests/vm/sync_probe
 
@@ -193,7 +193,7 @@ host_main() {
 	guest 1 engaged $before
 
 	echo "== the agent reports lite.ko's qos counters"
-	out=$(LITE_AGENT_TLS_NAME=node1 "$LITE_BIN/tools/litectl/litectl" agent counters \
+	out=$(LITE_AGENT_TLS_NAME=node1 "$LITE_BIN/cmd/litectl/litectl" agent counters \
 		--agent "$(lc_guest_ip 1):$LC_AGENT_PORT" 2>&1 || true)
 	grep -E "qos|ops_high|ops_low" <<< "$out" | indent || true
 	check "litectl agent counters shows module.qos.windows_rtt" has_text "$out" "module.qos.windows_rtt"

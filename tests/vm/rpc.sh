@@ -59,14 +59,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 VM_SUITE=rpc
 VM_GUESTS=3
 VM_TIMEOUT=900
-VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
-	//tools/litenl //tools/liteop //tests/vm:rpc_stall)
+VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //cmd/litectl
+	//cmd/litenl //cmd/liteop //tests/vm:rpc_stall)
 VM_GUEST_SECS=300
 
 # ---------------------------------------------------------------------------
 # Guest side: `rpc.sh --guest FUNCTION ARGS...` (see lib.sh).
 # ---------------------------------------------------------------------------
-LITEOP=${LITE_BIN-}/tools/liteop/liteop
+LITEOP=${LITE_BIN-}/cmd/liteop/liteop
 
 # serve NAME READY ARGS...: runs an echo server; READY appears once it
 # serves (the "serving=" line).
@@ -448,10 +448,10 @@ start_server() {
 		echo "        (guest $g: $name not serving after 60 s)" >&2
 	echo "$job"
 }
-litectl() { "$LITE_BIN/tools/litectl/litectl" "$@"; }
+litectl() { "$LITE_BIN/cmd/litectl/litectl" "$@"; }
 lists_service() { litectl services -o json | tr -d '\n ' | grep -q "\"name\":\"$1\""; }
 no_service() { ! lists_service "$1"; }
-kernel_lists() { litevm exec -g "$1" -- "$LITE_BIN/tools/litenl/litenl services" | grep -q "$2"; }
+kernel_lists() { litevm exec -g "$1" -- "$LITE_BIN/cmd/litenl/litenl services" | grep -q "$2"; }
 
 host_main() {
 	local echo_job slow_job g job job3 start out calls1 calls3
@@ -572,7 +572,7 @@ host_main() {
 	vm_join 3 "$job3" calls_until_refused
 	vm_wait_until 10 no_service rpc.echo > /dev/null 2>&1 || true
 	check "the manager no longer lists rpc.echo" no_service rpc.echo
-	check "opening it again: ENOENT" fails_with ENOENT litevm exec -g 1 -- "$LITE_BIN/tools/liteop/liteop rpc-call rpc.echo"
+	check "opening it again: ENOENT" fails_with ENOENT litevm exec -g 1 -- "$LITE_BIN/cmd/liteop/liteop rpc-call rpc.echo"
 
 	echo "== the server's node dies (power cut): EHOSTDOWN"
 	start_server 3 rpc.far > /dev/null

@@ -19,9 +19,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 VM_SUITE=smoke
 VM_GUESTS=2
 VM_TIMEOUT=600
-VM_TARGETS=(//kmod:lite_ko //tools/litedev)
+VM_TARGETS=(//kmod:lite_ko //cmd/litedev)
 
-litedev() { echo "$LITE_BIN/tools/litedev/litedev"; }
+litedev() { echo "$LITE_BIN/cmd/litedev/litedev"; }
 
 # perftest_pair TEST: one perftest pair, guest 1 serving guest 2; its line.
 perftest_pair() {

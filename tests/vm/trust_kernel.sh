@@ -29,11 +29,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 VM_SUITE=trust_kernel
 VM_GUESTS=2
 VM_TIMEOUT=600
-VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
-	//tools/litenl //tools/liteop //tests/vm:grant_probe)
+VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //cmd/litectl
+	//cmd/litenl //cmd/liteop //tests/vm:grant_probe)
 VM_GUEST_SECS=120
 
-LITEOP=${LITE_BIN-}/tools/liteop/liteop
+LITEOP=${LITE_BIN-}/cmd/liteop/liteop
 GRANT_PROBE=${LITE_BIN-}/tests/vm/grant_probe
 KM_PY=$(dirname "${BASH_SOURCE[0]}")/keymode.py
 km_py() { python3 "$KM_PY" "$@"; }

@@ -26,14 +26,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 VM_SUITE=uring_hold
 VM_GUESTS=2
 VM_TIMEOUT=420
-VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //tools/litectl
-	//tools/litenl //tools/liteop //tests/vm:ring_probe)
+VM_TARGETS=(//kmod:lite_ko //controlplane:litemgr //agent:liteagent //cmd/litectl
+	//cmd/litenl //cmd/liteop //tests/vm:ring_probe)
 VM_GUEST_SECS=120
 
 # ---------------------------------------------------------------------------
 # Guest side (see lib.sh).
 # ---------------------------------------------------------------------------
-LITEOP=${LITE_BIN-}/tools/liteop/liteop
+LITEOP=${LITE_BIN-}/cmd/liteop/liteop
 RING_PROBE=${LITE_BIN-}/tests/vm/ring_probe
 READY=/tmp/uring_hold.$$.ready
 

@@ -73,8 +73,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../tests/vm/lib.sh"
 VM_SUITE=peer_auth_cost
 VM_GUESTS=2
-VM_TARGETS=(//kmod:lite_ko //tools/litenl //tools/bench:lite-bench
-	//controlplane:litemgr //agent:liteagent //tools/litectl)
+VM_TARGETS=(//kmod:lite_ko //cmd/litenl //tools/bench:lite-bench
+	//controlplane:litemgr //agent:liteagent //cmd/litectl)
 VM_GUEST_SECS=300
 OPS=(read write faa cas)
 

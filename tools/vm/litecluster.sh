@@ -8,12 +8,12 @@
 # again. Used by tests/vm/datapath.sh, tools/demo.sh and tools/bench/compare.
 #
 # Needs: LITE_BIN (Bazel's bin directory with //controlplane:litemgr,
-# //agent:liteagent, //tools/litectl and //tools/litenl built), and the
+# //agent:liteagent, //cmd/litectl and //cmd/litenl built), and the
 # variables `litevm run` sets (LITE_VM_STATE, LITE_VM_GUESTS,
 # LITE_VM_BRIDGE_IP).
 #
 # The control plane runs with mutual TLS: lc_start makes a CA and
-# certificates with tools/litecerts in $LITE_VM_STATE/tls on the host (the
+# certificates with cmd/litecerts in $LITE_VM_STATE/tls on the host (the
 # manager's "litemgr", one per guest named as its node, "nodeN", and an
 # operator "ops" for litectl), once per cluster. Each guest gets its node's
 # files in its control folder ($LITE_VM_STATE/gN/ctl/tls, /run/litevm/tls in
@@ -142,7 +142,7 @@ lc_start() {
 	LC_MANAGER_PID=$!
 	trap lc_stop EXIT
 	deadline=$((SECONDS + 20))
-	until "$LITE_BIN/tools/litectl/litectl" health > /dev/null 2>&1; do
+	until "$LITE_BIN/cmd/litectl/litectl" health > /dev/null 2>&1; do
 		if ((SECONDS > deadline)) || ! kill -0 "$LC_MANAGER_PID" 2> /dev/null; then
 			lc_log "litemgr did not come up:"
 			tail -n 20 "$LITE_VM_STATE/litemgr.log"
@@ -171,13 +171,13 @@ lc_wait_ready() {
 	local limit=$1 start=$SECONDS g alive connected want=$((LITE_VM_GUESTS - 1))
 	while true; do
 		# (grep finds nothing at first: not an error under pipefail)
-		alive=$("$LITE_BIN/tools/litectl/litectl" nodes -o json 2> /dev/null |
+		alive=$("$LITE_BIN/cmd/litectl/litectl" nodes -o json 2> /dev/null |
 			{ grep -o '"NODE_STATE_ALIVE"' || true; } | wc -l)
 		if ((alive == LITE_VM_GUESTS)); then
 			connected=0
 			for ((g = 1; g <= LITE_VM_GUESTS; g++)); do
 				local n
-				n=$(litevm exec -g "$g" -t 20 -- "$LITE_BIN/tools/litenl/litenl peers -o json" 2> /dev/null |
+				n=$(litevm exec -g "$g" -t 20 -- "$LITE_BIN/cmd/litenl/litenl peers -o json" 2> /dev/null |
 					{ grep -o '"state": "connected"' || true; } | wc -l)
 				((n == want)) && connected=$((connected + 1))
 			done
@@ -200,7 +200,7 @@ lc_wait_ready() {
 lc_node_name() { echo "node$1"; }
 
 lc_node_id() {
-	"$LITE_BIN/tools/litectl/litectl" nodes -o json |
+	"$LITE_BIN/cmd/litectl/litectl" nodes -o json |
 		tr -d '\n ' | grep -o "{[^{}]*\"node_name\":\"$(lc_node_name "$1")\"[^{}]*}" |
 		grep -o '"node_id":[0-9]*' | cut -d: -f2
 }
