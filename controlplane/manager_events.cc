@@ -53,7 +53,8 @@ absl::Status ManagerState::HandleResult(
   }
   switch (request->kind) {
     case NodeRequests::Kind::kAllocateLmrMemory:
-      return AllocResultLocked(binding, result);
+      lmrs_.AllocAnswered(result, binding.incarnation);
+      return absl::OkStatus();
     case NodeRequests::Kind::kReleaseLmrMemory:
       fenced_free_.Answered(result);
       return absl::OkStatus();

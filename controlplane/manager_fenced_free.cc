@@ -62,7 +62,7 @@ absl::Status ManagerState::LmrLost(const SessionBinding& binding,
                    IdHex(lmr_id), report.reason_errno(),
                    report.detail().empty() ? "" : ": ",
                    text::EscapeForTerminal(report.detail()));
-  RemoveLmrLocked(lmr_id, lite::v1::REMOVAL_CAUSE_DEVICE_REMOVED,
+  lmrs_.RemoveLmr(lmr_id, lite::v1::REMOVAL_CAUSE_DEVICE_REMOVED,
                   /*release=*/true);
   return absl::OkStatus();
 }

@@ -38,6 +38,8 @@ ManagerCounters ManagerState::CountersLocked() const {
     if (live.session_open) ++out.sessions_open;
     if (live.suspect_since != absl::InfiniteFuture()) ++out.nodes_suspect;
   }
+  out.grants_issued = lmrs_.counters().grants_issued;
+  out.grants_revoked = lmrs_.counters().grants_revoked;
   const FencedFree::Counters& fenced = fenced_free_.counters();
   out.revoke_acks = fenced.revoke_acks;
   out.revoke_acks_implied = fenced.revoke_acks_implied;

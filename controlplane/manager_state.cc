@@ -89,6 +89,14 @@ ManagerState::ManagerState(ManagerOptions options, const Clock* clock,
           options_, clock_, store_.get(), &events_, &node_requests_,
           [this](uint32_t node_id) { return OpenSessionOfLocked(node_id); },
           StartsRecovering(options_, *store_)),
+      lmrs_(options_, clock_, store_.get(), &events_, &node_requests_,
+            &fenced_free_, &after_unlock_,
+            [this](uint32_t node_id, const std::string& what) {
+              auto it = live_.find(node_id);
+              return it == live_.end()
+                         ? absl::OkStatus()
+                         : CheckNotSuspectLocked(it->second, what);
+            }),
       services_(options_, clock_, &events_, &node_requests_, &after_unlock_) {
   absl::MutexLock lock(&mu_);
   if (StartsRecovering(options_, *store_)) {
@@ -247,7 +255,7 @@ absl::Time ManagerState::Tick() {
     const auto [request_id, kind] = *due;
     node_requests_.End(request_id, NodeRequests::Outcome::kTimeout, now);
     if (kind == NodeRequests::Kind::kAllocateLmrMemory) {
-      AllocTimedOutLocked(request_id);
+      lmrs_.AllocTimedOut(request_id);
     } else {
       services_.BindTimedOut(request_id);
     }
@@ -270,46 +278,8 @@ void ManagerState::EndRecoveryLocked() {
   recovering_ = false;
   fenced_free_.RecoveryEnded();
   // Grants restored into LMRs that no home re-registered cannot be checked
-  // or honoured: revoke them.
-  // One LmrRemoved (revokes_grants) per missing LMR, not one GrantRevoked
-  // per grant: every session gets each event (review cp H2).
-  size_t orphans = 0;
-  std::map<uint64_t, lite::v1::Grant> missing;  // LMR -> one grant into it.
-  uint64_t after = 0;
-  while (true) {
-    std::vector<lite::v1::Grant> page =
-        store_->ListGrants(0, 0, after, kMaxPageSize);
-    if (page.empty()) break;
-    after = page.back().grant_id();
-    for (const lite::v1::Grant& grant : page) {
-      if (!store_->GetLmr(grant.lmr_id()).has_value()) {
-        missing.emplace(grant.lmr_id(), grant);
-      }
-    }
-  }
-  for (const auto& [lmr_id, grant] : missing) {
-    const std::vector<uint64_t> ids = store_->GrantIdsForLmr(lmr_id);
-    Event removed;
-    auto* r = removed.mutable_lmr_removed();
-    for (uint64_t grant_id : ids) {
-      std::optional<lite::v1::Grant> orphan = store_->GetGrant(grant_id);
-      if (!orphan.has_value()) continue;
-      auto* revoked = r->add_revoked();
-      revoked->set_grant_id(grant_id);
-      revoked->set_holder_node_id(orphan->holder_node_id());
-      revoked->set_holder_incarnation(orphan->holder_incarnation());
-      store_->DeleteGrant(grant_id);
-    }
-    orphans += ids.size();
-    counters_.grants_revoked += ids.size();
-    r->set_lmr_id(lmr_id);
-    r->set_name(grant.lmr_name());
-    r->set_home_node_id(grant.home_node_id());
-    r->set_cause(lite::v1::REMOVAL_CAUSE_NOT_RESTORED);
-    r->set_revokes_grants(true);
-    r->set_grants_revoked(static_cast<uint32_t>(ids.size()));
-    events_.Emit(std::move(removed));
-  }
+  // or honoured: revoked.
+  const size_t orphans = lmrs_.RevokeOrphans();
   Event event;
   // Set the kind even when no member came back: the event must say what it is.
   event.mutable_recovery_complete();
@@ -429,19 +399,10 @@ void ManagerState::EndIncarnationLocked(uint32_t node_id, bool left,
                         : lite::v1::NODE_STATE_FAILED);
   store_->PutNode(record);
 
-  // Its LMRs go away with it, announced, and so does every grant into them.
-  const lite::v1::RemovalCause removal =
-      left ? lite::v1::REMOVAL_CAUSE_HOME_LEFT
-           : lite::v1::REMOVAL_CAUSE_HOME_FAILED;
-  size_t lmrs = 0;
-  size_t revoked = 0;
-  for (uint64_t lmr_id : store_->LmrIdsOnHome(node_id)) {
-    revoked += RemoveLmrLocked(lmr_id, removal);
-    ++lmrs;
-  }
-  // Its own grants die with its kernel state: dropped, not announced.
-  const std::vector<uint64_t> held = store_->GrantIdsHeldBy(node_id);
-  for (uint64_t grant_id : held) store_->DeleteGrant(grant_id);
+  // Its LMRs go away with it, announced, with every grant into them; its
+  // own grants are dropped; allocations on it fail.
+  const LmrRegistry::NodeEndedCounts lmrs =
+      lmrs_.NodeEnded(node_id, left, label);
   // Its revoked grants into RELEASING LMRs: acknowledged by its end.
   fenced_free_.HolderEnded({node_id, member.incarnation()});
   // Its RPC services end with it (their rings were its memory), and the
@@ -449,20 +410,6 @@ void ManagerState::EndIncarnationLocked(uint32_t node_id, bool left,
   services_.NodeEnded(node_id, absl::UnavailableError(absl::StrCat(
                                    label, (left ? " left" : " failed"),
                                    " before answering a bind to its service")));
-
-  // Allocations it was asked for will never be answered.
-  std::vector<uint64_t> abandoned;
-  for (const auto& [request_id, pending] : pending_) {
-    if (pending.lmr.home_node_id() == node_id) abandoned.push_back(request_id);
-  }
-  for (uint64_t request_id : abandoned) {
-    const std::string name = pending_.at(request_id).lmr.name();
-    FinishAllocLocked(request_id,
-                      absl::UnavailableError(absl::StrCat(
-                          label, (left ? " left" : " failed"),
-                          " before answering the allocation of LMR '", name,
-                          "'; retry on a live node")));
-  }
 
   if (left) {
     ++counters_.leaves;
@@ -480,7 +427,7 @@ void ManagerState::EndIncarnationLocked(uint32_t node_id, bool left,
       left ? ""
            : absl::StrCat(lite::v1::FailureCause_Name(cause), ": ",
                           text::EscapeForTerminal(reason)),
-      lmrs, revoked, held.size());
+      lmrs.lmrs, lmrs.revoked, lmrs.dropped);
 }
 
 // ------------------------------------------------------------------ sessions
@@ -582,14 +529,8 @@ void ManagerState::Shutdown() {
   const absl::Status bye = absl::UnavailableError(
       "litemgr is shutting down; Join again when it is back");
   events_.CloseAll(bye);
-  std::vector<uint64_t> pending;
-  for (const auto& [request_id, alloc] : pending_)
-    pending.push_back(request_id);
-  for (uint64_t request_id : pending) {
-    FinishAllocLocked(request_id,
-                      absl::UnavailableError(
-                          "litemgr shut down before the home node answered"));
-  }
+  lmrs_.FailAllAllocs(absl::UnavailableError(
+      "litemgr shut down before the home node answered"));
   services_.FailAllBinds(absl::UnavailableError(
       "litemgr shut down before the server node answered"));
 }

@@ -35,6 +35,7 @@
 #include "controlplane/clock.h"
 #include "controlplane/event_bus.h"
 #include "controlplane/fenced_free.h"
+#include "controlplane/lmr_registry.h"
 #include "controlplane/node_requests.h"
 #include "controlplane/options.h"
 #include "controlplane/outbox.h"
@@ -209,7 +210,7 @@ class ManagerState {
       const lite::v1::OpenServiceRequest& request);
   absl::StatusOr<lite::v1::ListServicesResponse> ListServices(
       const lite::v1::ListServicesRequest& request) const;
-  // Like AllocLmr (manager_bind.cc): validation errors at once, else OK and
+  // Like AllocLmr (service_binds.cc): validation errors at once, else OK and
   // `done` exactly once with the server node's ring or why there is none.
   absl::Status BindService(const lite::v1::BindServiceRequest& request,
                            BindDone done);
@@ -324,11 +325,6 @@ class ManagerState {
     uint32_t target = 0;
     uint64_t target_incarnation = 0;
   };
-  // An AllocLmr waiting for its home's answer (likewise).
-  struct PendingAlloc {
-    lite::v1::Lmr lmr;  // Everything but chunks and key.
-    AllocDone done;
-  };
   // Holds mu_; on release, handles overflowed sessions, then (unlocked)
   // wakes session writers and runs deferred callbacks.
   class Locked {
@@ -376,8 +372,6 @@ class ManagerState {
   absl::StatusOr<lite::v1::Member> FindNodeLocked(
       uint32_t node_id, const std::string& node_name) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
-  absl::Status CheckLmrNameFreeLocked(const std::string& name) const
-      ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // UNAVAILABLE "manager recovering, retry" while recovering_: new LMRs
   // (not re-registrations) wait for the recovery window's end.
   absl::Status CheckNotRecoveringLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
@@ -393,18 +387,6 @@ class ManagerState {
                             lite::v1::FailureCause cause,
                             const std::string& reason)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // With `ack_requested`, returns the grant's holder so that the caller
-  // can wait for its acknowledgement.
-  std::optional<std::pair<uint32_t, uint64_t>> RevokeGrantLocked(
-      uint64_t grant_id, lite::v1::RemovalCause cause,
-      bool ack_requested = false) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Revokes every grant into the LMR, then removes it; both announced. With
-  // `release`, the LMR stays RELEASING and the fenced free starts (the
-  // grants are revoked with ack_requested, LmrRemoved has release_follows).
-  // A RELEASING LMR is dropped silently (its home ended).
-  size_t RemoveLmrLocked(uint64_t lmr_id, lite::v1::RemovalCause cause,
-                         bool release = false)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // The incarnation of `node_id` whose session is open, if any (where the
   // fenced free can send a release).
@@ -412,17 +394,6 @@ class ManagerState {
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // OK if `binding` is its node's live incarnation, else the stale error.
   absl::Status CheckBindingLocked(const SessionBinding& binding)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void FinishAllocLocked(uint64_t request_id,
-                         absl::StatusOr<lite::v1::AllocLmrResponse> outcome)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The answer to an AllocateLmrMemory, from the home it was sent to.
-  absl::Status AllocResultLocked(const SessionBinding& binding,
-                                 const lite::v1::NodeRequestResult& result)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Its deadline passed: the caller gets UNAVAILABLE, the home is told to
-  // drop what it may still allocate.
-  void AllocTimedOutLocked(uint64_t request_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void EndRecoveryLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   ManagerCounters CountersLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
@@ -440,22 +411,6 @@ class ManagerState {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Room for a new node record (forgetting a departed one if needed).
   absl::Status CheckNodeRoomLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Room for one more grant held by `holder` / LMR owned by `uid` /
-  // allocation in flight.
-  absl::Status CheckGrantRoomLocked(uint32_t holder) const
-      ABSL_SHARED_LOCKS_REQUIRED(mu_);
-  absl::Status CheckOwnerRoomLocked(uint32_t uid) const
-      ABSL_SHARED_LOCKS_REQUIRED(mu_);
-  absl::Status CheckPendingRoomLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
-  // Room for one more grant into `lmr_id` (max_grants_per_lmr).
-  absl::Status CheckLmrGrantRoomLocked(uint64_t lmr_id) const
-      ABSL_SHARED_LOCKS_REQUIRED(mu_);
-  // Room on `home` for one more LMR of `bytes` and `chunks` owned by `uid`
-  // (max_lmrs_per_node, max_lmr_chunks_per_node, max_lmr_bytes_per_owner and
-  // its per-home form; allocations in flight count).
-  absl::Status CheckHomeRoomLocked(uint32_t home, uint32_t uid, uint64_t bytes,
-                                   int64_t chunks) const
-      ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
   void RenewLeaseLocked(Live& live, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -540,11 +495,6 @@ class ManagerState {
   // Every request sent to a node and not yet ended, of all four kinds:
   // ids, recipients, deadlines, and the metrics of how they ended.
   NodeRequests node_requests_ ABSL_GUARDED_BY(mu_);
-  // What the AllocLmr requests in flight are for, by request id.
-  absl::flat_hash_map<uint64_t, PendingAlloc> pending_ ABSL_GUARDED_BY(mu_);
-  // LMR names reserved by allocations in flight -> request id.
-  absl::flat_hash_map<std::string, uint64_t> pending_names_
-      ABSL_GUARDED_BY(mu_);
 
   // Departed (FAILED/LEFT) node records: when each departed, and in that
   // order (entries whose time no longer matches departed_at_ are stale).
@@ -556,6 +506,9 @@ class ManagerState {
 
   // The fenced free: RELEASING LMRs until no node can reach their memory.
   FencedFree fenced_free_ ABSL_GUARDED_BY(mu_);
+  // The LMR registry and grants (their records are store_'s) and the
+  // allocations in flight.
+  LmrRegistry lmrs_ ABSL_GUARDED_BY(mu_);
   // RPC services and the binds in flight (it shares this lock, events_,
   // node_requests_ and after_unlock_).
   ServiceRegistry services_ ABSL_GUARDED_BY(mu_);

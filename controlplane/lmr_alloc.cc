@@ -1,15 +1,16 @@
-// ManagerState: AllocLmr, the "ask the home and wait" path that makes an
-// LMR in the home's memory. The home is sent AllocateLmrMemory through the
-// one request table (node_requests_); the LMR's name is reserved until its
-// answer, deadline, or end, and the caller's `done` runs once, after the
-// lock is released.
+// LmrRegistry: AllocLmr, the "ask the home and wait" path that makes an LMR
+// in the home's memory. The home is sent AllocateLmrMemory through the one
+// request table (NodeRequests); the LMR's name is reserved until its answer,
+// deadline, or end, and the caller's `done` runs once, after the lock is
+// released.
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/log/log.h"
 #include "common/status/macros.h"
-#include "controlplane/manager_state.h"
+#include "controlplane/lmr_registry.h"
 #include "controlplane/manager_util.h"
 #include "controlplane/validation.h"
 
@@ -37,81 +38,49 @@ Event AllocationAbandoned(const Lmr& lmr) {
   return event;
 }
 
+// "node 3 ('node2')": operators know nodes by name, the manager by id.
+std::string NodeText(const Store& store, uint32_t node_id) {
+  std::optional<lite::v1::Member> member = store.GetNode(node_id);
+  return member ? NodeLabel(*member) : absl::StrCat("node ", node_id);
+}
+
 }  // namespace
 
-void ManagerState::FinishAllocLocked(
+void LmrRegistry::FinishAlloc(
     uint64_t request_id, absl::StatusOr<lite::v1::AllocLmrResponse> outcome) {
-  auto it = pending_.find(request_id);
-  if (it == pending_.end()) return;
+  auto it = allocs_.find(request_id);
+  if (it == allocs_.end()) return;
   // Unless it was answered or timed out (counted then), it was given up.
-  node_requests_.End(request_id, NodeRequests::Outcome::kAbandoned,
-                     clock_->Now());
+  requests_->End(request_id, NodeRequests::Outcome::kAbandoned, clock_->Now());
   PendingAlloc pending = std::move(it->second);
-  pending_.erase(it);
-  pending_names_.erase(pending.lmr.name());
-  after_unlock_.push_back(
+  allocs_.erase(it);
+  alloc_names_.erase(pending.lmr.name());
+  deferred_->push_back(
       [done = std::move(pending.done), outcome = std::move(outcome)]() mutable {
         done(std::move(outcome));
       });
 }
 
-absl::Status ManagerState::AllocLmr(const lite::v1::AllocLmrRequest& request,
-                                    AllocDone done) {
-  LITE_RETURN_IF_ERROR(ValidateCallerFields(request.caller()));
-  LITE_RETURN_IF_ERROR(ValidateCredentials("owner", request.owner()));
-  LITE_RETURN_IF_ERROR(names::ValidateLmrName("name", request.name()));
-  LITE_RETURN_IF_ERROR(ValidateSize("size_bytes", request.size_bytes(),
-                                    options_.max_lmr_size_bytes));
-  LITE_RETURN_IF_ERROR(ValidateMode("mode", request.mode()));
-
-  Locked lock(this);
-  LITE_ASSIGN_OR_RETURN(Live * caller, CheckCallerLocked(request.caller()));
-  LITE_RETURN_IF_ERROR(CheckNotRecoveringLocked());
-  const uint32_t home_id = request.home_node_id() == 0
-                               ? caller->member.node_id()
-                               : request.home_node_id();
-  std::optional<lite::v1::Member> home_record = store_->GetNode(home_id);
-  if (!home_record.has_value()) {
-    return absl::NotFoundError(
-        absl::StrCat("home_node_id ", home_id,
-                     " is not a member of this cluster; see ListNodes"));
-  }
-  auto home_it = live_.find(home_id);
-  if (home_it == live_.end()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        NodeLabel(*home_record), " is ", NodeStateName(home_record->state()),
-        "; allocate on a live node"));
-  }
-  Live& home = home_it->second;
-  if (home.member.draining()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        NodeLabel(home.member),
-        " is draining; allocate on another node (DrainNode with cancel puts "
-        "it back in service)"));
-  }
-  if (!home.session_open) {
-    return absl::UnavailableError(absl::StrCat(
-        NodeLabel(home.member),
-        " has no open session (it joined but has not opened it yet, or is "
-        "restoring); retry shortly"));
-  }
-  LITE_RETURN_IF_ERROR(CheckNotSuspectLocked(home, "an allocation on it"));
-  LITE_RETURN_IF_ERROR(CheckLmrNameFreeLocked(request.name()));
-  LITE_RETURN_IF_ERROR(CheckPendingRoomLocked());
-  LITE_RETURN_IF_ERROR(CheckOwnerRoomLocked(request.owner().uid()));
+absl::Status LmrRegistry::Alloc(const lite::v1::Member& home,
+                                const lite::v1::AllocLmrRequest& request,
+                                AllocDone done) {
+  const uint32_t home_id = home.node_id();
+  LITE_RETURN_IF_ERROR(CheckNameFree(request.name()));
+  LITE_RETURN_IF_ERROR(CheckPendingRoom());
+  LITE_RETURN_IF_ERROR(CheckOwnerRoom(request.owner().uid()));
   // Chunks are the home's answer; the room for them is checked then.
-  LITE_RETURN_IF_ERROR(CheckHomeRoomLocked(home_id, request.owner().uid(),
-                                           request.size_bytes(), 0));
+  LITE_RETURN_IF_ERROR(
+      CheckHomeRoom(home_id, request.owner().uid(), request.size_bytes(), 0));
   const uint32_t seq = store_->NextLmrSeq(home_id);
   if (seq == 0) {
     return absl::ResourceExhaustedError(
-        absl::StrCat(NodeLabel(home.member), " has used every LMR id"));
+        absl::StrCat(NodeLabel(home), " has used every LMR id"));
   }
 
   const absl::Time now = clock_->Now();
-  const uint64_t request_id = node_requests_.Start(
-      NodeRequests::Kind::kAllocateLmrMemory, home_id,
-      home.member.incarnation(), now, now + options_.request_timeout);
+  const uint64_t request_id =
+      requests_->Start(NodeRequests::Kind::kAllocateLmrMemory, home_id,
+                       home.incarnation(), now, now + options_.request_timeout);
   PendingAlloc pending;
   pending.lmr.set_lmr_id(MakeId(home_id, seq));
   pending.lmr.set_name(request.name());
@@ -136,27 +105,26 @@ absl::Status ManagerState::AllocLmr(const lite::v1::AllocLmrRequest& request,
   alloc->set_owner_gid(pending.lmr.owner_gid());
   alloc->set_mode(pending.lmr.mode());
 
-  pending_names_[pending.lmr.name()] = request_id;
-  pending_.emplace(request_id, std::move(pending));
-  events_.SendTo(home_id, std::move(message));
+  alloc_names_[pending.lmr.name()] = request_id;
+  allocs_.emplace(request_id, std::move(pending));
+  events_->SendTo(home_id, std::move(message));
   return absl::OkStatus();
 }
 
-absl::Status ManagerState::AllocResultLocked(
-    const SessionBinding& binding, const lite::v1::NodeRequestResult& result) {
-  const Live& live = live_.at(binding.node_id);
-  PendingAlloc& pending = pending_.at(result.request_id());
+void LmrRegistry::AllocAnswered(const lite::v1::NodeRequestResult& result,
+                                uint64_t home_incarnation) {
+  PendingAlloc& pending = allocs_.at(result.request_id());
   Lmr lmr = pending.lmr;
-  const std::string label = NodeLabel(live.member);
-  node_requests_.End(result.request_id(),
-                     result.status_code() == 0 ? NodeRequests::Outcome::kOk
-                                               : NodeRequests::Outcome::kError,
-                     clock_->Now());
+  const std::string label = NodeText(*store_, lmr.home_node_id());
+  requests_->End(result.request_id(),
+                 result.status_code() == 0 ? NodeRequests::Outcome::kOk
+                                           : NodeRequests::Outcome::kError,
+                 clock_->Now());
   if (result.status_code() != 0) {
     // The agent's words go into the caller's error: bounded and inert
     // (ValidateNodeRequestResult).
     const std::string& agent_message = result.status_message();
-    FinishAllocLocked(
+    FinishAlloc(
         result.request_id(),
         absl::Status(
             AgentCode(result.status_code()),
@@ -164,7 +132,7 @@ absl::Status ManagerState::AllocResultLocked(
                 label, " could not allocate ", lmr.size_bytes(),
                 " bytes for LMR '", lmr.name(), "': ",
                 agent_message.empty() ? "no reason given" : agent_message)));
-    return absl::OkStatus();
+    return;
   }
   absl::Status valid =
       result.has_allocated_lmr_memory()
@@ -190,46 +158,50 @@ absl::Status ManagerState::AllocResultLocked(
         absl::StrCat("LMR id ", IdHex(lmr.lmr_id()), " is already registered"));
   }
   if (!valid.ok()) {
-    FinishAllocLocked(
-        result.request_id(),
-        absl::IsResourceExhausted(valid)
-            ? absl::ResourceExhaustedError(
-                  absl::StrCat(label, " allocated LMR '", lmr.name(), "', but ",
-                               valid.message()))
-            : absl::InternalError(absl::StrCat(
-                  label, " answered the allocation of LMR '", lmr.name(),
-                  "' with an unusable result: ", valid.message(),
-                  "; this is a bug in its agent")));
-    events_.Emit(AllocationAbandoned(lmr));
-    return absl::OkStatus();
+    FinishAlloc(result.request_id(),
+                absl::IsResourceExhausted(valid)
+                    ? absl::ResourceExhaustedError(
+                          absl::StrCat(label, " allocated LMR '", lmr.name(),
+                                       "', but ", valid.message()))
+                    : absl::InternalError(absl::StrCat(
+                          label, " answered the allocation of LMR '",
+                          lmr.name(), "' with an unusable result: ",
+                          valid.message(), "; this is a bug in its agent")));
+    events_->Emit(AllocationAbandoned(lmr));
+    return;
   }
   *lmr.mutable_chunks() = result.allocated_lmr_memory().chunks();
   lmr.set_memory_key(result.allocated_lmr_memory().memory_key());
   lmr.set_read_key(result.allocated_lmr_memory().read_key());
-  lmr.set_epoch(binding.incarnation);
+  lmr.set_epoch(home_incarnation);
   lmr.set_created_at_unix_ms(absl::ToUnixMillis(clock_->Now()));
   lmr.set_state(lite::v1::LMR_STATE_LIVE);
   // Release the name reservation before recording the LMR under that name.
   lite::v1::AllocLmrResponse response;
   *response.mutable_lmr() = WithoutKey(lmr);
-  FinishAllocLocked(result.request_id(), std::move(response));
+  FinishAlloc(result.request_id(), std::move(response));
   store_->PutLmr(lmr);
   Event event;
   *event.mutable_lmr_added()->mutable_lmr() = WithoutKey(std::move(lmr));
-  events_.Emit(std::move(event));
-  return absl::OkStatus();
+  events_->Emit(std::move(event));
 }
-void ManagerState::AllocTimedOutLocked(uint64_t request_id) {
-  const Lmr lmr = pending_.at(request_id).lmr;
-  const std::string label = NodeLabel(live_.at(lmr.home_node_id()).member);
-  FinishAllocLocked(
+void LmrRegistry::AllocTimedOut(uint64_t request_id) {
+  const Lmr lmr = allocs_.at(request_id).lmr;
+  const std::string label = NodeText(*store_, lmr.home_node_id());
+  FinishAlloc(
       request_id,
       absl::UnavailableError(absl::StrCat(
           label, " did not answer the allocation of LMR '", lmr.name(),
           "' within ", absl::ToInt64Milliseconds(options_.request_timeout),
           " ms (--request_timeout_ms); retry, or allocate elsewhere")));
   // The home may still allocate; this tells it to free the memory.
-  events_.Emit(AllocationAbandoned(lmr));
+  events_->Emit(AllocationAbandoned(lmr));
+}
+
+void LmrRegistry::FailAllAllocs(const absl::Status& why) {
+  std::vector<uint64_t> ids;
+  for (const auto& [request_id, alloc] : allocs_) ids.push_back(request_id);
+  for (uint64_t request_id : ids) FinishAlloc(request_id, why);
 }
 
 }  // namespace lite::controlplane
