@@ -46,7 +46,7 @@ LC_CM_PORT=18600
 LC_MANAGER_PID=
 declare -ga LC_AGENT_JOBS=()
 
-LC_LITECERTS=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/litecerts
+LC_LITECERTS=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/cmd/litecerts
 LC_OPERATOR=ops
 
 lc_log() { printf '%s %s\n' "$(date +%T)" "$*"; }
