@@ -24,16 +24,6 @@ absl::Duration ReleaseBackoff(int attempts) {
   return std::min(first * (int64_t{1} << std::min(attempts, 7)), most);
 }
 
-std::string LmrText(uint64_t lmr_id) {
-  return absl::StrCat("LMR ", IdHex(lmr_id));
-}
-
-// "node 3 ('node2')": operators know nodes by name, the manager by id.
-std::string NodeText(const Store& store, uint32_t node_id) {
-  std::optional<lite::v1::Member> member = store.GetNode(node_id);
-  return member ? NodeLabel(*member) : absl::StrCat("node ", node_id);
-}
-
 }  // namespace
 
 FencedFree::FencedFree(const ManagerOptions& options, const Clock* clock,

@@ -22,10 +22,6 @@ using lite::v1::ManagerMessage;
 
 namespace {
 
-uint64_t MakeId(uint32_t node_id, uint32_t seq) {
-  return (uint64_t{node_id} << 32) | seq;
-}
-
 // What the home is told of an allocation the manager gave up on or could
 // not use: it frees the memory if it allocated it after all.
 Event AllocationAbandoned(const Lmr& lmr) {
@@ -36,12 +32,6 @@ Event AllocationAbandoned(const Lmr& lmr) {
   removed->set_home_node_id(lmr.home_node_id());
   removed->set_cause(lite::v1::REMOVAL_CAUSE_ALLOCATION_ABANDONED);
   return event;
-}
-
-// "node 3 ('node2')": operators know nodes by name, the manager by id.
-std::string NodeText(const Store& store, uint32_t node_id) {
-  std::optional<lite::v1::Member> member = store.GetNode(node_id);
-  return member ? NodeLabel(*member) : absl::StrCat("node ", node_id);
 }
 
 }  // namespace

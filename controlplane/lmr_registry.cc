@@ -23,22 +23,6 @@ using lite::v1::Lmr;
 
 namespace {
 
-absl::Status Exhausted(absl::string_view what, int64_t limit,
-                       absl::string_view flag, absl::string_view advice) {
-  return absl::ResourceExhaustedError(absl::StrCat(
-      what, ": the limit is ", limit, " (--", flag, "); ", advice));
-}
-
-uint32_t HighHalf(uint64_t id) { return static_cast<uint32_t>(id >> 32); }
-uint32_t LowHalf(uint64_t id) { return static_cast<uint32_t>(id); }
-uint64_t MakeId(uint32_t node_id, uint32_t seq) {
-  return (uint64_t{node_id} << 32) | seq;
-}
-
-std::string LmrLabel(const Lmr& lmr) {
-  return absl::StrCat("LMR '", lmr.name(), "' (", IdHex(lmr.lmr_id()), ")");
-}
-
 // Whether a re-registration describes the LMR already recorded.
 bool SameLmr(const Lmr& a, const Lmr& b) {
   if (a.name() != b.name() || a.home_node_id() != b.home_node_id() ||
@@ -55,10 +39,6 @@ bool SameLmr(const Lmr& a, const Lmr& b) {
     }
   }
   return true;
-}
-
-bool SameGrant(const Grant& a, const Grant& b) {
-  return a.SerializeAsString() == b.SerializeAsString();
 }
 
 }  // namespace

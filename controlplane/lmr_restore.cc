@@ -22,13 +22,6 @@ using lite::v1::Lmr;
 
 namespace {
 
-uint32_t HighHalf(uint64_t id) { return static_cast<uint32_t>(id >> 32); }
-uint32_t LowHalf(uint64_t id) { return static_cast<uint32_t>(id); }
-
-std::string LmrLabel(const Lmr& lmr) {
-  return absl::StrCat("LMR '", lmr.name(), "' (", IdHex(lmr.lmr_id()), ")");
-}
-
 bool SameGrant(const Grant& a, const Grant& b) {
   return a.SerializeAsString() == b.SerializeAsString();
 }

@@ -14,20 +14,6 @@
 
 namespace lite::controlplane {
 
-namespace {
-
-std::string LmrText(uint64_t lmr_id) {
-  return absl::StrCat("LMR ", IdHex(lmr_id));
-}
-
-// "node 3 ('node2')": operators know nodes by name, the manager by id.
-std::string NodeText(const Store& store, uint32_t node_id) {
-  std::optional<lite::v1::Member> member = store.GetNode(node_id);
-  return member ? NodeLabel(*member) : absl::StrCat("node ", node_id);
-}
-
-}  // namespace
-
 absl::Status ManagerState::GrantRevokeAck(const SessionBinding& binding,
                                           const lite::v1::GrantRevokeAck& ack) {
   LITE_RETURN_IF_ERROR(

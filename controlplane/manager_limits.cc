@@ -12,16 +12,6 @@
 
 namespace lite::controlplane {
 
-namespace {
-
-absl::Status Exhausted(absl::string_view what, int64_t limit,
-                       absl::string_view flag, absl::string_view advice) {
-  return absl::ResourceExhaustedError(absl::StrCat(
-      what, ": the limit is ", limit, " (--", flag, "); ", advice));
-}
-
-}  // namespace
-
 void ManagerState::NoteNodeRecordLocked(uint32_t node_id, bool departed,
                                         absl::Time now) {
   // Its earlier departure, if any, is over: both entries go, or a node

@@ -74,4 +74,23 @@ absl::StatusCode AgentCode(int32_t code) {
   return static_cast<absl::StatusCode>(code);
 }
 
+absl::Status Exhausted(absl::string_view what, int64_t limit,
+                       absl::string_view flag, absl::string_view advice) {
+  return absl::ResourceExhaustedError(absl::StrCat(
+      what, ": the limit is ", limit, " (--", flag, "); ", advice));
+}
+
+std::string LmrText(uint64_t lmr_id) {
+  return absl::StrCat("LMR ", IdHex(lmr_id));
+}
+
+std::string LmrLabel(const lite::v1::Lmr& lmr) {
+  return absl::StrCat("LMR '", lmr.name(), "' (", IdHex(lmr.lmr_id()), ")");
+}
+
+std::string NodeText(const Store& store, uint32_t node_id) {
+  std::optional<lite::v1::Member> member = store.GetNode(node_id);
+  return member ? NodeLabel(*member) : absl::StrCat("node ", node_id);
+}
+
 }  // namespace lite::controlplane
