@@ -119,7 +119,6 @@ class LmrRegistry {
   size_t RevokeOrphans();
 
   const Counters& counters() const { return counters_; }
-  size_t allocs_in_flight() const { return allocs_.size(); }
 
  private:
   // An AllocLmr waiting for its home's answer (the request is in

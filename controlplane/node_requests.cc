@@ -91,11 +91,4 @@ absl::Time NodeRequests::NextDeadline() const {
                             : deadlines_.begin()->first;
 }
 
-std::optional<NodeRequests::Request> NodeRequests::Find(
-    uint64_t request_id) const {
-  auto it = in_flight_.find(request_id);
-  if (it == in_flight_.end()) return std::nullopt;
-  return it->second;
-}
-
 }  // namespace lite::controlplane

@@ -98,7 +98,6 @@ class NodeRequests {
   // The earliest deadline in flight (InfiniteFuture: none).
   absl::Time NextDeadline() const;
 
-  std::optional<Request> Find(uint64_t request_id) const;
   const Summary& summary() const { return summary_; }
 
  private:

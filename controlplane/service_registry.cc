@@ -23,10 +23,9 @@ namespace {
 
 // The uapi's limits (kmod/include/uapi/lite_rpc.h, lite.h), which lite.ko
 // checks too: the manager refuses what no lite.ko could serve.
-constexpr uint32_t kMaxMessageBytes = 1u << 20;  // LITE_RPC_MSG_MAX
-constexpr uint32_t kMaxDepth = 1024;             // LITE_RPC_DEPTH_MAX
-constexpr uint32_t kMaxClients = 1025;           // LITE_RPC_CLIENTS_MAX
-constexpr uint32_t kMaxPort = 16383;             // LITE_RPC_PORT_MAX
+constexpr uint32_t kMaxDepth = 1024;    // LITE_RPC_DEPTH_MAX
+constexpr uint32_t kMaxClients = 1025;  // LITE_RPC_CLIENTS_MAX
+constexpr uint32_t kMaxPort = 16383;    // LITE_RPC_PORT_MAX
 
 uint32_t NodeOf(uint64_t service_id) {
   return static_cast<uint32_t>(service_id >> 32);
@@ -65,9 +64,9 @@ absl::Status ServiceRegistry::ValidateRegister(
   }
   LITE_RETURN_IF_ERROR(ValidateRange("port", r.port(), 1, kMaxPort));
   LITE_RETURN_IF_ERROR(ValidateRange("max_request_bytes", r.max_request_bytes(),
-                                     0, kMaxMessageBytes));
+                                     0, ServiceRegistry::kMsgMax));
   LITE_RETURN_IF_ERROR(ValidateRange("max_reply_bytes", r.max_reply_bytes(), 0,
-                                     kMaxMessageBytes));
+                                     ServiceRegistry::kMsgMax));
   LITE_RETURN_IF_ERROR(ValidateRange("depth", r.depth(), 1, kMaxDepth));
   LITE_RETURN_IF_ERROR(
       ValidateRange("max_clients", r.max_clients(), 1, kMaxClients));
